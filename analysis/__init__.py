@@ -1,0 +1,1 @@
+"""Relavium workflow analysis: YAML model with positions, dependency graph, checks (pure)."""

@@ -1,0 +1,1 @@
+"""The capped QuickJS expression sandbox (the engine's expression contract)."""

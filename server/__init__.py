@@ -1,0 +1,1 @@
+"""pygls language server and the relavium-lsp command line (protocol glue only)."""
