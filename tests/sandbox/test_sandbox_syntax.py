@@ -1,0 +1,152 @@
+"""check_syntax: the engine's own parser plus the one-expression structure check."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sandbox import syntax
+from sandbox.syntax import NOT_ONE_EXPRESSION, SyntaxProblem, check_syntax
+
+DUPLICATE_PARAMETER = "Duplicate parameter name not allowed in this context"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "(x ?? y) || z",
+        "{ ...inputs }",  # parenthesized by the wrapper: an object literal, not a block
+        "run.outputs['classify'].sentiment === 'angry'",
+        "x // a trailing comment cannot swallow the wrapper's parenthesis",
+        "/* lead */ inputs.a /* trail */",
+        "1, 2",
+        "async () => await 1",
+        "a?.b ?? 1_000n",
+        "(class { #x = 1; m() { return #x in this } })",
+        "'a\x00b'",  # a NUL inside a string literal is legal JavaScript
+        "'\ud800'",  # so is a lone surrogate
+        "é中 + '😀'",
+        "/* \x00 */ `\x00` + /\x00/",
+        "x\r\n+ y",
+    ],
+)
+def test_valid_expressions_have_no_problem(source: str) -> None:
+    assert check_syntax(source) is None
+
+
+@pytest.mark.parametrize(
+    ("source", "offset", "message"),
+    [
+        ("x ?? y || z", 7, "Unexpected token '||'"),
+        ("await x", 6, "Unexpected identifier 'x'"),
+        ("(a, a) => a", 10, DUPLICATE_PARAMETER),
+        ("function (a, a) { return a }", 18, DUPLICATE_PARAMETER),
+        ("# a YAML comment\ninputs.a", 0, "invalid first character of private name"),
+        ("'unterminated", 0, "unexpected end of string"),
+        ("`unterminated ${x}", 17, "unexpected end of string"),
+        ("}", 0, "unexpected token in expression: '}'"),
+        # The engine wraps the source in parentheses, so a statement terminator is an error.
+        ("inputs.a;", 8, "Unexpected token ';'"),
+        ("010", 0, "Octal literals are not allowed in strict mode"),
+        ("delete x", 8, "cannot delete a direct reference in strict mode"),
+    ],
+)
+def test_engine_errors_keep_message_and_code_point_offset(
+    source: str, offset: int, message: str
+) -> None:
+    assert check_syntax(source) == SyntaxProblem(offset=offset, message=message)
+
+
+@pytest.mark.parametrize("source", ["", "   ", "\n\t"])
+def test_empty_source_is_an_error_at_its_end(source: str) -> None:
+    problem = check_syntax(source)
+    assert problem is not None
+    assert problem.offset == len(source)
+    assert problem.message == "unexpected token in expression: ')'"
+
+
+@pytest.mark.parametrize(
+    ("source", "offset"),
+    [
+        ("é中😀 + )", 2),  # 😀 cannot start an identifier part; engine columns are UTF-8 bytes
+        ("é中\n😀", 3),
+        ("'é'\r\n+ 😀", 7),
+        ("'é'\u2028😀", 4),
+        ("'\ud800' +)", 5),
+    ],
+)
+def test_offsets_count_code_points_across_engine_line_terminators(source: str, offset: int) -> None:
+    problem = check_syntax(source)
+    assert problem is not None
+    assert problem.offset == offset
+
+
+@pytest.mark.parametrize(
+    ("source", "offset"),
+    [
+        ("1)}); x=1; (function(){(1", 1),
+        ("1)}); let q; (function(){(1", 1),
+        ("1) + (2", 1),
+        ("'é') + ('x'", 3),
+    ],
+)
+def test_wrapper_breakouts_are_not_one_expression(source: str, offset: int) -> None:
+    assert check_syntax(source) == SyntaxProblem(offset=offset, message=NOT_ONE_EXPRESSION)
+
+
+def test_breakout_declarations_do_not_change_later_answers() -> None:
+    breakout = "1)}); let reused; (function(){(1"
+    assert check_syntax(breakout) == check_syntax(breakout)
+
+
+def test_nothing_authored_runs_during_the_check() -> None:
+    assert check_syntax("(globalThis.ran = 1, ran)") is None
+    assert check_syntax("1)}); globalThis.ran = 1; (function(){(1") is not None
+    assert syntax._parsers.context.eval("typeof globalThis.ran") == "undefined"
+
+
+def test_too_deep_nesting_reports_the_engine_stack_error() -> None:
+    problem = check_syntax("(" * 5000 + "1" + ")" * 5000)
+    assert problem == SyntaxProblem(offset=0, message="Maximum call stack size exceeded")
+
+
+def test_message_quotes_a_token_but_never_the_whole_long_source() -> None:
+    source = "a" * 5000 + " b" + " c" * 2000
+    problem = check_syntax(source)
+    assert problem is not None
+    assert problem.offset == 5001
+    assert len(problem.message) <= syntax.MESSAGE_LIMIT
+    assert source not in problem.message
+
+
+def test_threads_get_their_own_parsers() -> None:
+    results: list[SyntaxProblem | None] = []
+
+    def check_many() -> None:
+        for _ in range(200):
+            results.append(check_syntax("inputs.a +"))
+            results.append(check_syntax("inputs.a + 1"))
+
+    threads = [threading.Thread(target=check_many) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results.count(None) == 800
+    assert len(set(results)) == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from("()[]{};,.+-*/`'\"\\$#?:=>!\n\r\u2028 ax1é😀\x00"), max_size=30
+    )
+)
+def test_arbitrary_text_never_crashes_and_offsets_stay_in_range(source: str) -> None:
+    problem = check_syntax(source)
+    if problem is not None:
+        assert 0 <= problem.offset <= len(source)
+        assert problem.message
