@@ -1,17 +1,47 @@
 """`relavium-lsp serve`: the language server over stdio (default) or TCP."""
 
 import argparse
-
-from server.commands import not_implemented
+import logging
+import sys
 
 NAME = "serve"
 HELP = "Run the language server over stdio (default) or TCP."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--stdio", action="store_true", help="use stdio (the default)")
-    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead")
+    transport = parser.add_mutually_exclusive_group()
+    # vscode-languageclient appends --stdio; accepted, and the default anyway
+    transport.add_argument("--stdio", action="store_true", help="use stdio (the default)")
+    transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead")
+
+
+def parse_address(value: str) -> tuple[str, int]:
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--tcp expects HOST:PORT (e.g. 127.0.0.1:2087), got {value!r}")
+    return host, int(port)
 
 
 def main(args: argparse.Namespace) -> int:
-    return not_implemented(NAME)
+    from server.language_server import create_server
+
+    address = None
+    if args.tcp:
+        try:
+            address = parse_address(args.tcp)
+        except ValueError as error:
+            print(f"relavium-lsp serve: {error}", file=sys.stderr)
+            return 2
+    # Logs go to stderr; the client reads LSP messages on stdout, so nothing else may write
+    # there: keep the real stdout for the protocol and point `print` at stderr.
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
+    protocol_stdout = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    server = create_server()
+    if address is not None:
+        server.start_tcp(*address)
+    else:
+        server.start_io(stdout=protocol_stdout)
+    return 0

@@ -1,0 +1,109 @@
+"""Open workflow documents: which URIs are ours, their text, and their analysed snapshots."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from server.positions import LineIndex
+
+if TYPE_CHECKING:
+    from analysis import AnalysisResult
+
+WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml")
+YAML_SUFFIXES = (".yaml", ".yml")
+WORKFLOW_FOLDER = ".relavium"
+
+
+def is_workflow_uri(uri: str) -> bool:
+    """The document selector: `*.relavium.yaml|yml` anywhere, any YAML under a `.relavium/`
+    folder. Works for `file:` and for unsaved (`untitled:`) URIs alike."""
+    path = PurePosixPath(unquote(urlparse(uri).path))
+    name = path.name.lower()
+    if name.endswith(WORKFLOW_SUFFIXES):
+        return True
+    return name.endswith(YAML_SUFFIXES) and WORKFLOW_FOLDER in path.parent.parts
+
+
+def uri_to_path(uri: str) -> str:
+    """A filesystem path for analysis messages and sidecar lookup (the URI when not a file)."""
+    return to_fs_path(uri) or uri
+
+
+@dataclass
+class Snapshot:
+    """One analysed version of a document. Positions in `result` refer to `text`."""
+
+    uri: str
+    version: int
+    text: str
+    result: AnalysisResult
+    encoding: str
+
+    @cached_property
+    def lines(self) -> LineIndex:
+        return LineIndex(self.text, self.encoding)
+
+    @property
+    def is_good(self) -> bool:
+        """Whether the YAML parsed into a workflow model other features can serve from."""
+        return self.result.workflow is not None
+
+
+@dataclass
+class DocumentState:
+    uri: str
+    version: int
+    text: str
+    latest: Snapshot | None = None
+    last_good: Snapshot | None = None
+    pending: asyncio.Task[Snapshot | None] | None = field(default=None, repr=False)
+    # the debounce the pending analysis is still sleeping through (0 once it is computing)
+    pending_delay_ms: int = 0
+
+    @property
+    def path(self) -> str:
+        return uri_to_path(self.uri)
+
+    def record(self, snapshot: Snapshot) -> None:
+        """Keep a finished analysis unless a newer one already landed."""
+        if self.latest is None or snapshot.version >= self.latest.version:
+            self.latest = snapshot
+        if snapshot.is_good and (
+            self.last_good is None or snapshot.version >= self.last_good.version
+        ):
+            self.last_good = snapshot
+
+
+def apply_change(
+    text: str, change: types.TextDocumentContentChangeEvent, encoding: str
+) -> tuple[str, bool]:
+    """Apply one didChange event; returns the new text and whether its range had to be clamped.
+
+    pygls' own incremental sync splits lines with `str.splitlines` (so a U+2028 or form feed
+    shifts every later line) and rewrites out-of-range columns oddly; this follows the LSP
+    definition and clamps instead.
+    """
+    if isinstance(change, types.TextDocumentContentChangeWholeDocument):
+        return change.text, False
+    index = LineIndex(text, encoding)
+    start = index.client_offset(change.range.start)
+    end = index.client_offset(change.range.end)
+    clamped = _out_of_range(index, change.range.start) or _out_of_range(index, change.range.end)
+    if end < start:
+        start, end, clamped = end, start, True
+    return text[:start] + change.text + text[end:], clamped
+
+
+def _out_of_range(index: LineIndex, position: types.Position) -> bool:
+    return (
+        position.line >= index.line_count
+        or position.character > index.client_line_length(position.line)
+    )

@@ -1,0 +1,111 @@
+"""Diagnostics: pushed after each (debounced) analysis, or pulled by clients that support
+`textDocument/diagnostic` — never both."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from analysis.diagnostics import Diagnostic
+from server.documents import Snapshot, is_workflow_uri
+from server.handlers import guarded
+from server.language_server import RelaviumLanguageServer
+from server.settings import Settings
+
+SOURCE = "relavium-lsp"
+RULES_URL = "https://github.com/HodeTech/relavium-lsp/blob/main/docs/rules.md"
+
+
+def rule_url(rule: str) -> str:
+    return f"{RULES_URL}#{rule}"
+
+
+def to_lsp_diagnostics(snapshot: Snapshot, settings: Settings) -> list[types.Diagnostic]:
+    """The snapshot's diagnostics in client units, with the user's rule severities applied."""
+    converted = []
+    for diagnostic in snapshot.result.diagnostics:
+        severity = settings.severity_for(diagnostic.rule, diagnostic.severity)
+        if severity is not None:
+            converted.append(_to_lsp(snapshot, diagnostic, severity))
+    return converted
+
+
+def _to_lsp(snapshot: Snapshot, diagnostic: Diagnostic, severity: int) -> types.Diagnostic:
+    return types.Diagnostic(
+        range=snapshot.lines.to_client_range(diagnostic.range),
+        severity=types.DiagnosticSeverity(severity),
+        code=diagnostic.rule,
+        code_description=types.CodeDescription(href=rule_url(diagnostic.rule)),
+        source=SOURCE,
+        message=diagnostic.message,
+        # `rule` is repeated in data so a quick fix never depends on the client echoing `code`
+        data={"rule": diagnostic.rule, **(diagnostic.data or {})},
+        related_information=[
+            types.DiagnosticRelatedInformation(
+                location=types.Location(
+                    uri=snapshot.uri, range=snapshot.lines.to_client_range(related.range)
+                ),
+                message=related.message,
+            )
+            for related in diagnostic.related
+        ]
+        or None,
+    )
+
+
+def register(ls: RelaviumLanguageServer) -> None:
+    def publish(snapshot: Snapshot) -> None:
+        if not ls.pull_diagnostics:
+            ls.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=snapshot.uri,
+                    version=snapshot.version,
+                    diagnostics=to_lsp_diagnostics(snapshot, ls.settings),
+                )
+            )
+
+    def clear(uri: str) -> None:
+        if not ls.pull_diagnostics:
+            ls.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+            )
+
+    def refresh() -> None:
+        if not ls.pull_diagnostics:
+            for state in ls.documents.values():
+                if state.latest is not None and state.latest.version == state.version:
+                    publish(state.latest)
+        elif ls.client_capabilities.workspace and (
+            ls.client_capabilities.workspace.diagnostics
+            and ls.client_capabilities.workspace.diagnostics.refresh_support
+        ):
+            ls.workspace_diagnostic_refresh(None)
+
+    ls.on_analysis(publish)
+    ls.on_close(clear)
+    ls.on_settings_changed(refresh)
+
+    @ls.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier=SOURCE, inter_file_dependencies=False, workspace_diagnostics=False
+        ),
+    )
+    @guarded(empty=lambda: types.RelatedFullDocumentDiagnosticReport(items=[]))
+    async def pull(
+        ls: RelaviumLanguageServer, params: types.DocumentDiagnosticParams
+    ) -> types.DocumentDiagnosticReport:
+        uri = params.text_document.uri
+        snapshot = await ls.fresh_snapshot(uri) if is_workflow_uri(uri) else None
+        if snapshot is None:
+            return types.RelatedFullDocumentDiagnosticReport(items=[])
+        result_id = f"{snapshot.version}.{ls.settings_generation}"
+        if params.previous_result_id == result_id:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+        return types.RelatedFullDocumentDiagnosticReport(
+            items=to_lsp_diagnostics(snapshot, ls.settings), result_id=result_id
+        )
+
+    @ls.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    @guarded()
+    def did_save(ls: RelaviumLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.save_document(params.text_document.uri)

@@ -1,0 +1,214 @@
+"""The language server object: per-document state, settings, and analysis scheduling.
+
+Feature modules (`server/features/*.py`) never keep their own document state; they ask this
+object for a document's snapshots (see `server/__init__.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import pkgutil
+from collections.abc import Callable
+from importlib.metadata import version
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from server.documents import DocumentState, Snapshot, apply_change, is_workflow_uri
+from server.settings import Settings, parse_settings
+
+logger = logging.getLogger("relavium-lsp")
+
+AnalysisListener = Callable[[Snapshot], None]
+UriListener = Callable[[str], None]
+SettingsListener = Callable[[], None]
+
+
+class RelaviumLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        from server.protocol import RelaviumProtocol
+
+        super().__init__(
+            name="relavium-lsp",
+            version=version("relavium-lsp"),
+            protocol_cls=RelaviumProtocol,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        )
+        self.settings = Settings()
+        # bumped on every settings change, so cached results (pull result ids) can tell
+        self.settings_generation = 0
+        self.documents: dict[str, DocumentState] = {}
+        # Decided at initialize: pull when the client supports textDocument/diagnostic.
+        self.pull_diagnostics = False
+        self._analysis_listeners: list[AnalysisListener] = []
+        self._close_listeners: list[UriListener] = []
+        self._settings_listeners: list[SettingsListener] = []
+
+    # -- what feature modules read -------------------------------------------------------------
+
+    @property
+    def position_encoding(self) -> str:
+        encoding = self.workspace.position_encoding
+        return str(encoding or types.PositionEncodingKind.Utf16)
+
+    def document(self, uri: str) -> DocumentState | None:
+        """An open workflow document, or None (unknown, closed, or not a workflow file)."""
+        return self.documents.get(uri)
+
+    def latest_snapshot(self, uri: str) -> Snapshot | None:
+        """The newest finished analysis (its YAML may be broken); may trail the text."""
+        state = self.documents.get(uri)
+        return state.latest if state else None
+
+    def last_good_snapshot(self, uri: str) -> Snapshot | None:
+        """The newest analysis whose YAML parsed: what to serve completion/hover/navigation from
+        while the user is half-way through typing."""
+        state = self.documents.get(uri)
+        return state.last_good if state else None
+
+    async def fresh_snapshot(self, uri: str) -> Snapshot | None:
+        """The analysis of the document's current text, skipping any pending debounce."""
+        while (state := self.documents.get(uri)) is not None:
+            if state.latest is not None and state.latest.version == state.version:
+                return state.latest
+            if state.pending is None or state.pending.done() or state.pending_delay_ms:
+                self._schedule(state, delay_ms=0)
+            task = state.pending
+            assert task is not None
+            try:
+                # shield: a caller's cancellation must not cancel the shared analysis
+                snapshot = await asyncio.shield(task)
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if task.cancelled() and not (current and current.cancelling()):
+                    continue  # a newer edit superseded that analysis; wait for the next one
+                raise
+            if snapshot is None or snapshot.version == state.version:
+                return snapshot
+        return None
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def on_analysis(self, listener: AnalysisListener) -> None:
+        """Called with each snapshot that is current (its version is the document's) when done."""
+        self._analysis_listeners.append(listener)
+
+    def on_close(self, listener: UriListener) -> None:
+        self._close_listeners.append(listener)
+
+    def on_settings_changed(self, listener: SettingsListener) -> None:
+        self._settings_listeners.append(listener)
+
+    # -- document sync (called by the protocol) -----------------------------------------------
+
+    def open_document(self, item: types.TextDocumentItem) -> None:
+        if not is_workflow_uri(item.uri):
+            return
+        self.documents[item.uri] = DocumentState(item.uri, item.version, item.text)
+        self._schedule(self.documents[item.uri], delay_ms=0)
+
+    def change_document(self, params: types.DidChangeTextDocumentParams) -> None:
+        state = self.documents.get(params.text_document.uri)
+        if state is None:
+            return
+        for change in params.content_changes:
+            state.text, clamped = apply_change(state.text, change, self.position_encoding)
+            if clamped:
+                self.log_warning(
+                    f"didChange for {state.uri} (version {params.text_document.version}) had an "
+                    "out-of-range edit; it was clamped to the document"
+                )
+        state.version = params.text_document.version
+        self._schedule(state, delay_ms=self.settings.debounce_ms)
+
+    def save_document(self, uri: str) -> None:
+        """Saving flushes a pending debounce."""
+        state = self.documents.get(uri)
+        if state is not None and (state.latest is None or state.latest.version != state.version):
+            self._schedule(state, delay_ms=0)
+
+    def close_document(self, uri: str) -> None:
+        state = self.documents.pop(uri, None)
+        if state is None:
+            return
+        if state.pending is not None:
+            state.pending.cancel()
+        for listener in self._close_listeners:
+            listener(uri)
+
+    # -- settings ------------------------------------------------------------------------------
+
+    def apply_settings(self, raw: Any, source: str) -> None:
+        settings, problems = parse_settings(raw)
+        for problem in problems:
+            self.show_message(f"relavium-lsp ({source}): {problem}", types.MessageType.Warning)
+        self.settings = settings
+        self.settings_generation += 1
+        for listener in self._settings_listeners:
+            listener()
+
+    # -- messages ------------------------------------------------------------------------------
+
+    def show_message(self, message: str, kind: types.MessageType) -> None:
+        logger.info("%s", message)
+        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    def log(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        logger.info("%s", message)
+        self.window_log_message(types.LogMessageParams(type=kind, message=message))
+
+    def log_warning(self, message: str) -> None:
+        self.log(message, types.MessageType.Warning)
+
+    def log_error(self, message: str) -> None:
+        self.log(message, types.MessageType.Error)
+
+    # -- analysis scheduling -------------------------------------------------------------------
+
+    def _schedule(self, state: DocumentState, delay_ms: int) -> None:
+        """(Re)start the document's debounced analysis; a newer edit restarts the timer."""
+        if state.pending is not None and not state.pending.done():
+            state.pending.cancel()
+        state.pending = asyncio.ensure_future(self._analyze_later(state, delay_ms))
+        state.pending_delay_ms = delay_ms
+
+    async def _analyze_later(self, state: DocumentState, delay_ms: int) -> Snapshot | None:
+        if delay_ms:
+            await asyncio.sleep(delay_ms / 1000)
+            state.pending_delay_ms = 0
+        version, text = state.version, state.text
+        snapshot = await asyncio.get_running_loop().run_in_executor(
+            self.thread_pool, self._analyze, state, version, text
+        )
+        if snapshot is None:
+            return None
+        state.record(snapshot)
+        if self.documents.get(state.uri) is state and state.version == version:
+            for listener in self._analysis_listeners:
+                listener(snapshot)
+        return snapshot
+
+    def _analyze(self, state: DocumentState, version: int, text: str) -> Snapshot | None:
+        from analysis import analyze
+
+        try:
+            result = analyze(text, state.path)
+        except Exception:
+            logger.exception("analysis of %s failed", state.uri)
+            self.log_error(f"analysis of {state.uri} failed; see the server's stderr")
+            return None
+        return Snapshot(state.uri, version, text, result, self.position_encoding)
+
+
+def create_server() -> RelaviumLanguageServer:
+    """A server with every module under `server/features/` registered."""
+    from server import features
+
+    ls = RelaviumLanguageServer()
+    for module_info in sorted(pkgutil.iter_modules(features.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{features.__name__}.{module_info.name}")
+        module.register(ls)
+    return ls

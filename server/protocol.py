@@ -1,0 +1,70 @@
+"""pygls' protocol with the server's own text sync and diagnostics-mode negotiation."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+
+if TYPE_CHECKING:
+    from server.language_server import RelaviumLanguageServer
+
+
+class RelaviumProtocol(LanguageServerProtocol):
+    _server: RelaviumLanguageServer
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        ls = self._server
+        ls.pull_diagnostics = (
+            get_capability(params.capabilities, "text_document.diagnostic", None) is not None
+        )
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        # Pull for clients that pull, push otherwise, never both: hide the pull provider from
+        # push clients (the capability builder advertises every registered feature).
+        if not ls.pull_diagnostics:
+            result.capabilities.diagnostic_provider = None
+        if params.initialization_options is not None:
+            from server.settings import section_of
+
+            ls.apply_settings(section_of(params.initialization_options), "initializationOptions")
+        return result
+
+    # Text sync: the server keeps workflow documents itself (see server.documents.apply_change)
+    # and mirrors every document into pygls' workspace as whole text, for code that reads it.
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(
+        self, params: types.DidOpenTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        self._server.open_document(params.text_document)
+        yield from super().lsp_text_document__did_open(params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        ls = self._server
+        ls.change_document(params)
+        state = ls.document(params.text_document.uri)
+        if state is not None:
+            mirrored = types.DidChangeTextDocumentParams(
+                text_document=params.text_document,
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=state.text)],
+            )
+            yield from super().lsp_text_document__did_change(mirrored)
+        else:
+            yield from super().lsp_text_document__did_change(params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(
+        self, params: types.DidCloseTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        self._server.close_document(params.text_document.uri)
+        yield from super().lsp_text_document__did_close(params)

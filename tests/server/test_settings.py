@@ -1,0 +1,72 @@
+"""The `relavium` settings section and the document selector."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.diagnostics import Severity
+from server.documents import is_workflow_uri
+from server.settings import DEFAULT_DEBOUNCE_MS, Settings, parse_settings, section_of
+
+
+def test_valid_settings_parse() -> None:
+    settings, problems = parse_settings(
+        {"debounceMs": 50, "rules": {"cycle": "warning", "unreachable-node": "off"},
+         "sampleScope": "samples/scope.json"}
+    )
+    assert problems == []
+    assert settings == Settings(
+        debounce_ms=50,
+        rules={"cycle": Severity.WARNING, "unreachable-node": None},
+        sample_scope="samples/scope.json",
+    )
+    assert settings.severity_for("cycle", Severity.ERROR) == Severity.WARNING
+    assert settings.severity_for("unreachable-node", Severity.WARNING) is None
+    assert settings.severity_for("js-syntax", Severity.ERROR) == Severity.ERROR
+
+
+@pytest.mark.parametrize(
+    ("raw", "field"),
+    [
+        ({"debounceMs": "fast"}, "relavium.debounceMs"),
+        ({"debounceMs": -1}, "relavium.debounceMs"),
+        ({"debounceMs": True}, "relavium.debounceMs"),
+        ({"rules": ["cycle"]}, "relavium.rules"),
+        ({"rules": {"cycle": "loud"}}, "relavium.rules.cycle"),
+        ({"sampleScope": 3}, "relavium.sampleScope"),
+        ({"debounce": 3}, "relavium.debounce"),
+        ("everything", "relavium settings"),
+    ],
+)
+def test_invalid_settings_fall_back_with_a_message_naming_the_field(
+    raw: object, field: str
+) -> None:
+    settings, problems = parse_settings(raw)
+    assert len(problems) == 1 and problems[0].startswith(field), problems
+    assert settings.debounce_ms == DEFAULT_DEBOUNCE_MS
+    assert settings.rules == {} and settings.sample_scope is None
+
+
+def test_initialization_options_may_wrap_the_section() -> None:
+    assert section_of({"relavium": {"debounceMs": 1}}) == {"debounceMs": 1}
+    assert section_of({"debounceMs": 1}) == {"debounceMs": 1}
+
+
+@pytest.mark.parametrize(
+    ("uri", "ours"),
+    [
+        ("file:///w/triage.relavium.yaml", True),
+        ("file:///w/triage.relavium.yml", True),
+        ("file:///w/TRIAGE.Relavium.YAML", True),
+        ("file:///w/.relavium/flow.yaml", True),
+        ("file:///w/.relavium/sub/flow.yml", True),
+        ("untitled:/x/.relavium/new.yaml", True),
+        ("file:///w/%2Erelavium/flow.yaml", True),
+        ("file:///w/flow.yaml", False),
+        ("file:///w/.relavium/notes.md", False),
+        ("file:///w/relavium/flow.yaml", False),
+        ("file:///w/triage.relavium.json", False),
+    ],
+)
+def test_document_selector(uri: str, ours: bool) -> None:
+    assert is_workflow_uri(uri) is ours
