@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { SERVER_SETTING_KEYS } from '../src/settings';
+import { checkManifest } from './manifestChecks';
+import { PACKAGE_ROOT, REPO_ROOT } from './paths';
+
+const manifest = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8'));
+
+test('the manifest contributes the activation events, commands and settings', () => {
+  checkManifest(manifest);
+  assert.ok(fs.existsSync(path.join(PACKAGE_ROOT, manifest.contributes.grammars[0].path)));
+});
+
+test('every contributed command is registered by the extension', () => {
+  const source = fs.readFileSync(path.join(PACKAGE_ROOT, 'src', 'extension.ts'), 'utf8');
+  for (const { command } of manifest.contributes.commands) {
+    assert.ok(source.includes(`registerCommand('${command}'`), command);
+  }
+});
+
+test('the server-side settings match what server/settings.py parses', () => {
+  const serverSettings = fs.readFileSync(path.join(REPO_ROOT, 'server', 'settings.py'), 'utf8');
+  const known = /known = \{([^}]*)\}/.exec(serverSettings)?.[1] ?? '';
+  const parsed = [...known.matchAll(/"([^"]+)"/g)].map((match) => match[1]);
+  assert.deepEqual(parsed.sort(), [...SERVER_SETTING_KEYS].sort());
+  const debounce = /DEFAULT_DEBOUNCE_MS = (\d+)/.exec(serverSettings)?.[1];
+  assert.equal(manifest.contributes.configuration.properties['relavium.debounceMs'].default, Number(debounce));
+});
+
+test('vscode-languageclient supports the VS Code range the extension declares', () => {
+  const client = JSON.parse(
+    fs.readFileSync(path.join(PACKAGE_ROOT, 'node_modules', 'vscode-languageclient', 'package.json'), 'utf8'),
+  );
+  assert.equal(client.engines.vscode, manifest.engines.vscode);
+  assert.equal(
+    JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'node_modules', '@types', 'vscode', 'package.json'), 'utf8')).version,
+    manifest.engines.vscode.replace('^', ''),
+  );
+});

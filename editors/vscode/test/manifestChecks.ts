@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { LAUNCH_SETTING_KEYS, SERVER_SETTING_KEYS } from '../src/settings';
+import { WORKFLOW_GLOBS } from '../src/workflowFiles';
+
+// The checks shared by the source manifest and the one packaged into the .vsix.
+export function checkManifest(manifest: any, packagedFiles?: string[]): void {
+  for (const glob of WORKFLOW_GLOBS) {
+    assert.ok(manifest.activationEvents.includes(`workspaceContains:${glob}`), glob);
+  }
+  assert.ok(manifest.activationEvents.includes('onLanguage:yaml'));
+
+  assert.deepEqual(
+    manifest.contributes.commands.map((command: any) => [command.command, command.title]),
+    [
+      ['relaviumLsp.runWithSampleScope', 'Run with Sample Scope'],
+      ['relaviumLsp.createSampleScope', 'Create Sample Scope'],
+      ['relaviumLsp.restartServer', 'Restart Server'],
+      ['relaviumLsp.showOutput', 'Show Output'],
+    ],
+  );
+
+  const properties = manifest.contributes.configuration.properties;
+  const expectedSettings = [...LAUNCH_SETTING_KEYS, ...SERVER_SETTING_KEYS].map(
+    (key) => `relavium.${key}`,
+  );
+  assert.deepEqual(Object.keys(properties).sort(), expectedSettings.sort());
+  assert.deepEqual(properties['relavium.server.args'].default, ['serve']);
+  assert.deepEqual(properties['relavium.rules'].additionalProperties.enum, [
+    'error',
+    'warning',
+    'information',
+    'hint',
+    'off',
+  ]);
+
+  const yaml = manifest.contributes.languages.find((language: any) => language.id === 'yaml');
+  assert.deepEqual(yaml.filenamePatterns, [
+    '*.relavium.yaml',
+    '*.relavium.yml',
+    '**/.relavium/**/*.yaml',
+    '**/.relavium/**/*.yml',
+  ]);
+  const [grammar] = manifest.contributes.grammars;
+  assert.deepEqual(grammar.injectTo, ['source.yaml']);
+  assert.equal(grammar.embeddedLanguages['meta.embedded.expression.relavium'], 'javascript');
+  if (packagedFiles !== undefined) {
+    for (const shipped of [manifest.main, grammar.path]) {
+      assert.ok(packagedFiles.includes(path.posix.join('extension', shipped)), shipped);
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { builtinModules } from 'node:module';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import * as yauzl from 'yauzl';
+import { checkManifest } from './manifestChecks';
+import { PACKAGE_ROOT } from './paths';
+
+const VSIX = path.join(PACKAGE_ROOT, 'out', 'relavium-lsp.vsix');
+
+/** Every entry of the archive, with the contents of the few we read. */
+function readVsix(wanted: string[]): Promise<{ names: string[]; contents: Map<string, string> }> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(VSIX, { lazyEntries: true }, (openError, zip) => {
+      if (openError !== null || zip === undefined) {
+        reject(openError ?? new Error('no archive'));
+        return;
+      }
+      const names: string[] = [];
+      const contents = new Map<string, string>();
+      zip.on('entry', (entry: yauzl.Entry) => {
+        names.push(entry.fileName);
+        if (!wanted.includes(entry.fileName)) {
+          zip.readEntry();
+          return;
+        }
+        zip.openReadStream(entry, (streamError, stream) => {
+          if (streamError !== null || stream === undefined) {
+            reject(streamError ?? new Error(`cannot read ${entry.fileName}`));
+            return;
+          }
+          const chunks: Buffer[] = [];
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          stream.on('end', () => {
+            contents.set(entry.fileName, Buffer.concat(chunks).toString('utf8'));
+            zip.readEntry();
+          });
+        });
+      });
+      zip.on('end', () => resolve({ names, contents }));
+      zip.on('error', reject);
+      zip.readEntry();
+    });
+  });
+}
+
+test('the packaged .vsix carries the manifest, the bundle and the grammar only', async () => {
+  assert.ok(fs.existsSync(VSIX), `${VSIX} is missing: run "npm run build && npm run package"`);
+  const bundle = 'extension/out/extension.js';
+  const { names, contents } = await readVsix(['extension/package.json', bundle]);
+  checkManifest(JSON.parse(contents.get('extension/package.json') ?? '{}'), names);
+  const leaked = names.filter((name) => /node_modules|\/src\/|\/test\/|\.ts$|\.vsix$/.test(name));
+  assert.deepEqual(leaked, []);
+  // Everything but VS Code itself is bundled: the only bare require left is "vscode".
+  const required = new Set(
+    [...(contents.get(bundle) ?? '').matchAll(/require\("([^".][^"]*)"\)/g)].map((m) => m[1]),
+  );
+  const external = [...required].filter(
+    (name) => name !== undefined && !name.startsWith('node:') && !builtinModules.includes(name),
+  );
+  assert.deepEqual(external, ['vscode']);
+});
