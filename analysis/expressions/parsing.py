@@ -1,0 +1,106 @@
+"""Parse one expression with tree-sitter-javascript the way the engine wraps it, with offsets.
+
+The engine evaluates an expression inside parentheses, so `{ ...branches[0] }` is an object
+literal, not a block; parsing the same wrapped text gives the same reading. Tree-sitter reports
+UTF-8 byte offsets into the wrapped text; `ParsedExpression.offset` turns them into code-point
+offsets into the expression string itself.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate
+
+import tree_sitter_javascript
+from tree_sitter import Language, Node, Parser, Query, QueryCursor
+
+LANGUAGE = Language(tree_sitter_javascript.language())
+_PARSER = Parser(LANGUAGE)
+
+_PREFIX = b"("
+# A newline before the closing parenthesis, so a trailing `// comment` cannot swallow it.
+_SUFFIX = b"\n)"
+
+# JSX parses in tree-sitter-javascript but is a syntax error to the engine.
+_JSX_QUERY = Query(LANGUAGE, "[(jsx_element) (jsx_self_closing_element)] @jsx")
+
+
+def query(source: str) -> Query:
+    """A query over the JavaScript grammar (callers keep it at module level)."""
+    return Query(LANGUAGE, source)
+
+
+def _utf8_length(char: str) -> int:
+    code = ord(char)
+    if code < 0x80:
+        return 1
+    if code < 0x800:
+        return 2
+    return 3 if code < 0x10000 else 4
+
+
+class ParsedExpression:
+    """A parsed expression and the mapping from tree-sitter byte offsets to code points."""
+
+    __slots__ = ("_byte_starts", "broken", "data", "root", "source")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        # surrogatepass: a lone surrogate (possible from a YAML escape) must not raise; it becomes
+        # three bytes tree-sitter treats as an invalid character.
+        body = source.encode("utf-8", "surrogatepass")
+        self.data = _PREFIX + body + _SUFFIX
+        self.root: Node = _PARSER.parse(self.data).root_node
+        # Code point i starts at byte _byte_starts[i] of `body`; None when every character is ASCII.
+        self._byte_starts: Sequence[int] | None = (
+            None
+            if len(body) == len(source)
+            else list(accumulate((_utf8_length(c) for c in source), initial=0))
+        )
+        self.broken = self._is_broken(len(body))
+
+    def _is_broken(self, body_length: int) -> bool:
+        """True when scans of the tree cannot be trusted (errors, JSX, or not ONE expression)."""
+        root = self.root
+        if root.has_error or root.named_child_count != 1:
+            return True
+        statement = root.named_children[0]
+        if statement.type != "expression_statement" or statement.named_child_count != 1:
+            return True
+        wrapped = statement.named_children[0]
+        if (
+            wrapped.type != "parenthesized_expression"
+            or wrapped.start_byte != 0
+            or wrapped.end_byte != len(_PREFIX) + body_length + len(_SUFFIX)
+        ):
+            return True
+        return bool(QueryCursor(_JSX_QUERY).captures(root))
+
+    def offset(self, byte: int) -> int:
+        """The code-point offset in `source` of a byte offset in the wrapped text (clamped)."""
+        relative = byte - len(_PREFIX)
+        if relative <= 0:
+            return 0
+        starts = self._byte_starts
+        if starts is None:
+            return min(relative, len(self.source))
+        return min(bisect_right(starts, relative) - 1, len(self.source))
+
+    def start(self, node: Node) -> int:
+        return self.offset(node.start_byte)
+
+    def end(self, node: Node) -> int:
+        return self.offset(node.end_byte)
+
+    def text(self, node: Node) -> str:
+        """The node's source text as the expression string holds it."""
+        return self.source[self.start(node) : self.end(node)]
+
+    def in_expression(self, node: Node) -> bool:
+        """False for the wrapper's own parentheses."""
+        return (
+            node.start_byte >= len(_PREFIX)
+            and node.end_byte <= len(self.data) - len(_SUFFIX)
+            and node.end_byte > node.start_byte
+        )

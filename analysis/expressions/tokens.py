@@ -1,0 +1,163 @@
+"""A token classification of one expression, for the server's semantic tokens.
+
+Spans are code points into the expression string, sorted and non-overlapping; a template
+literal yields its text pieces as strings and its substitutions' code classified normally. A
+token may span lines (a block comment, a template); the server splits it as LSP requires.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+
+from tree_sitter import Node
+
+from analysis.expressions.facts import SCOPE_BINDINGS, Span
+from analysis.expressions.js_text import decode_identifier
+from analysis.expressions.parsing import ParsedExpression
+from analysis.expressions.scope import ScopeResolver
+
+
+class TokenKind(StrEnum):
+    KEYWORD = "keyword"
+    STRING = "string"
+    NUMBER = "number"
+    REGEXP = "regexp"
+    COMMENT = "comment"
+    OPERATOR = "operator"
+    PROPERTY = "property"
+    FUNCTION = "function"
+    VARIABLE = "variable"
+    SCOPE_BINDING = "scope-binding"  # the free `inputs`, `ctx`, `run`, `branches`
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    span: Span
+    kind: TokenKind
+
+
+_WHOLE = {
+    "comment": TokenKind.COMMENT,
+    "html_comment": TokenKind.COMMENT,
+    "string": TokenKind.STRING,
+    "regex": TokenKind.REGEXP,
+    "number": TokenKind.NUMBER,
+    "true": TokenKind.KEYWORD,
+    "false": TokenKind.KEYWORD,
+    "null": TokenKind.KEYWORD,
+    "undefined": TokenKind.KEYWORD,
+    "this": TokenKind.KEYWORD,
+    "super": TokenKind.KEYWORD,
+    "import": TokenKind.KEYWORD,
+    "optional_chain": TokenKind.OPERATOR,
+    "private_property_identifier": TokenKind.PROPERTY,
+    "shorthand_property_identifier_pattern": TokenKind.VARIABLE,
+}
+# Punctuation that is an operator (brackets, `,`, `;`, `.` and `:` are left unstyled).
+_OPERATOR_TEXT = (
+    "! != !== % %= & && &&= &= * ** **= *= + ++ += - -- -= ... / /= < << <<= <= = == === => "
+    "> >= >> >>= >>> >>>= ? ?? ??= ^ ^= | |= || ||= ~"
+)
+_OPERATORS = frozenset(_OPERATOR_TEXT.split())
+_CALLEES = {"call_expression": "function", "new_expression": "constructor"}
+_NAMED_FUNCTIONS = frozenset(
+    {
+        "function_expression",
+        "function_declaration",
+        "generator_function",
+        "generator_function_declaration",
+        "method_definition",
+    }
+)
+
+
+@lru_cache(maxsize=1024)
+def semantic_tokens(source: str) -> tuple[Token, ...]:
+    """Classify every token of `source` (error-tolerant: a broken expression is still lexed)."""
+    parsed = ParsedExpression(source)
+    classifier = _Classifier(parsed)
+    classifier.visit(parsed.root)
+    return tuple(classifier.tokens)
+
+
+class _Classifier:
+    def __init__(self, parsed: ParsedExpression) -> None:
+        self.parsed = parsed
+        self.tokens: list[Token] = []
+        self._scopes = ScopeResolver(lambda node: decode_identifier(parsed.text(node)))
+
+    def emit(self, node: Node, kind: TokenKind) -> None:
+        if self.parsed.in_expression(node):
+            self.tokens.append(Token(Span(self.parsed.start(node), self.parsed.end(node)), kind))
+
+    def visit(self, node: Node) -> None:
+        kind = node.type
+        whole = _WHOLE.get(kind)
+        if whole is not None:
+            self.emit(node, whole)
+        elif kind == "template_string":
+            self._template(node)
+        elif kind in ("identifier", "shorthand_property_identifier"):
+            self.emit(node, self._identifier(node))
+        elif kind == "property_identifier":
+            self.emit(node, TokenKind.FUNCTION if _is_called_member(node) else TokenKind.PROPERTY)
+        elif node.child_count == 0:
+            if kind in _OPERATORS:
+                self.emit(node, TokenKind.OPERATOR)
+            elif kind.isalpha() and node.is_named is False:
+                self.emit(node, TokenKind.KEYWORD)
+        else:
+            for child in node.children:
+                self.visit(child)
+
+    def _template(self, template: Node) -> None:
+        """Text pieces as STRING (adjacent pieces merged), substitutions' code classified."""
+        pending_start: int | None = None
+        for child in template.children:
+            if child.type == "template_substitution":
+                if pending_start is not None:
+                    self._text_piece(pending_start, child.start_byte)
+                    pending_start = None
+                for inner in child.named_children:
+                    self.visit(inner)
+            elif pending_start is None:
+                pending_start = child.start_byte
+        if pending_start is not None:
+            self._text_piece(pending_start, template.end_byte)
+
+    def _text_piece(self, start_byte: int, end_byte: int) -> None:
+        start, end = self.parsed.offset(start_byte), self.parsed.offset(end_byte)
+        if end > start:
+            self.tokens.append(Token(Span(start, end), TokenKind.STRING))
+
+    def _identifier(self, node: Node) -> TokenKind:
+        name = decode_identifier(self.parsed.text(node))
+        if name in SCOPE_BINDINGS and self._scopes.is_free(node, name):
+            return TokenKind.SCOPE_BINDING
+        parent = node.parent
+        if parent is not None:
+            callee_field = _CALLEES.get(parent.type)
+            if callee_field is not None and parent.child_by_field_name(callee_field) == node:
+                return TokenKind.FUNCTION
+            if parent.type in _NAMED_FUNCTIONS and parent.child_by_field_name("name") == node:
+                return TokenKind.FUNCTION
+        return TokenKind.VARIABLE
+
+
+def _is_called_member(node: Node) -> bool:
+    """`x.map(...)`'s `map`, and a method definition's name."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type == "method_definition":
+        return True
+    if parent.type != "member_expression":
+        return False
+    caller = parent.parent
+    return (
+        caller is not None
+        and caller.type in _CALLEES
+        and caller.child_by_field_name(_CALLEES[caller.type]) == parent
+    )
