@@ -1,1 +1,77 @@
-"""Relavium workflow analysis: YAML model with positions, dependency graph, checks (pure)."""
+"""Relavium workflow analysis: YAML model with positions, dependency graph, checks (pure).
+
+Contract:
+- `analyze(text, path=None) -> AnalysisResult` never raises on any text. Its `diagnostics` are
+  sorted by position then rule id, with inline suppressions (`# relavium-lsp: ignore[rule-id]`)
+  already applied (the dropped ones are in `suppressed`). Positions are code-point columns.
+- `workflow` and `graph` are None when the YAML does not compose (syntax error, over 2 MiB):
+  then `diagnostics` holds the `yaml-syntax` error, and a server keeps serving from the
+  last good result — `current.last_good(previous)` picks it; its offsets refer to its own
+  `source`, not to the new text.
+- Severity is a per-diagnostic value: a caller remaps by `Diagnostic.rule` (see `RULES` for the
+  default severity and summary of every rule id).
+- A rule that raises does not take the others down: it yields one `internal-error` diagnostic at
+  the top of the file naming the rule (a bug to report, never expected).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from analysis.diagnostics import Diagnostic, Position, Range, Severity
+from analysis.graph import Graph, build_graph
+from analysis.model import Workflow, build_workflow
+from analysis.source import SourceText
+from analysis.suppression import apply_suppressions
+from analysis.yaml_tree import YamlDocument, read_yaml
+
+INTERNAL_ERROR = "internal-error"
+
+
+@dataclass
+class AnalysisResult:
+    source: SourceText
+    path: str | None
+    document: YamlDocument
+    workflow: Workflow | None
+    graph: Graph | None
+    diagnostics: list[Diagnostic]
+    suppressed: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity == Severity.ERROR for d in self.diagnostics)
+
+    def last_good(self, previous: AnalysisResult | None) -> AnalysisResult | None:
+        """This result if it has a model, else `previous` (the last one that had)."""
+        return self if self.workflow is not None else previous
+
+
+def _sort_key(diagnostic: Diagnostic) -> tuple[Position, Position, str, str]:
+    return (diagnostic.range.start, diagnostic.range.end, diagnostic.rule, diagnostic.message)
+
+
+def analyze(text: str, path: str | None = None) -> AnalysisResult:
+    from analysis.rules import RULES, RuleContext
+
+    source = SourceText(text)
+    document = read_yaml(source)
+    if document.root is None and document.problems:
+        return AnalysisResult(source, path, document, None, None,
+                              sorted(document.problems, key=_sort_key))
+    workflow = build_workflow(document)
+    graph = build_graph(workflow)
+    context = RuleContext(source, document, workflow, graph)
+    found: list[Diagnostic] = []
+    for rule in RULES.values():
+        try:
+            found.extend(rule.check(context))
+        except Exception as error:  # a rule bug must not break the editor or the CLI
+            found.append(Diagnostic(
+                Range(Position(0, 0), Position(0, 0)), Severity.ERROR, INTERNAL_ERROR,
+                f"rule {rule.id} failed ({type(error).__name__}: {error}); please report this "
+                "bug with the file",
+            ))
+    kept, suppressed = apply_suppressions(context, found)
+    return AnalysisResult(source, path, document, workflow, graph,
+                          sorted(kept, key=_sort_key), sorted(suppressed, key=_sort_key))

@@ -1,0 +1,179 @@
+"""The dependency graph the engine builds, and the facts derived from it.
+
+Contract:
+- `build_graph(workflow)` never raises. Its `edges` are the union the engine builds (see the
+  workflow-yaml spec): `explicit` edges (the `from` id before the first `:`), `parallel` edges
+  (parallel → each `parallel_of` member), `condition` edges (condition → each branch
+  `target_node` and `default`) and `data` edges (`{{ run.outputs["id"] }}` in an agent's
+  `prompt_template` / `system_prompt_append`, its resolved agent's `system_prompt`, a gate's
+  `assignee` / `message_template`). Only edges whose both ends are existing node ids are in the
+  graph; expressions never add edges.
+- `ancestors(node_id)` → the transitive predecessors (a frozenset, never including the node
+  itself unless it sits on a cycle); `cycle` → one cycle as a node-id path whose first and last
+  element are equal (None when acyclic), with `cycle_edges` the `GraphEdge`s along it.
+- `fan_in_branches(merge_id)` → the node ids in the order of the merge's `branches` array.
+- `secret_inputs` and `secret_context` → the declared secret input names and the context keys
+  derived from one (taint through `{{ inputs.x }}` and `{{ ctx.y }}` in context values).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from analysis.model import DATA_EDGE_FIELDS, NodeDef, Workflow
+
+CONTROL_TYPES = frozenset({"condition", "parallel"})
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    source: str
+    target: str
+    kind: str  # "explicit" | "parallel" | "condition" | "data"
+    span: tuple[int, int]  # where the edge is written (the target reference)
+
+
+@dataclass(eq=False)
+class Graph:
+    workflow: Workflow
+    node_ids: list[str]
+    edges: list[GraphEdge]
+    successors: dict[str, list[str]] = field(default_factory=dict)
+    predecessors: dict[str, list[str]] = field(default_factory=dict)
+    _ancestors: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+
+    def ancestors(self, node_id: str) -> frozenset[str]:
+        cached = self._ancestors.get(node_id)
+        if cached is not None:
+            return cached
+        seen: set[str] = set()
+        stack = list(self.predecessors.get(node_id, ()))
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            known = self._ancestors.get(current)
+            if known is not None:
+                seen |= known
+                continue
+            stack.extend(self.predecessors.get(current, ()))
+        result = frozenset(seen)
+        self._ancestors[node_id] = result
+        return result
+
+    @cached_property
+    def cycle(self) -> list[str] | None:
+        """One cycle (iterative DFS, authored order), as a closed path of node ids."""
+        state: dict[str, int] = {}  # 1 = on the stack, 2 = done
+        for root in self.node_ids:
+            if root in state:
+                continue
+            path: list[str] = [root]
+            iterators = [iter(self.successors.get(root, ()))]
+            state[root] = 1
+            while iterators:
+                child = next(iterators[-1], None)
+                if child is None:
+                    state[path.pop()] = 2
+                    iterators.pop()
+                elif state.get(child) == 1:
+                    return [*path[path.index(child):], child]
+                elif child not in state:
+                    state[child] = 1
+                    path.append(child)
+                    iterators.append(iter(self.successors.get(child, ())))
+        return None
+
+    @cached_property
+    def cycle_edges(self) -> list[GraphEdge]:
+        if self.cycle is None:
+            return []
+        by_pair: dict[tuple[str, str], GraphEdge] = {}
+        for edge in self.edges:
+            by_pair.setdefault((edge.source, edge.target), edge)
+        return [by_pair[pair] for pair in zip(self.cycle, self.cycle[1:], strict=False)]
+
+    def fan_in_branches(self, merge_id: str) -> list[str]:
+        """The merge's `branches` order (spec: "Fan-in order of branches")."""
+        nodes = self.workflow.nodes_by_id
+        incoming = [
+            source for source in self.predecessors.get(merge_id, ())
+            if nodes[source].type not in CONTROL_TYPES
+        ]
+        best: list[str] = []
+        for node in self.workflow.nodes:
+            if node.type != "parallel" or node.id is None or node.id not in nodes:
+                continue
+            if nodes[node.id] is not node:
+                continue
+            covered = [m.id for m in node.parallel_of if m.id in incoming]
+            covered = list(dict.fromkeys(covered))
+            if len(covered) > len(best):
+                best = covered
+        return best + [source for source in incoming if source not in best]
+
+    @cached_property
+    def secret_inputs(self) -> frozenset[str]:
+        return frozenset(
+            decl.name for decl in self.workflow.inputs if decl.secret and decl.name is not None
+        )
+
+    @cached_property
+    def secret_context(self) -> frozenset[str]:
+        tainted: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for entry in self.workflow.context:
+                if entry.key is None or entry.key in tainted or entry.value is None:
+                    continue
+                for ref in entry.value.references:
+                    if (ref.kind == "inputs" and ref.name in self.secret_inputs) or (
+                        ref.kind == "ctx" and ref.name in tainted
+                    ):
+                        tainted.add(entry.key)
+                        changed = True
+                        break
+        return frozenset(tainted)
+
+
+def _data_edge_sources(workflow: Workflow, node: NodeDef) -> list[tuple[str, tuple[int, int]]]:
+    fields = [field for field in node.templates if field.name in DATA_EDGE_FIELDS]
+    agent = workflow.agent_for(node) if node.type == "agent" else None
+    if agent is not None and agent.system_prompt is not None:
+        fields.append(agent.system_prompt)
+    result = []
+    for template in fields:
+        for ref in template.references:
+            if ref.edge and ref.name is not None:
+                result.append((ref.name, template.source_span(ref.name_start, ref.name_end)))
+    return result
+
+
+def build_graph(workflow: Workflow) -> Graph:
+    nodes = workflow.nodes_by_id
+    edges: list[GraphEdge] = []
+    for edge in workflow.edges:
+        if edge.source in nodes and edge.to is not None and edge.to.id in nodes:
+            edges.append(GraphEdge(edge.source, edge.to.id, "explicit", edge.to.span))
+    for node_id, node in nodes.items():
+        if node.type == "parallel":
+            edges.extend(GraphEdge(node_id, member.id, "parallel", member.span)
+                         for member in node.parallel_of if member.id in nodes)
+        elif node.type == "condition":
+            targets = [branch.target for branch in node.branches] + [node.default]
+            edges.extend(GraphEdge(node_id, target.id, "condition", target.span)
+                         for target in targets if target is not None and target.id in nodes)
+        elif node.type in ("agent", "human_gate"):
+            edges.extend(GraphEdge(source, node_id, "data", span)
+                         for source, span in _data_edge_sources(workflow, node)
+                         if source in nodes)
+    graph = Graph(workflow, list(nodes), edges)
+    for link in edges:
+        successors = graph.successors.setdefault(link.source, [])
+        if link.target not in successors:
+            successors.append(link.target)
+            graph.predecessors.setdefault(link.target, []).append(link.source)
+    return graph

@@ -1,0 +1,388 @@
+"""The typed workflow model over the YAML tree, with a span for every key and value.
+
+Contract (read by the server and the expression rules):
+- `build_workflow(document)` never raises and never rejects: it keeps whatever is well-typed and
+  skips the rest (the schema rules report what is wrong). All spans are document offsets
+  (`SourceText.range(start, end)` makes a `Range`).
+- `Workflow`: `id`, `inputs`, `context`, `agents`, `nodes`, `edges` in authored order, plus
+  `node(id)` (first node with that id), `expression_fields()` and `template_fields()`.
+- `NodeDef`: `id`, `type`, `entry(name)` → the `YEntry` (key and value nodes with spans) of a
+  field, typed helpers for the graph (`branches`, `default`, `parallel_of`, `agent_ref`,
+  `merge_strategy`), `expression` (an `ExpressionField` for `expression` / `transform` /
+  `merge_fn` when it is a string) and `templates` (its template fields).
+- `ScalarText` (base of `ExpressionField` and `TemplateField`): `value` is the decoded string;
+  `source_offset_of(i)` maps an index in it (0..len) to a document offset — exact when the scalar's
+  source re-scan reproduces the value, otherwise the scalar's start; `source_span(i, j)` maps a
+  half-open range. Ids and names are `NodeRef`s: the string and its scalar (for spans).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from analysis.diagnostics import Range
+from analysis.scalar_offsets import map_scalar
+from analysis.source import SourceText
+from analysis.templates import TemplateRef, find_references
+from analysis.yaml_tree import YamlDocument, YEntry, YMapping, YNode, YScalar, YSequence
+
+EXPRESSION_FIELDS = {"condition": "expression", "transform": "transform", "merge": "merge_fn"}
+NODE_TEMPLATE_FIELDS = {
+    "agent": ("prompt_template", "system_prompt_append"),
+    "human_gate": ("assignee", "message_template"),
+    "output": ("save_to",),
+}
+# Template fields whose `{{ run.outputs["id"] }}` references become data edges.
+DATA_EDGE_FIELDS = frozenset(
+    {"prompt_template", "system_prompt_append", "system_prompt", "assignee", "message_template"}
+)
+
+
+class ScalarText:
+    """A string scalar's decoded value with the mapping back to document offsets."""
+
+    def __init__(self, scalar: YScalar, source: SourceText) -> None:
+        self.scalar = scalar
+        self.source = source
+        self.value = scalar.text
+
+    @cached_property
+    def _map(self) -> tuple[list[int], list[int]] | None:
+        return map_scalar(self.source.text, self.scalar)
+
+    @property
+    def exact(self) -> bool:
+        """Whether offsets are exact (the re-scan reproduced the value)."""
+        return self._map is not None
+
+    def source_offset_of(self, index: int) -> int:
+        index = min(max(index, 0), len(self.value))
+        if self._map is None:
+            return self.scalar.content_start
+        return self._map[0][index]
+
+    def source_span(self, start: int, end: int) -> tuple[int, int]:
+        """Document offsets of the decoded range `[start, end)` (an escape maps as a whole)."""
+        start = min(max(start, 0), len(self.value))
+        end = min(max(end, start), len(self.value))
+        if self._map is None:
+            return (self.scalar.content_start, self.scalar.content_start)
+        starts, ends = self._map
+        return (starts[start], ends[end - 1] if end > start else starts[start])
+
+    def source_range(self, start: int, end: int) -> Range:
+        return self.source.range(*self.source_span(start, end))
+
+    def decoded_index_of(self, offset: int) -> int | None:
+        """The decoded index whose source covers document `offset` (for cursor → value)."""
+        if self._map is None:
+            return None
+        starts, ends = self._map
+        for index in range(len(self.value)):
+            if starts[index] <= offset < max(ends[index], starts[index] + 1):
+                return index
+        return len(self.value) if offset == starts[len(self.value)] else None
+
+
+class ExpressionField(ScalarText):
+    """A bare JavaScript expression: `expression`, `transform` or `merge_fn`."""
+
+    def __init__(self, scalar: YScalar, source: SourceText, node: NodeDef, name: str) -> None:
+        super().__init__(scalar, source)
+        self.node = node
+        self.name = name
+
+    @property
+    def kind(self) -> str:
+        """The sandbox kind: "condition", "transform" or "merge"."""
+        return self.node.type or ""
+
+
+class TemplateField(ScalarText):
+    """A `{{ … }}` template field. `owner` is a node, context entry or agent declaration."""
+
+    def __init__(self, scalar: YScalar, source: SourceText, owner: object, name: str) -> None:
+        super().__init__(scalar, source)
+        self.owner = owner
+        self.name = name
+
+    @cached_property
+    def references(self) -> list[TemplateRef]:
+        return find_references(self.value) if "{{" in self.value else []
+
+
+@dataclass(frozen=True, eq=False)
+class NodeRef:
+    """A node id, name or key written somewhere: its text and the scalar it sits in."""
+
+    id: str
+    scalar: YScalar
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return self.scalar.span
+
+
+@dataclass(eq=False)
+class Branch:
+    index: int
+    mapping: YMapping
+    when: YScalar | None
+    target: NodeRef | None
+
+
+def _string(node: YNode | None) -> NodeRef | None:
+    if isinstance(node, YScalar) and isinstance(node.value, str):
+        return NodeRef(node.value, node)
+    return None
+
+
+def _entry_value(mapping: YMapping, name: str) -> YNode | None:
+    entry = mapping.get(name)
+    return entry.value if entry else None
+
+
+def _mappings(node: YNode | None) -> Iterator[tuple[int, YMapping]]:
+    if isinstance(node, YSequence):
+        for index, item in enumerate(node.items):
+            if isinstance(item, YMapping):
+                yield index, item
+
+
+@dataclass(eq=False)
+class NodeDef:
+    index: int
+    mapping: YMapping
+    id_ref: NodeRef | None
+    type: str | None
+    expression: ExpressionField | None = None
+    templates: list[TemplateField] = field(default_factory=list)
+
+    @property
+    def id(self) -> str | None:
+        return self.id_ref.id if self.id_ref else None
+
+    def entry(self, name: str) -> YEntry | None:
+        return self.mapping.get(name)
+
+    def string(self, name: str) -> str | None:
+        ref = _string(_entry_value(self.mapping, name))
+        return ref.id if ref else None
+
+    @cached_property
+    def branches(self) -> list[Branch]:
+        result = []
+        for index, item in _mappings(_entry_value(self.mapping, "branches")):
+            when = item.get("when")
+            result.append(Branch(
+                index, item, when.value if when and isinstance(when.value, YScalar) else None,
+                _string(_entry_value(item, "target_node")),
+            ))
+        return result
+
+    @cached_property
+    def default(self) -> NodeRef | None:
+        return _string(_entry_value(self.mapping, "default"))
+
+    @cached_property
+    def parallel_of(self) -> list[NodeRef]:
+        members = _entry_value(self.mapping, "parallel_of")
+        if not isinstance(members, YSequence):
+            return []
+        return [ref for ref in map(_string, members.items) if ref is not None]
+
+    @cached_property
+    def agent_ref(self) -> NodeRef | None:
+        return _string(_entry_value(self.mapping, "agent_ref"))
+
+    @property
+    def merge_strategy(self) -> str | None:
+        return self.string("merge_strategy")
+
+
+@dataclass(eq=False)
+class Edge:
+    index: int
+    mapping: YMapping
+    from_field: ScalarText | None
+    to: NodeRef | None
+
+    @cached_property
+    def source(self) -> str | None:
+        """The node id before the first `:` of `from`."""
+        return self.from_field.value.split(":", 1)[0] if self.from_field else None
+
+    @cached_property
+    def handle(self) -> str | None:
+        if self.from_field is None or ":" not in self.from_field.value:
+            return None
+        return self.from_field.value.split(":", 1)[1]
+
+    def source_span(self) -> tuple[int, int]:
+        assert self.from_field is not None and self.source is not None
+        return self.from_field.source_span(0, len(self.source))
+
+    def handle_span(self) -> tuple[int, int]:
+        assert self.from_field is not None and self.source is not None
+        return self.from_field.source_span(len(self.source) + 1, len(self.from_field.value))
+
+
+@dataclass(eq=False)
+class InputDecl:
+    index: int
+    mapping: YMapping
+    name_ref: NodeRef | None
+    type: str | None
+
+    @property
+    def name(self) -> str | None:
+        return self.name_ref.id if self.name_ref else None
+
+    @property
+    def secret(self) -> bool:
+        return self.type == "secret"
+
+
+@dataclass(eq=False)
+class ContextDecl:
+    index: int
+    mapping: YMapping
+    key_ref: NodeRef | None
+    value: TemplateField | None
+
+    @property
+    def key(self) -> str | None:
+        return self.key_ref.id if self.key_ref else None
+
+
+@dataclass(eq=False)
+class AgentDecl:
+    index: int
+    mapping: YMapping
+    id_ref: NodeRef | None
+    is_ref: bool  # a `{$ref: path}` entry: its fields live in another file
+    system_prompt: TemplateField | None
+
+    @property
+    def id(self) -> str | None:
+        return self.id_ref.id if self.id_ref else None
+
+
+@dataclass(eq=False)
+class Workflow:
+    source: SourceText
+    document: YamlDocument
+    root: YMapping | None
+    body: YMapping | None  # the `workflow:` mapping
+    id_ref: NodeRef | None
+    inputs: list[InputDecl]
+    context: list[ContextDecl]
+    agents: list[AgentDecl]
+    nodes: list[NodeDef]
+    edges: list[Edge]
+
+    @property
+    def id(self) -> str | None:
+        return self.id_ref.id if self.id_ref else None
+
+    @cached_property
+    def nodes_by_id(self) -> dict[str, NodeDef]:
+        result: dict[str, NodeDef] = {}
+        for node in self.nodes:
+            if node.id is not None:
+                result.setdefault(node.id, node)
+        return result
+
+    def node(self, node_id: str) -> NodeDef | None:
+        return self.nodes_by_id.get(node_id)
+
+    @cached_property
+    def agents_by_id(self) -> dict[str, AgentDecl]:
+        result: dict[str, AgentDecl] = {}
+        for agent in self.agents:
+            if agent.id is not None:
+                result.setdefault(agent.id, agent)
+        return result
+
+    def expression_fields(self) -> Iterator[ExpressionField]:
+        return (node.expression for node in self.nodes if node.expression is not None)
+
+    def template_fields(self) -> Iterator[TemplateField]:
+        for entry in self.context:
+            if entry.value is not None:
+                yield entry.value
+        for agent in self.agents:
+            if agent.system_prompt is not None:
+                yield agent.system_prompt
+        for node in self.nodes:
+            yield from node.templates
+
+    def agent_for(self, node: NodeDef) -> AgentDecl | None:
+        return self.agents_by_id.get(node.agent_ref.id) if node.agent_ref else None
+
+
+def _string_scalar(node: YNode | None) -> YScalar | None:
+    if isinstance(node, YScalar) and isinstance(node.value, str):
+        return node
+    return None
+
+
+def _build_node(index: int, mapping: YMapping, source: SourceText) -> NodeDef:
+    node_type = _string(_entry_value(mapping, "type"))
+    node = NodeDef(index, mapping, _string(_entry_value(mapping, "id")),
+                   node_type.id if node_type else None)
+    expression_name = EXPRESSION_FIELDS.get(node.type or "")
+    if expression_name:
+        scalar = _string_scalar(_entry_value(mapping, expression_name))
+        if scalar is not None:
+            node.expression = ExpressionField(scalar, source, node, expression_name)
+    for name in NODE_TEMPLATE_FIELDS.get(node.type or "", ()):
+        scalar = _string_scalar(_entry_value(mapping, name))
+        if scalar is not None:
+            node.templates.append(TemplateField(scalar, source, node, name))
+    return node
+
+
+def build_workflow(document: YamlDocument) -> Workflow:
+    source = document.source
+    root = document.root if isinstance(document.root, YMapping) else None
+    body_node = _entry_value(root, "workflow") if root else None
+    body = body_node if isinstance(body_node, YMapping) else None
+
+    def section(name: str) -> Iterator[tuple[int, YMapping]]:
+        return _mappings(_entry_value(body, name)) if body else iter(())
+
+    inputs = []
+    for index, item in section("inputs"):
+        input_type = _string(_entry_value(item, "type"))
+        inputs.append(InputDecl(index, item, _string(_entry_value(item, "name")),
+                                input_type.id if input_type else None))
+    context = []
+    for index, item in section("context"):
+        entry = ContextDecl(index, item, _string(_entry_value(item, "key")), None)
+        scalar = _string_scalar(_entry_value(item, "value"))
+        if scalar is not None:
+            entry.value = TemplateField(scalar, source, entry, "value")
+        context.append(entry)
+    agents = []
+    for index, item in section("agents"):
+        agent = AgentDecl(index, item, _string(_entry_value(item, "id")),
+                          item.get("$ref") is not None, None)
+        scalar = _string_scalar(_entry_value(item, "system_prompt"))
+        if scalar is not None:
+            agent.system_prompt = TemplateField(scalar, source, agent, "system_prompt")
+        agents.append(agent)
+    nodes = [_build_node(index, item, source) for index, item in section("nodes")]
+    edges = []
+    for index, item in section("edges"):
+        from_scalar = _string_scalar(_entry_value(item, "from"))
+        edges.append(Edge(index, item,
+                          ScalarText(from_scalar, source) if from_scalar else None,
+                          _string(_entry_value(item, "to"))))
+    return Workflow(
+        source, document, root, body,
+        _string(_entry_value(body, "id")) if body else None,
+        inputs, context, agents, nodes, edges,
+    )

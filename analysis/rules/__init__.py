@@ -1,0 +1,89 @@
+"""The rule interface and registry: one module per rule id, discovered automatically.
+
+Contract for a rule module `analysis/rules/<rule_id with - as _>.py`:
+- `RULE_ID: str` — the stable id (kebab-case), also the anchor `docs/rules.md#<rule-id>`;
+- `SEVERITY: Severity` — the default severity (callers may remap per diagnostic by rule id);
+- `SUMMARY: str` — one line for hover and docs;
+- `check(ctx: RuleContext) -> Iterable[Diagnostic]` — yields the rule's diagnostics. Build them
+  with `ctx.diagnostic(RULE_ID, SEVERITY, start, end, message, ...)` (document offsets).
+Adding the file is all a new rule needs: `RULES` lists every module found in this package.
+Rules run only when the YAML composed; `analysis.analyze` catches a rule's exception, so one buggy
+rule cannot take the others down (it reports `internal-error` instead of crashing the caller).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from analysis.diagnostics import Diagnostic, Related, Severity
+from analysis.graph import Graph
+from analysis.model import Workflow
+from analysis.source import SourceText
+from analysis.yaml_tree import YamlDocument
+
+DOCS_URL = "docs/rules.md"
+
+
+@dataclass
+class RuleContext:
+    """Everything a rule may read. Offsets are document offsets (code points)."""
+
+    source: SourceText
+    document: YamlDocument
+    workflow: Workflow
+    graph: Graph
+
+    def diagnostic(
+        self,
+        rule: str,
+        severity: Severity,
+        start: int,
+        end: int,
+        message: str,
+        data: dict[str, Any] | None = None,
+        related: Iterable[tuple[int, int, str]] = (),
+    ) -> Diagnostic:
+        return Diagnostic(
+            self.source.range(start, end), severity, rule, message, data,
+            tuple(Related(self.source.range(s, e), text) for s, e, text in related),
+        )
+
+    @cached_property
+    def schema_problems(self) -> list[Diagnostic]:
+        """The schema walk's findings (shared by unknown-key, missing-field, invalid-value, …)."""
+        from analysis.schema import validate
+
+        return validate(self)
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    severity: Severity
+    summary: str
+    check: Callable[[RuleContext], Iterable[Diagnostic]]
+
+    @property
+    def docs_anchor(self) -> str:
+        return f"{DOCS_URL}#{self.id}"
+
+
+def _discover() -> dict[str, Rule]:
+    rules: dict[str, Rule] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        rule = Rule(module.RULE_ID, module.SEVERITY, module.SUMMARY, module.check)
+        if rule.id.replace("-", "_") != info.name:
+            raise ImportError(f"rule module {info.name} declares RULE_ID {rule.id!r}")
+        rules[rule.id] = rule
+    return rules
+
+
+RULES: dict[str, Rule] = _discover()

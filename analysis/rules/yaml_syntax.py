@@ -1,0 +1,16 @@
+"""yaml-syntax: the file is not YAML the engine reads (syntax error, anchors, aliases, merge
+keys, custom tags, over 2 MiB). Found by the reader (`analysis.yaml_tree`); published here."""
+
+from collections.abc import Iterator
+
+from analysis.diagnostics import Diagnostic, Severity
+from analysis.rules import RuleContext
+from analysis.yaml_tree import YAML_SYNTAX
+
+RULE_ID = YAML_SYNTAX
+SEVERITY = Severity.ERROR
+SUMMARY = "The file is not YAML the engine accepts (syntax, anchors/aliases, merge keys, size)."
+
+
+def check(ctx: RuleContext) -> Iterator[Diagnostic]:
+    return (problem for problem in ctx.document.problems if problem.rule == RULE_ID)

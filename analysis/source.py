@@ -1,0 +1,88 @@
+"""The document text and its coordinate systems.
+
+Contract:
+- An *offset* is an index into the document `str` (Unicode code points), as libyaml's mark
+  `.index` is (plus one when the text starts with a BOM, which libyaml does not count).
+- A `Position` (from `analysis.diagnostics`) is a 0-based line and a code-point column. Lines are
+  split at `\\n`, `\\r\\n` and `\\r` only, as LSP does (libyaml also breaks at U+0085/U+2028/U+2029,
+  so its own line/column are never used).
+- `utf16_character()` converts a position's column to UTF-16 code units for the CLI's JSON and
+  SARIF output and for LSP clients; `position_at_utf16()` goes back.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from functools import cached_property
+
+from analysis.diagnostics import Position, Range
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def utf16_length(text: str) -> int:
+    """Number of UTF-16 code units `text` occupies."""
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+class SourceText:
+    """Immutable document text with line starts and offset/position conversion."""
+
+    __slots__ = ("__dict__", "line_starts", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = [0]
+        starts.extend(match.end() for match in _LINE_BREAK.finditer(text))
+        self.line_starts: list[int] = starts
+
+    @cached_property
+    def _ascii(self) -> bool:
+        return self.text.isascii()
+
+    @property
+    def line_count(self) -> int:
+        return len(self.line_starts)
+
+    def position(self, offset: int) -> Position:
+        """The position of a document offset (clamped to the text)."""
+        offset = min(max(offset, 0), len(self.text))
+        line = bisect.bisect_right(self.line_starts, offset) - 1
+        return Position(line, offset - self.line_starts[line])
+
+    def range(self, start: int, end: int) -> Range:
+        return Range(self.position(start), self.position(max(start, end)))
+
+    def offset(self, position: Position) -> int:
+        """The document offset of a position; columns past the line's end clamp to its end."""
+        if position.line < 0:
+            return 0
+        if position.line >= len(self.line_starts):
+            return len(self.text)
+        start = self.line_starts[position.line]
+        return start + min(max(position.character, 0), len(self.line_text(position.line)))
+
+    def line_text(self, line: int) -> str:
+        """The text of a line without its line break."""
+        start = self.line_starts[line]
+        end = self.line_starts[line + 1] if line + 1 < len(self.line_starts) else len(self.text)
+        return self.text[start:end].rstrip("\r\n")
+
+    def utf16_character(self, position: Position) -> int:
+        """The UTF-16 column of a code-point position."""
+        if self._ascii or position.line >= len(self.line_starts):
+            return position.character
+        return utf16_length(self.line_text(position.line)[: position.character])
+
+    def position_at_utf16(self, line: int, utf16_character: int) -> Position:
+        """The code-point position of a UTF-16 column (clamped; a split surrogate rounds up)."""
+        if line >= len(self.line_starts):
+            return self.position(len(self.text))
+        units = 0
+        text = self.line_text(max(line, 0))
+        for index, ch in enumerate(text):
+            if units >= utf16_character:
+                return Position(line, index)
+            units += 2 if ord(ch) > 0xFFFF else 1
+        return Position(line, len(text))

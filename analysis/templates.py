@@ -1,0 +1,107 @@
+"""Find `{{ … }}` references in a template string (decoded scalar text).
+
+Contract: `find_references(text)` returns every `{{ … }}` in order as a `TemplateRef` whose
+indices are into `text` (map them to the document with `ScalarText.source_span`). A `}}` inside
+quotes or brackets does not close a reference; an unclosed `{{` is plain text, as the engine treats
+it. Recognised heads: `inputs.NAME`, `ctx.NAME`, `run.outputs["ID"]` (bracket-and-quote form: the
+only one that adds a data edge), `run.outputs.ID` / `run.outputs['ID']` (recognised for
+navigation, `edge` False), `run.id`, `secrets.NAME`. Filters: `| name` or `| name("arg")`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+KNOWN_FILTERS = ("read_file", "json", "length", "default")
+
+_NAME = r"[A-Za-z0-9_-]+"
+_HEAD = re.compile(
+    r"\s*(?:"
+    rf"(?P<scope>inputs|ctx|secrets)\s*\.\s*(?P<name>{_NAME})"
+    r"|run\s*\.\s*outputs\s*\[\s*(?P<q>[\"'])(?P<bracket>[^\"'\\]*)(?P=q)\s*\]"
+    r"|run\s*\.\s*outputs\s*\.\s*(?P<dotted>[A-Za-z_$][A-Za-z0-9_$]*)"
+    r"|(?P<runid>run\s*\.\s*id)\b"
+    r")"
+)
+_FILTER = re.compile(r"\|\s*(?P<filter>[A-Za-z_][A-Za-z0-9_]*)")
+
+
+@dataclass(frozen=True)
+class TemplateFilter:
+    name: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class TemplateRef:
+    start: int  # index of `{{`
+    end: int  # index after `}}`
+    body: str  # the text between the braces
+    # "inputs" | "ctx" | "secrets" | "run.outputs" | "run.id" | None (not a known reference)
+    kind: str | None
+    name: str | None = None  # input name, ctx key, secret name or node id
+    name_start: int = 0
+    name_end: int = 0
+    edge: bool = False  # a `run.outputs["id"]` data edge
+    filters: tuple[TemplateFilter, ...] = field(default=())
+
+
+def _closing(text: str, start: int) -> int:
+    """Index of the `}}` closing a reference whose body starts at `start`, or -1."""
+    quote = ""
+    depth = 0
+    index = start
+    length = len(text)
+    while index < length:
+        ch = text[index]
+        if quote:
+            if ch == "\\":
+                index += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth = max(depth - 1, 0)
+        elif ch == "}" and depth == 0 and text.startswith("}}", index):
+            return index
+        index += 1
+    return -1
+
+
+def find_references(text: str) -> list[TemplateRef]:
+    refs: list[TemplateRef] = []
+    position = text.find("{{")
+    while position != -1:
+        body_start = position + 2
+        close = _closing(text, body_start)
+        if close == -1:
+            break
+        refs.append(_parse(text, position, body_start, close))
+        position = text.find("{{", close + 2)
+    return refs
+
+
+def _parse(text: str, start: int, body_start: int, close: int) -> TemplateRef:
+    body = text[body_start:close]
+    end = close + 2
+    head = _HEAD.match(body)
+    if head is None:
+        return TemplateRef(start, end, body, None)
+    filters = tuple(
+        TemplateFilter(m.group("filter"), body_start + m.start("filter"),
+                       body_start + m.end("filter"))
+        for m in _FILTER.finditer(body, head.end())
+    )
+    for group, kind in (("name", None), ("bracket", "run.outputs"), ("dotted", "run.outputs")):
+        if head.group(group) is not None:
+            return TemplateRef(
+                start, end, body, kind or head.group("scope"), head.group(group),
+                body_start + head.start(group), body_start + head.end(group),
+                edge=group == "bracket", filters=filters,
+            )
+    return TemplateRef(start, end, body, "run.id", filters=filters)
