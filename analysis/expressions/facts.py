@@ -211,7 +211,8 @@ class _TreeScan:
         self.branches_uses: list[Span] = []
         self._scopes = ScopeResolver(self._name_of)
         captures = QueryCursor(_QUERY).captures(parsed.root)
-        for node in captures.get("reference", []):
+        # Capture lists are not in source order; the answers are.
+        for node in sorted(captures.get("reference", []), key=lambda node: node.start_byte):
             self._reference(node)
         for node in captures.get("keyword", []) + captures.get("import", []):
             self.forbidden.append(ForbiddenUse(parsed.text(node), self._span(node)))

@@ -1,7 +1,8 @@
 """Parse one expression with tree-sitter-javascript the way the engine wraps it, with offsets.
 
-The engine evaluates an expression inside parentheses, so `{ ...branches[0] }` is an object
-literal, not a block; parsing the same wrapped text gives the same reading. Tree-sitter reports
+The engine evaluates an expression inside parentheses (the source on its own lines), so
+`{ ...branches[0] }` is an object literal, not a block; parsing the same wrapped text gives the
+same reading. Tree-sitter reports
 UTF-8 byte offsets into the wrapped text; `ParsedExpression.offset` turns them into code-point
 offsets into the expression string itself.
 """
@@ -18,7 +19,7 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor
 LANGUAGE = Language(tree_sitter_javascript.language())
 _PARSER = Parser(LANGUAGE)
 
-_PREFIX = b"("
+_PREFIX = b"(\n"
 # A newline before the closing parenthesis, so a trailing `// comment` cannot swallow it.
 _SUFFIX = b"\n)"
 
