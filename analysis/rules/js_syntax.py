@@ -1,0 +1,47 @@
+"""js-syntax: an expression field is not one valid JavaScript expression, as the engine parses it.
+
+The verdict and the position are the engine's parser's (`sandbox.syntax.check_syntax`);
+tree-sitter only widens the range to the token found there.
+"""
+
+from collections.abc import Iterator
+
+from analysis.diagnostics import Diagnostic, Severity
+from analysis.expressions import Span, semantic_tokens
+from analysis.rules import RuleContext
+from analysis.rules._expression_sites import expression_sites, syntax_problem
+
+RULE_ID = "js-syntax"
+SEVERITY = Severity.ERROR
+SUMMARY = "An expression is not valid JavaScript (the engine only finds out when the node runs)."
+
+
+def _problem_span(source: str, offset: int) -> Span:
+    """The token at the engine's position, or the last character when the input ended early."""
+    code_end = len(source.rstrip())
+    if offset >= code_end:
+        return Span(max(code_end - 1, 0), code_end)
+    for token in semantic_tokens(source):
+        if token.span.start == offset:
+            return token.span
+    return Span(offset, offset + 1)
+
+
+def check(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for site in expression_sites(ctx):
+        source = site.field.value
+        if not source.strip():
+            continue  # an empty expression is invalid-value's report
+        problem = syntax_problem(source)
+        if problem is None:
+            continue
+        start, end = site.span(_problem_span(source, problem.offset))
+        yield ctx.diagnostic(
+            RULE_ID,
+            SEVERITY,
+            start,
+            end,
+            f"JavaScript syntax error in {site.label}: {problem.message}. The engine parses an "
+            "expression only when its node runs, so fix it before the run.",
+            data={"node": site.node.id, "field": site.field.name},
+        )

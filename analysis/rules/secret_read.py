@@ -1,0 +1,42 @@
+"""secret-read: an expression reads a secret input, or a context entry derived from one.
+
+The sandbox denies those reads: the node fails with `secret_context` when it runs. Taint flows
+through context values (`{{ inputs.token }}` in a context value makes that entry secret-derived);
+the graph computes it.
+"""
+
+from collections.abc import Iterator
+
+from analysis.diagnostics import Diagnostic, Severity
+from analysis.rules import RuleContext
+from analysis.rules._expression_sites import expression_sites
+
+RULE_ID = "secret-read"
+SEVERITY = Severity.ERROR
+SUMMARY = "An expression reads a secret input or a context entry derived from one."
+
+
+def check(ctx: RuleContext) -> Iterator[Diagnostic]:
+    secret_inputs = ctx.graph.secret_inputs
+    secret_context = ctx.graph.secret_context
+    if not secret_inputs and not secret_context:
+        return
+    for site in expression_sites(ctx):
+        for read in site.facts.scope_reads:
+            if read.binding == "inputs" and read.key_name in secret_inputs:
+                what = f"the secret input `{read.key_name}`"
+            elif read.binding == "ctx" and read.key_name in secret_context:
+                what = f"the context entry `{read.key_name}`, which is derived from a secret input"
+            else:
+                continue
+            start, end = site.span(read.access)
+            yield ctx.diagnostic(
+                RULE_ID,
+                SEVERITY,
+                start,
+                end,
+                f"{site.label} reads {what}: the sandbox denies it and the node fails with "
+                "`secret_context`. Expressions never see secrets; remove the read, or compute "
+                "what you need from a non-secret input.",
+                data={"binding": read.binding, "key": read.key_name},
+            )

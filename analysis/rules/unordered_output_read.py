@@ -1,0 +1,76 @@
+"""unordered-output-read: an expression reads `run.outputs` of a node it is not ordered after.
+
+At run time `run.outputs` holds only the reading node's transitive ancestors (ADR-0093), so such
+a read is `undefined`. When the engine's own parse-time scan sees the read, the engine refuses the
+workflow (error); when only a syntax tree sees it, the workflow loads and the read silently yields
+`undefined` (warning). Skipped when the graph has a cycle, as the engine skips it.
+"""
+
+from collections.abc import Iterator
+
+from analysis.diagnostics import Diagnostic, Severity
+from analysis.expressions import OutputRead, ReadGrade
+from analysis.rules import RuleContext
+from analysis.rules._expression_sites import ExpressionSite, expression_sites, output_access
+
+RULE_ID = "unordered-output-read"
+SEVERITY = Severity.ERROR
+SUMMARY = "An expression reads run.outputs of a node that is not one of its ancestors."
+
+
+def _message(site: ExpressionSite, read: OutputRead, reader: str) -> str:
+    target = read.node_id
+    if target == reader:
+        problem = f"reads its own output `{output_access(target)}`, which never exists"
+        fix = "read an upstream node's output instead"
+    else:
+        problem = (
+            f"reads `{output_access(target)}`, but `{target}` is not an ancestor of `{reader}`"
+        )
+        fix = f"add an edge from `{target}` to `{reader}` (or a path through other nodes)"
+    if read.grade is ReadGrade.ENGINE:
+        outcome = "the engine refuses this workflow"
+    else:
+        outcome = (
+            "the engine's parse-time scan does not see this read, so the workflow loads but the "
+            "value is `undefined` when the node runs"
+        )
+    return f"{site.label} {problem}: {outcome}. To fix, {fix}."
+
+
+def check(ctx: RuleContext) -> Iterator[Diagnostic]:
+    graph = ctx.graph
+    if graph.cycle is not None:
+        return
+    nodes = ctx.workflow.nodes_by_id
+    for site in expression_sites(ctx):
+        reader = site.node.id
+        if reader is None or nodes.get(reader) is not site.node:
+            continue  # no id, or a duplicate id: the duplicate-id report comes first
+        for read in site.facts.output_reads:
+            target = nodes.get(read.node_id)
+            if target is None:
+                continue  # not a node: unknown-output-reference
+            if read.node_id != reader and read.node_id in graph.ancestors(reader):
+                continue
+            start, end = site.span(read.access)
+            related = (
+                [(*target.id_ref.span, f"node `{read.node_id}` is declared here")]
+                if target.id_ref is not None
+                else []
+            )
+            yield ctx.diagnostic(
+                RULE_ID,
+                SEVERITY if read.grade is ReadGrade.ENGINE else Severity.WARNING,
+                start,
+                end,
+                _message(site, read, reader),
+                data={
+                    "reader": reader,
+                    "target": read.node_id,
+                    "field": site.field.name,
+                    "grade": read.grade.value,
+                    "form": read.form.value,
+                },
+                related=related,
+            )
