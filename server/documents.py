@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from analysis.sample_scope import is_sidecar
 from server.positions import LineIndex
 
 if TYPE_CHECKING:
@@ -24,9 +25,12 @@ WORKFLOW_FOLDER = ".relavium"
 
 def is_workflow_uri(uri: str) -> bool:
     """The document selector: `*.relavium.yaml|yml` anywhere, any YAML under a `.relavium/`
-    folder. Works for `file:` and for unsaved (`untitled:`) URIs alike."""
+    folder except sample-scope sidecars (`*.samples.yaml|yml`, which are not workflows).
+    Works for `file:` and for unsaved (`untitled:`) URIs alike."""
     path = PurePosixPath(unquote(urlparse(uri).path))
     name = path.name.lower()
+    if is_sidecar(name):
+        return False
     if name.endswith(WORKFLOW_SUFFIXES):
         return True
     return name.endswith(YAML_SUFFIXES) and WORKFLOW_FOLDER in path.parent.parts

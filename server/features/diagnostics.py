@@ -5,51 +5,10 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from analysis.diagnostics import Diagnostic
 from server.documents import Snapshot, is_workflow_uri
 from server.handlers import guarded
 from server.language_server import RelaviumLanguageServer
-from server.settings import Settings
-
-SOURCE = "relavium-lsp"
-RULES_URL = "https://github.com/HodeTech/relavium-lsp/blob/main/docs/rules.md"
-
-
-def rule_url(rule: str) -> str:
-    return f"{RULES_URL}#{rule}"
-
-
-def to_lsp_diagnostics(snapshot: Snapshot, settings: Settings) -> list[types.Diagnostic]:
-    """The snapshot's diagnostics in client units, with the user's rule severities applied."""
-    converted = []
-    for diagnostic in snapshot.result.diagnostics:
-        severity = settings.severity_for(diagnostic.rule, diagnostic.severity)
-        if severity is not None:
-            converted.append(_to_lsp(snapshot, diagnostic, severity))
-    return converted
-
-
-def _to_lsp(snapshot: Snapshot, diagnostic: Diagnostic, severity: int) -> types.Diagnostic:
-    return types.Diagnostic(
-        range=snapshot.lines.to_client_range(diagnostic.range),
-        severity=types.DiagnosticSeverity(severity),
-        code=diagnostic.rule,
-        code_description=types.CodeDescription(href=rule_url(diagnostic.rule)),
-        source=SOURCE,
-        message=diagnostic.message,
-        # `rule` is repeated in data so a quick fix never depends on the client echoing `code`
-        data={"rule": diagnostic.rule, **(diagnostic.data or {})},
-        related_information=[
-            types.DiagnosticRelatedInformation(
-                location=types.Location(
-                    uri=snapshot.uri, range=snapshot.lines.to_client_range(related.range)
-                ),
-                message=related.message,
-            )
-            for related in diagnostic.related
-        ]
-        or None,
-    )
+from server.lsp_diagnostics import SOURCE, to_lsp_diagnostics
 
 
 def register(ls: RelaviumLanguageServer) -> None:

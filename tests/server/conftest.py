@@ -105,6 +105,32 @@ class RelaviumClient(LanguageClient):
             ),
         )
 
+    async def quick_fixes(self, uri: str, diagnostic: types.Diagnostic) -> list[types.CodeAction]:
+        actions = await self.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                range=diagnostic.range,
+                context=types.CodeActionContext(diagnostics=[diagnostic]),
+            )
+        )
+        return [action for action in actions or [] if isinstance(action, types.CodeAction)]
+
+    def apply_action(self, uri: str, action: types.CodeAction) -> int:
+        """Apply a code action's edit to the open document (as the editor would)."""
+        assert action.edit is not None, action
+        if action.edit.document_changes is not None:
+            (change,) = action.edit.document_changes
+            assert isinstance(change, types.TextDocumentEdit)
+            assert change.text_document.version == self.documents[uri].version
+            edits = [edit for edit in change.edits if isinstance(edit, types.TextEdit)]
+        else:
+            assert action.edit.changes is not None
+            edits = list(action.edit.changes[uri])
+        return self.apply_text_edits(uri, edits)
+
+    def text(self, uri: str) -> str:
+        return self.documents[uri].source
+
     def close(self, uri: str) -> None:
         self.documents.pop(uri, None)
         self.text_document_did_close(

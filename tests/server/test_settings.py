@@ -63,6 +63,8 @@ def test_initialization_options_may_wrap_the_section() -> None:
         ("untitled:/x/.relavium/new.yaml", True),
         ("file:///w/%2Erelavium/flow.yaml", True),
         ("file:///w/flow.yaml", False),
+        ("file:///w/.relavium/flow.samples.yaml", False),
+        ("file:///w/triage.samples.json", False),
         ("file:///w/.relavium/notes.md", False),
         ("file:///w/relavium/flow.yaml", False),
         ("file:///w/triage.relavium.json", False),
