@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from analysis.diagnostics import Range
+from analysis.naming import js_string
 from analysis.scalar_offsets import map_scalar
 from analysis.source import SourceText
 from analysis.templates import TemplateRef, find_references
@@ -131,6 +132,13 @@ class Branch:
     mapping: YMapping
     when: YScalar | None
     target: NodeRef | None
+
+    @property
+    def handle(self) -> str | None:
+        """The `from: 'cond:handle'` spelling of this branch: JavaScript's String(when)."""
+        if self.when is None or self.when.value is None:
+            return None
+        return js_string(self.when.value)
 
 
 def _string(node: YNode | None) -> NodeRef | None:

@@ -22,6 +22,8 @@ _SIMPLE_ESCAPES = {
     "_": "\xa0", "L": "\u2028", "P": "\u2029",
 }
 _HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
+# libyaml also breaks lines at NEL and reads it as "\n" (LS/PS are kept: those fall back).
+_BREAKS = "\r\n\x85"
 
 
 def map_scalar(text: str, scalar: YScalar) -> tuple[list[int], list[int]] | None:
@@ -73,10 +75,10 @@ def _flow(text: str, index: int, stop: int, quote: str | None) -> list[Piece]:
             blanks.append((ch, index, index + 1))
             index += 1
             continue
-        if ch in "\r\n":
+        if ch in _BREAKS:
             blanks.clear()
             breaks = []
-            while index < stop and text[index] in "\r\n":
+            while index < stop and text[index] in _BREAKS:
                 length = _break_length(text, index)
                 breaks.append((index, index + length))
                 index += length
@@ -103,7 +105,7 @@ def _flow(text: str, index: int, stop: int, quote: str | None) -> list[Piece]:
 
 def _escape(text: str, index: int, stop: int, out: list[Piece]) -> int:
     code = text[index + 1]
-    if code in "\r\n":
+    if code in _BREAKS:
         # An escaped line break joins the lines: the break and the next line's indent vanish.
         index += 1 + _break_length(text, index + 1)
         while index < stop and text[index] in " \t":
@@ -119,7 +121,7 @@ def _escape(text: str, index: int, stop: int, out: list[Piece]) -> int:
 
 
 def _line_start(text: str, index: int) -> int:
-    return max(text.rfind("\n", 0, index), text.rfind("\r", 0, index)) + 1
+    return max(text.rfind(ch, 0, index) for ch in _BREAKS) + 1
 
 
 def _block(text: str, scalar: YScalar) -> list[Piece] | None:
@@ -133,7 +135,7 @@ def _block(text: str, scalar: YScalar) -> list[Piece] | None:
         elif index < len(text) and text[index] in "123456789":
             increment = int(text[index])
             index += 1
-    while index < len(text) and text[index] not in "\r\n":
+    while index < len(text) and text[index] not in _BREAKS:
         index += 1
     if index >= len(text):
         return []
@@ -160,7 +162,7 @@ def _block_breaks(text: str, index: int, indent: int) -> tuple[int, list[Piece],
             index += 1
             column += 1
         max_indent = max(max_indent, column)
-        if index >= len(text) or text[index] not in "\r\n":
+        if index >= len(text) or text[index] not in _BREAKS:
             return index, breaks, max_indent
         length = _break_length(text, index)
         breaks.append(("\n", index, index + length))
@@ -187,7 +189,7 @@ def _block_body(
             leading = []
         out.extend(trailing)
         leading_blank = text[index] in " \t"
-        while index < len(text) and text[index] not in "\r\n":
+        while index < len(text) and text[index] not in _BREAKS:
             out.append((text[index], index, index + 1))
             index += 1
         if index >= len(text):

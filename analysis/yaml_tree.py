@@ -50,7 +50,7 @@ _SPECIAL_FLOAT = {
 }
 # Scalars that can only be strings in the core schema start with none of these characters.
 _MAYBE_NOT_STRING = frozenset("0123456789+-.~nNtTfF")
-_PROPERTIES = re.compile(r"(?:[&!][^\s]*\s*)+")
+_PROPERTIES = re.compile(r"(?:[&!][^ \t\r\n]*[ \t\r\n]*)+")
 
 
 def resolve_plain(text: str) -> ScalarValue:

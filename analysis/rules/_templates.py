@@ -1,0 +1,41 @@
+"""Shared walk for the template rules: every reference in every template field, with where."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from analysis.model import AgentDecl, ContextDecl, NodeDef, TemplateField, Workflow
+from analysis.templates import TemplateRef
+
+
+@dataclass(frozen=True)
+class Site:
+    field: TemplateField
+    ref: TemplateRef
+
+    @property
+    def where(self) -> str:
+        owner = self.field.owner
+        if isinstance(owner, ContextDecl):
+            return f"context '{owner.key}' value"
+        if isinstance(owner, AgentDecl):
+            return f"agent '{owner.id}' {self.field.name}"
+        assert isinstance(owner, NodeDef)
+        return f"node '{owner.id}' {self.field.name}"
+
+    @property
+    def in_context(self) -> bool:
+        return isinstance(self.field.owner, ContextDecl)
+
+    def name_span(self) -> tuple[int, int]:
+        return self.field.source_span(self.ref.name_start, self.ref.name_end)
+
+    def span(self) -> tuple[int, int]:
+        return self.field.source_span(self.ref.start, self.ref.end)
+
+
+def sites(workflow: Workflow) -> Iterator[Site]:
+    for template in workflow.template_fields():
+        for ref in template.references:
+            yield Site(template, ref)

@@ -1,0 +1,45 @@
+"""invalid-handle: an edge's `from` handle that the engine refuses — a handle on a node that is
+not a condition, a handle no branch has, or a handle-less edge out of a condition."""
+
+from collections.abc import Iterator
+
+from analysis.diagnostics import Diagnostic, Severity
+from analysis.naming import did_you_mean
+from analysis.rules import RuleContext
+
+RULE_ID = "invalid-handle"
+SEVERITY = Severity.ERROR
+SUMMARY = "An edge handle (`from: 'node:handle'`) that does not fit the source node."
+
+
+def check(ctx: RuleContext) -> Iterator[Diagnostic]:
+    nodes = ctx.workflow.nodes_by_id
+    for edge in ctx.workflow.edges:
+        node = nodes.get(edge.source or "")
+        if node is None or edge.from_field is None:
+            continue
+        where = f"edges[{edge.index}].from"
+        handles = [b.handle for b in node.branches if b.handle is not None]
+        if node.type != "condition":
+            if edge.handle is not None:
+                yield ctx.diagnostic(
+                    RULE_ID, SEVERITY, *edge.handle_span(),
+                    f"{where}: node '{node.id}' is a {node.type} node, and only condition "
+                    f"nodes have handles; write from: {node.id}",
+                    {"replacement": node.id},
+                )
+        elif edge.handle is None:
+            choices = ", ".join(f"'{node.id}:{h}'" for h in handles) or "'node:handle'"
+            yield ctx.diagnostic(
+                RULE_ID, SEVERITY, *edge.source_span(),
+                f"{where}: an edge out of condition '{node.id}' needs a handle naming a branch "
+                f"(one of {choices})",
+            )
+        elif edge.handle not in handles:
+            hint, data = did_you_mean(edge.handle, handles)
+            yield ctx.diagnostic(
+                RULE_ID, SEVERITY, *edge.handle_span(),
+                f"{where}: condition '{node.id}' has no branch with when '{edge.handle}'{hint}; "
+                f"its handles are: {', '.join(handles) or 'none'}",
+                data or None,
+            )

@@ -1,0 +1,31 @@
+"""mismatched-branch-target: an edge `cond:handle → X` where that branch's target_node is not X."""
+
+from collections.abc import Iterator
+
+from analysis.diagnostics import Diagnostic, Severity
+from analysis.rules import RuleContext
+
+RULE_ID = "mismatched-branch-target"
+SEVERITY = Severity.ERROR
+SUMMARY = "A handle edge must go to the target_node of the branch it names."
+
+
+def check(ctx: RuleContext) -> Iterator[Diagnostic]:
+    nodes = ctx.workflow.nodes_by_id
+    for edge in ctx.workflow.edges:
+        node = nodes.get(edge.source or "")
+        if node is None or node.type != "condition" or edge.handle is None or edge.to is None:
+            continue
+        for branch in node.branches:
+            if branch.handle != edge.handle or branch.target is None:
+                continue
+            if branch.target.id != edge.to.id:
+                yield ctx.diagnostic(
+                    RULE_ID, SEVERITY, *edge.to.span,
+                    f"edges[{edge.index}]: branch '{edge.handle}' of condition '{node.id}' "
+                    f"targets '{branch.target.id}', but this edge goes to '{edge.to.id}'; make "
+                    "them the same node",
+                    {"replacement": branch.target.id},
+                    [(*branch.target.span, f"branch '{edge.handle}' targets this node")],
+                )
+            break

@@ -1,0 +1,42 @@
+"""unknown-template-reference: `{{ inputs.x }}`, `{{ ctx.x }}` or `{{ run.outputs["id"] }}`
+in a template field naming an input, context key or node that is not declared."""
+
+from collections.abc import Iterator
+
+from analysis.diagnostics import Diagnostic, Severity
+from analysis.model import ContextDecl
+from analysis.naming import did_you_mean
+from analysis.rules import RuleContext
+from analysis.rules._templates import sites
+
+RULE_ID = "unknown-template-reference"
+SEVERITY = Severity.ERROR
+SUMMARY = "A template reference to an undeclared input, context key or node."
+
+
+def check(ctx: RuleContext) -> Iterator[Diagnostic]:
+    workflow = ctx.workflow
+    declared = {
+        "inputs": ("input", [d.name for d in workflow.inputs if d.name is not None]),
+        "ctx": ("context key", [e.key for e in workflow.context if e.key is not None]),
+        "run.outputs": ("node", list(workflow.nodes_by_id)),
+    }
+    for site in sites(workflow):
+        ref = site.ref
+        if ref.kind not in declared or ref.name is None:
+            continue
+        what, names = declared[ref.kind]
+        owner = site.field.owner
+        self_reference = isinstance(owner, ContextDecl) and ref.kind == "ctx" and (
+            owner.key == ref.name)
+        if ref.name in names and not self_reference:
+            continue
+        hint, data = did_you_mean(ref.name, [n for n in names if not self_reference or
+                                             n != ref.name])
+        problem = "refers to itself" if self_reference else f"names no declared {what}"
+        yield ctx.diagnostic(
+            RULE_ID, SEVERITY, *site.name_span(),
+            f"{site.where}: {{{{ {ref.body.strip()} }}}} {problem}{hint}; declare it or fix "
+            "the name",
+            {"name": ref.name, **data},
+        )

@@ -1,0 +1,97 @@
+"""Decoded-scalar → source offsets, for all five scalar styles (property-tested)."""
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analysis.scalar_offsets import map_scalar
+from analysis.source import SourceText
+from analysis.yaml_tree import YMapping, YScalar, YSequence, read_yaml
+
+STYLES = [None, "'", '"', "|", ">"]
+TEXT = st.text(alphabet=st.sampled_from(list("ab  \t\n#:'\"\\-é中😀,|{}") + ["\r", "\x85"]),
+               max_size=40)
+
+
+def emit(value: str, style: str | None, width: int, indent: int) -> str:
+    implicit = (True, False) if style is None else (False, True)
+    events = [
+        yaml.StreamStartEvent(), yaml.DocumentStartEvent(),
+        yaml.SequenceStartEvent(None, None, True, flow_style=False),
+        yaml.MappingStartEvent(None, None, True, flow_style=False),
+        yaml.ScalarEvent(None, None, (True, False), "k"),
+        yaml.ScalarEvent(None, None, implicit, value, style=style),
+        yaml.MappingEndEvent(), yaml.SequenceEndEvent(), yaml.DocumentEndEvent(),
+        yaml.StreamEndEvent(),
+    ]
+    return yaml.emit(events, width=width, indent=indent, allow_unicode=True)
+
+
+def the_scalar(text: str) -> YScalar:
+    root = read_yaml(SourceText(text)).root
+    assert isinstance(root, YSequence) and isinstance(root.items[0], YMapping)
+    value = root.items[0].entries[0].value
+    assert isinstance(value, YScalar)
+    return value
+
+
+def assert_maps_back(text: str, scalar: YScalar) -> None:
+    mapped = map_scalar(text, scalar)
+    assert mapped is not None, (scalar.style, text)
+    starts, ends = mapped
+    assert len(starts) == len(scalar.text) + 1
+    assert starts == sorted(starts)
+    for index, char in enumerate(scalar.text):
+        source = text[starts[index]:ends[index]]
+        if char in " \n" and source in ("\n", "\r\n", "\r", "\x85"):
+            continue  # a folded or kept line break
+        if source.startswith("\\") or (char == "'" and source == "''"):
+            continue  # an escape
+        assert source == char, (index, char, source, text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TEXT, st.sampled_from(STYLES), st.sampled_from([10, 80]), st.sampled_from([2, 4]),
+       st.booleans())
+def test_every_emitted_scalar_maps_back_exactly(
+    value: str, style: str | None, width: int, indent: int, crlf: bool
+) -> None:
+    try:
+        text = emit(value, style, width, indent)
+    except yaml.YAMLError:
+        return  # not representable in that style
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    assert_maps_back(text, the_scalar(text))
+
+
+def test_folded_scalar_with_more_indented_lines_and_keep_chomping() -> None:
+    text = "- k: >+\n    é one\n    two\n\n      more\n    last 😀\n\n- x: 1\n"
+    scalar = the_scalar(text)
+    assert scalar.text == "é one two\n\n  more\nlast 😀\n\n"
+    assert_maps_back(text, scalar)
+
+
+def test_literal_with_indentation_indicator_and_comment_lines_as_text() -> None:
+    text = "- k: |2-\n     # not a comment\n    ünïcode\n"
+    scalar = the_scalar(text)
+    assert scalar.text == " # not a comment\nünïcode"
+    assert_maps_back(text, scalar)
+
+
+def test_double_quoted_escapes_and_escaped_line_break() -> None:
+    text = '- k: "a\\tb\\u00e9\\U0001F600 c\\\n    d"\n'
+    scalar = the_scalar(text)
+    assert scalar.text == "a\tbé😀 cd"
+    mapped = map_scalar(text, scalar)
+    assert mapped is not None
+    starts, ends = mapped
+    assert text[starts[3]:ends[3]] == "\\u00e9"
+    assert text[starts[7]] == "d"
+
+
+def test_unreproducible_scalar_gives_none() -> None:
+    text = "- k: abc\n"
+    scalar = the_scalar(text)
+    scalar.text = "something else"
+    assert map_scalar(text, scalar) is None
