@@ -1,0 +1,103 @@
+-- relavium-lsp for Neovim 0.11+. With this directory on 'runtimepath':
+--   vim.lsp.enable('relavium_lsp')
+-- Override any field with vim.lsp.config('relavium_lsp', { ... }) (see editors/nvim/README.md).
+local workflow = require('relavium_lsp.workflow')
+
+local RUN = 'relavium.runWithSampleScope'
+local CREATE_SCOPE = 'relavium.createSampleScope'
+
+--- Shows a run result (notification now, full text in :RelaviumShowResult) and keeps it on
+--- the buffer as b:relavium_last_run = { node = ..., result = ... }.
+local function show_run_result(bufnr, node, err, result)
+  if err then
+    vim.notify(('relavium: run %s failed: %s'):format(node, err.message), vim.log.levels.ERROR)
+    return
+  end
+  if vim.api.nvim_buf_is_valid(bufnr) then
+    vim.b[bufnr].relavium_last_run = { node = node, result = result }
+  end
+  local lines = workflow.describe_result(node, result)
+  local ok = type(result) == 'table' and result.ok == true
+  vim.notify(
+    'relavium: ' .. table.concat(lines, ' | ', 1, math.min(#lines, 4)),
+    ok and vim.log.levels.INFO or vim.log.levels.WARN
+  )
+end
+
+--- Sends `relavium.runWithSampleScope` for `argument` ({ uri, node, scope? }) and shows its result.
+local function run(client, bufnr, argument)
+  client:request('workspace/executeCommand', { command = RUN, arguments = { argument } }, function(err, result)
+    show_run_result(bufnr, argument.node, err, result)
+  end, bufnr)
+end
+
+local function show_result(bufnr)
+  local last = vim.b[bufnr].relavium_last_run
+  if not last then
+    vim.notify('relavium: nothing has run in this buffer yet (:RelaviumRun)', vim.log.levels.WARN)
+    return
+  end
+  local lines = workflow.describe_result(last.node, last.result)
+  vim.cmd('botright new')
+  local scratch = vim.api.nvim_get_current_buf()
+  vim.bo[scratch].buftype = 'nofile'
+  vim.bo[scratch].bufhidden = 'wipe'
+  vim.bo[scratch].swapfile = false
+  vim.api.nvim_buf_set_lines(scratch, 0, -1, false, lines)
+  vim.bo[scratch].modifiable = false
+  vim.api.nvim_buf_set_name(scratch, ('relavium://run/%s/%d'):format(last.node, scratch))
+end
+
+local function attach_commands(client, bufnr)
+  vim.api.nvim_buf_create_user_command(bufnr, 'RelaviumRun', function(opts)
+    local node = opts.fargs[1]
+    if not node then
+      local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+      node = workflow.node_at_row(lines, vim.api.nvim_win_get_cursor(0)[1] - 1)
+    end
+    if not node then
+      vim.notify('relavium: put the cursor in a node or give its id: :RelaviumRun ID', vim.log.levels.WARN)
+      return
+    end
+    run(client, bufnr, { uri = vim.uri_from_bufnr(bufnr), node = node, scope = opts.fargs[2] })
+  end, {
+    nargs = '*',
+    desc = 'Run a node (the one under the cursor, or ID) with a sample scope: [ID [SCOPE.json]]',
+  })
+  vim.api.nvim_buf_create_user_command(bufnr, 'RelaviumShowResult', function()
+    show_result(bufnr)
+  end, { desc = 'Show the last sample-scope run of this buffer' })
+  vim.api.nvim_buf_create_user_command(bufnr, 'RelaviumCreateSampleScope', function()
+    client:request('workspace/executeCommand', {
+      command = CREATE_SCOPE,
+      arguments = { { uri = vim.uri_from_bufnr(bufnr) } },
+    }, function(err)
+      if err then
+        vim.notify('relavium: creating the sample scope failed: ' .. err.message, vim.log.levels.ERROR)
+      end
+    end, bufnr)
+  end, { desc = 'Write a sample-scope sidecar skeleton for this workflow' })
+end
+
+---@type vim.lsp.Config
+return {
+  cmd = { 'relavium-lsp', 'serve' },
+  filetypes = { 'yaml' },
+  -- Only workflow files attach; other YAML in the same editor is left alone.
+  root_dir = function(bufnr, on_dir)
+    local name = vim.api.nvim_buf_get_name(bufnr)
+    if workflow.is_workflow_path(name) then
+      on_dir(vim.fs.root(bufnr, { '.relavium', '.git' }) or vim.fs.dirname(name))
+    end
+  end,
+  -- The `relavium` section the server reads: debounceMs, rules, sampleScope.
+  settings = { relavium = vim.empty_dict() },
+  -- Code lens runs land here too, so every run is shown the same way.
+  commands = {
+    [RUN] = function(command, ctx)
+      local client = assert(vim.lsp.get_client_by_id(ctx.client_id))
+      run(client, ctx.bufnr, command.arguments[1])
+    end,
+  },
+  on_attach = attach_commands,
+}

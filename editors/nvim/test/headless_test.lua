@@ -1,0 +1,107 @@
+-- Headless end-to-end test of the shipped config against the real server:
+--   nvim --headless --clean -l editors/nvim/test/headless_test.lua
+-- Puts editors/nvim on 'runtimepath' and the repository's .venv/bin on PATH (as a user's setup
+-- would), then drives a copy of editors/fixtures/problems.relavium.yaml.
+local here = vim.fs.dirname(vim.fs.abspath(debug.getinfo(1, 'S').source:sub(2)))
+local config_dir = vim.fs.dirname(here)
+local repo = vim.fs.dirname(vim.fs.dirname(config_dir))
+local WAIT_MS = 20000
+
+vim.opt.runtimepath:prepend(config_dir)
+vim.cmd.runtime('plugin/relavium_lsp.lua')
+vim.env.PATH = repo .. '/.venv/bin:' .. vim.env.PATH
+vim.lsp.enable('relavium_lsp')
+
+local workflow = require('relavium_lsp.workflow')
+
+-- The fixture goes to a scratch directory so its sidecar is found next to it and nothing is
+-- written into the repository.
+local scratch = vim.fn.tempname()
+vim.fn.mkdir(scratch .. '/.relavium', 'p')
+local fixture = scratch .. '/problems.relavium.yaml'
+vim.fn.writefile(vim.fn.readfile(repo .. '/editors/fixtures/problems.relavium.yaml'), fixture)
+vim.fn.writefile(vim.fn.readfile(repo .. '/editors/fixtures/problems.samples.json'), scratch .. '/problems.samples.json')
+
+local function find(lines, needle)
+  for index, line in ipairs(lines) do
+    local col = line:find(needle, 1, true)
+    if col then
+      return index - 1, col - 1
+    end
+  end
+  error('fixture has no ' .. needle)
+end
+
+local function relavium_client(bufnr)
+  return vim.lsp.get_clients({ bufnr = bufnr, name = 'relavium_lsp' })[1]
+end
+
+local function wait_for(what, predicate)
+  if not vim.wait(WAIT_MS, predicate, 50) then
+    error('timed out waiting for ' .. what)
+  end
+end
+
+local tests = {}
+local function test(name, body)
+  table.insert(tests, { name = name, body = body })
+end
+
+test('workflow files are YAML and attach; other YAML does not', function()
+  for path, expected in pairs({
+    [fixture] = true,
+    [scratch .. '/.relavium/nightly.yml'] = true,
+    [scratch .. '/ci.yaml'] = false,
+  }) do
+    assert(vim.filetype.match({ filename = path }) == 'yaml', path .. ' is not detected as yaml')
+    assert(workflow.is_workflow_path(path) == expected, path)
+  end
+  vim.cmd.edit(scratch .. '/ci.yaml')
+  vim.cmd.edit(fixture)
+  local bufnr = vim.api.nvim_get_current_buf()
+  wait_for('the client to attach', function()
+    return relavium_client(bufnr) ~= nil
+  end)
+  assert(relavium_client(vim.fn.bufnr(scratch .. '/ci.yaml')) == nil, 'attached to ci.yaml')
+  for _, command in ipairs({ 'RelaviumRun', 'RelaviumShowResult', 'RelaviumCreateSampleScope' }) do
+    assert(vim.api.nvim_buf_get_commands(bufnr, {})[command], command .. ' is not buffer-local')
+  end
+end)
+
+test('the node under the cursor is found for block and flow items', function()
+  local lines = vim.fn.readfile(fixture)
+  local cases = {
+    { '- { id: start', 'start' },
+    { "transform: '({ severity", 'classify' },
+    { 'target_node: report', 'route' },
+    { 'default: report', 'route' },
+    { '- { id: done', 'done' },
+    { 'schema_version', nil },
+    { 'edges:', nil },
+  }
+  for _, case in ipairs(cases) do
+    local row = find(lines, case[1])
+    local got = workflow.node_at_row(lines, row)
+    assert(got == case[2], ('%s: expected %s, got %s'):format(case[1], tostring(case[2]), tostring(got)))
+  end
+end)
+
+-- Later tests are appended as the server grows its features (see editors/README.md).
+
+local passed, failed = 0, 0
+for _, case in ipairs(tests) do
+  local ok, err = xpcall(case.body, debug.traceback)
+  if ok then
+    passed = passed + 1
+    print('ok - ' .. case.name)
+  else
+    failed = failed + 1
+    print('not ok - ' .. case.name .. '\n' .. tostring(err))
+  end
+end
+for _, client in ipairs(vim.lsp.get_clients()) do
+  client:stop(true)
+end
+vim.fn.delete(scratch, 'rf')
+print(('%d passed, %d failed'):format(passed, failed))
+os.exit(failed == 0 and 0 or 1)

@@ -1,0 +1,51 @@
+// The extension's launch spec starts the real Python server; diagnostics come back over LSP.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { ServerSession } from './serverSession';
+import { EXAMPLE_WORKFLOW, REPO_ROOT } from './paths';
+
+let session: ServerSession;
+
+before(async () => {
+  session = await ServerSession.start(REPO_ROOT);
+});
+
+after(async () => {
+  assert.equal(await session.stop(), 0);
+});
+
+test('without settings the extension starts the workspace .venv server with --stdio', () => {
+  assert.equal(session.launch.origin, 'workspace .venv');
+  assert.equal(session.launch.command, path.join(REPO_ROOT, '.venv', 'bin', 'relavium-lsp'));
+  assert.deepEqual(session.launch.args, ['serve', '--stdio']);
+  assert.ok(session.initializeResult?.capabilities.textDocumentSync !== undefined);
+});
+
+test('the example workflow opens with no diagnostics', async () => {
+  const uri = pathToFileURL(EXAMPLE_WORKFLOW).href;
+  await session.open(uri, fs.readFileSync(EXAMPLE_WORKFLOW, 'utf8'));
+  assert.deepEqual(await session.diagnostics(uri), []);
+});
+
+test('a duplicate key is reported with its rule id, range and rule link', async () => {
+  const uri = pathToFileURL(path.join(REPO_ROOT, 'examples', 'unsaved.relavium.yaml')).href;
+  const text = "schema_version: '1.0'\nschema_version: '1.0'\n";
+  await session.open(uri, text);
+  const diagnostics = await session.diagnostics(uri);
+  const duplicate = diagnostics.find((diagnostic) => diagnostic.code === 'duplicate-key');
+  assert.ok(duplicate, JSON.stringify(diagnostics));
+  assert.equal(duplicate.source, 'relavium-lsp');
+  assert.equal(duplicate.range.start.line, 1);
+  assert.equal(duplicate.range.start.character, 0);
+  assert.match(duplicate.codeDescription?.href ?? '', /docs\/rules\.md#duplicate-key$/);
+});
+
+test('the launch keys VS Code sends along are filtered out before the server sees them', () => {
+  assert.deepEqual(
+    session.messages.filter((message) => /is not a setting|relavium\.(server|python)/.test(message)),
+    [],
+  );
+});
