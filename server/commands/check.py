@@ -1,11 +1,36 @@
-"""`relavium-lsp check`: lint workflow files, for CI and the terminal."""
+"""`relavium-lsp check`: lint workflow files, for CI and the terminal.
+
+Directories are searched for `*.relavium.yaml|yml` and for YAML files under `.relavium/`
+(hidden directories and node_modules are skipped otherwise); `-` reads stdin. Exit 0 without
+errors, 1 with errors, 2 on usage or I/O errors. Many files are analysed in parallel processes.
+"""
+
+from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
-from server.commands import not_implemented
+from analysis import analyze
+from analysis.diagnostics import Severity
+from analysis.report import FileReport, format_text, to_json, to_sarif
 
 NAME = "check"
 HELP = "Check workflow files and print diagnostics."
+
+EXIT_CLEAN = 0
+EXIT_ERRORS = 1
+EXIT_USAGE = 2
+STDIN = "-"
+WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml")
+YAML_SUFFIXES = (".yaml", ".yml")
+SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
+# Below this many files a process pool costs more than it saves.
+PARALLEL_THRESHOLD = 16
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -13,5 +38,96 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories; - is stdin")
 
 
+def is_workflow_file(path: Path) -> bool:
+    name = path.name
+    if name.endswith(WORKFLOW_SUFFIXES):
+        return True
+    return name.endswith(YAML_SUFFIXES) and ".relavium" in path.parts[:-1]
+
+
+def find_workflow_files(directory: Path) -> Iterator[Path]:
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(
+            d for d in dirs
+            if d not in SKIPPED_DIRS and (not d.startswith(".") or d == ".relavium")
+        )
+        for name in sorted(files):
+            path = Path(root, name)
+            if is_workflow_file(path):
+                yield path
+
+
+def _check_file(path: str) -> FileReport | str:
+    """The file's report, or an I/O error message."""
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        return f"{path}: cannot read: {error}"
+    result = analyze(text, path)
+    return FileReport(path, result.source, result.diagnostics)
+
+
+def _inputs(paths: list[str]) -> tuple[list[str], list[str]]:
+    """(files to check in order, I/O errors)."""
+    files: list[str] = []
+    errors: list[str] = []
+    for raw in paths:
+        if raw == STDIN:
+            files.append(STDIN)
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(str(found) for found in find_workflow_files(path))
+        elif path.exists():
+            files.append(raw)
+        else:
+            errors.append(f"{raw}: no such file or directory")
+    return files, errors
+
+
+def _reports(files: list[str]) -> list[FileReport | str]:
+    results: list[FileReport | str] = []
+    on_disk = [path for path in files if path != STDIN]
+    if len(on_disk) >= PARALLEL_THRESHOLD and (os.cpu_count() or 1) > 1:
+        with ProcessPoolExecutor() as pool:
+            checked = dict(zip(on_disk, pool.map(_check_file, on_disk, chunksize=4),
+                               strict=True))
+    else:
+        checked = {path: _check_file(path) for path in on_disk}
+    for path in files:
+        if path == STDIN:
+            result = analyze(sys.stdin.read(), None)
+            results.append(FileReport("<stdin>", result.source, result.diagnostics))
+        else:
+            results.append(checked[path])
+    return results
+
+
 def main(args: argparse.Namespace) -> int:
-    return not_implemented(NAME)
+    files, errors = _inputs(args.paths)
+    reports: list[FileReport] = []
+    for outcome in _reports(files):
+        if isinstance(outcome, str):
+            errors.append(outcome)
+        else:
+            reports.append(outcome)
+    if args.format == "json":
+        print(json.dumps(to_json(reports), indent=2, ensure_ascii=False))
+    elif args.format == "sarif":
+        print(json.dumps(to_sarif(reports), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(format_text(reports))
+    for error in errors:
+        print(f"relavium-lsp check: {error}", file=sys.stderr)
+    counts = {severity: 0 for severity in Severity}
+    for report in reports:
+        for diagnostic in report.diagnostics:
+            counts[diagnostic.severity] += 1
+    if args.format == "text":
+        noun = "file" if len(reports) == 1 else "files"
+        print(f"{len(reports)} {noun} checked: {counts[Severity.ERROR]} errors, "
+              f"{counts[Severity.WARNING]} warnings", file=sys.stderr)
+    if errors:
+        return EXIT_USAGE
+    return EXIT_ERRORS if counts[Severity.ERROR] else EXIT_CLEAN

@@ -1,0 +1,145 @@
+"""Report formats for `relavium-lsp check`: text, JSON and SARIF 2.1.0.
+
+Contract: each function takes `FileReport`s (a path as shown to the user, the analysed
+`SourceText`, its diagnostics). Text is `path:line:col: severity rule-id message` (1-based line
+and code-point column) followed by the source line and a caret. JSON is a list of
+`{"path", "range": {"start": {"line", "character"}, "end": {...}}, "severity", "code", "message",
+"data"}` with 0-based lines and UTF-16 characters. SARIF uses 1-based lines and UTF-16 columns
+(`columnKind: utf16CodeUnits`) and lists every rule that exists in `tool.driver.rules`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from analysis.diagnostics import Diagnostic, Position, Range, Severity
+from analysis.source import SourceText
+
+_SARIF_LEVEL = {
+    Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "note",
+    Severity.HINT: "note",
+}
+
+
+@dataclass(frozen=True)
+class FileReport:
+    path: str
+    source: SourceText
+    diagnostics: list[Diagnostic]
+
+
+def _tool_version() -> str:
+    try:
+        return version("relavium-lsp")
+    except PackageNotFoundError:
+        return "0"
+
+
+def _caret(source: SourceText, diagnostic: Diagnostic) -> list[str]:
+    start, end = diagnostic.range.start, diagnostic.range.end
+    if start.line >= source.line_count:
+        return []
+    line = source.line_text(start.line)
+    width = (end.character if end.line == start.line else len(line)) - start.character
+    # Keep tabs in the indent so the caret lines up under the source text in a terminal.
+    indent = "".join(ch if ch == "\t" else " " for ch in line[: start.character])
+    return [f"  {line}", f"  {indent}^{'~' * max(width - 1, 0)}"]
+
+
+def format_text(reports: list[FileReport]) -> str:
+    lines: list[str] = []
+    for report in reports:
+        for diagnostic in report.diagnostics:
+            start = diagnostic.range.start
+            lines.append(
+                f"{report.path}:{start.line + 1}:{start.character + 1}: "
+                f"{diagnostic.severity.label} {diagnostic.rule} {diagnostic.message}"
+            )
+            lines.extend(_caret(report.source, diagnostic))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _utf16(source: SourceText, position: Position) -> dict[str, int]:
+    return {"line": position.line, "character": source.utf16_character(position)}
+
+
+def _utf16_range(source: SourceText, range_: Range) -> dict[str, dict[str, int]]:
+    return {"start": _utf16(source, range_.start), "end": _utf16(source, range_.end)}
+
+
+def to_json(reports: list[FileReport]) -> list[dict[str, Any]]:
+    return [
+        {
+            "path": report.path,
+            "range": _utf16_range(report.source, diagnostic.range),
+            "severity": diagnostic.severity.label,
+            "code": diagnostic.rule,
+            "message": diagnostic.message,
+            "data": diagnostic.data,
+        }
+        for report in reports
+        for diagnostic in report.diagnostics
+    ]
+
+
+def _region(source: SourceText, range_: Range) -> dict[str, int]:
+    return {
+        "startLine": range_.start.line + 1,
+        "startColumn": source.utf16_character(range_.start) + 1,
+        "endLine": range_.end.line + 1,
+        "endColumn": source.utf16_character(range_.end) + 1,
+    }
+
+
+def _location(path: str, source: SourceText, range_: Range) -> dict[str, Any]:
+    return {"physicalLocation": {
+        "artifactLocation": {"uri": path.replace("\\", "/")},
+        "region": _region(source, range_),
+    }}
+
+
+def to_sarif(reports: list[FileReport]) -> dict[str, Any]:
+    from analysis.rules import RULES
+
+    rule_ids = sorted(RULES)
+    rules = [
+        {
+            "id": rule_id,
+            "name": rule_id,
+            "shortDescription": {"text": RULES[rule_id].summary},
+            "help": {"text": f"See {RULES[rule_id].docs_anchor} in relavium-lsp."},
+            "defaultConfiguration": {"level": _SARIF_LEVEL[RULES[rule_id].severity]},
+        }
+        for rule_id in rule_ids
+    ]
+    results = []
+    for report in reports:
+        for diagnostic in report.diagnostics:
+            result: dict[str, Any] = {
+                "ruleId": diagnostic.rule,
+                "level": _SARIF_LEVEL[diagnostic.severity],
+                "message": {"text": diagnostic.message},
+                "locations": [_location(report.path, report.source, diagnostic.range)],
+            }
+            if diagnostic.rule in RULES:
+                result["ruleIndex"] = rule_ids.index(diagnostic.rule)
+            if diagnostic.related:
+                result["relatedLocations"] = [
+                    {"id": index, **_location(report.path, report.source, related.range),
+                     "message": {"text": related.message}}
+                    for index, related in enumerate(diagnostic.related)
+                ]
+            results.append(result)
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "relavium-lsp", "version": _tool_version(), "rules": rules,
+            }},
+            "columnKind": "utf16CodeUnits",
+            "results": results,
+        }],
+    }
