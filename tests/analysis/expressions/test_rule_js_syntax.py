@@ -1,0 +1,49 @@
+"""js-syntax: the engine's parser verdict at the engine's position."""
+
+from expression_rule_helpers import diagnostics, range_text, transform, workflow
+
+
+def one_node(expression: str, style: str = "double-quoted") -> str:
+    return workflow(transform("shape", expression, style))
+
+
+def test_reports_the_engine_position_and_message() -> None:
+    text = one_node("[1, 2].map(x => x * ) ")
+    (found,) = diagnostics(text, "js-syntax")
+    assert range_text(text, found) == ")"
+    assert "`nodes[0].transform` (node `shape`)" in found.message
+    assert "unexpected token" in found.message
+    assert found.data == {"node": "shape", "field": "transform"}
+
+
+def test_checks_what_tree_sitter_alone_would_accept() -> None:
+    text = one_node("a ?? b || c")
+    (found,) = diagnostics(text, "js-syntax")
+    assert range_text(text, found) == "||"
+
+
+def test_unexpected_end_points_at_the_last_character() -> None:
+    text = one_node("inputs.x +", "literal")
+    (found,) = diagnostics(text, "js-syntax")
+    assert range_text(text, found) == "+"
+
+
+def test_valid_modern_syntax_is_quiet() -> None:
+    for expression in ("inputs?.a ?? 1n", "{ ...run.outputs }", "[1_000].at(-1)", "/(?<y>\\d+)/"):
+        assert diagnostics(one_node(expression), "js-syntax") == [], expression
+
+
+def test_hash_in_a_block_scalar_is_javascript_not_a_comment() -> None:
+    text = workflow(
+        "    - id: join\n"
+        "      type: merge\n"
+        "      merge_strategy: custom\n"
+        "      merge_fn: |\n"
+        "        { ...branches[0], ...branches[1] }   # branches = [a, b]\n"
+    )
+    (found,) = diagnostics(text, "js-syntax")
+    assert range_text(text, found) == "#"
+
+
+def test_empty_expression_is_left_to_the_schema_rule() -> None:
+    assert diagnostics(one_node("  "), "js-syntax") == []

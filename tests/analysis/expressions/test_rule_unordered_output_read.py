@@ -1,0 +1,80 @@
+"""unordered-output-read: error when the engine refuses, warning when only the tree sees it."""
+
+from expression_rule_helpers import diagnostics, range_text, scalar, transform, workflow
+
+from analysis.diagnostics import Severity
+
+
+def route(expression: str, edges: str = "[{ from: start, to: route }]") -> str:
+    return workflow(
+        "    - { id: start, type: input }\n"
+        "    - id: route\n"
+        "      type: condition\n"
+        f"      expression:{scalar(expression, 'double-quoted')}\n"
+        "      branches: [{ when: 'a', target_node: late }]\n"
+        "    - { id: late, type: transform, transform: '1' }\n",
+        edges=edges,
+    )
+
+
+def test_engine_visible_read_of_a_downstream_node_is_an_error() -> None:
+    text = route("run.outputs.late === 1")
+    (found,) = diagnostics(text, "unordered-output-read")
+    assert found.severity is Severity.ERROR
+    assert range_text(text, found) == "run.outputs.late"
+    assert "the engine refuses this workflow" in found.message
+    assert "add an edge from `late` to `route`" in found.message
+    assert found.data is not None
+    assert (found.data["reader"], found.data["target"], found.data["grade"]) == (
+        "route",
+        "late",
+        "engine",
+    )
+    (related,) = found.related
+    assert (
+        text.splitlines()[related.range.start.line][
+            related.range.start.character : related.range.end.character
+        ]
+        == "late"
+    )
+
+
+def test_read_only_a_syntax_tree_sees_is_a_warning() -> None:
+    text = route("run.outputs.late.n / 2 > 1")
+    (found,) = diagnostics(text, "unordered-output-read")
+    assert found.severity is Severity.WARNING
+    assert "`undefined` when the node runs" in found.message
+
+
+def test_reading_its_own_output() -> None:
+    text = route("run.outputs.route")
+    (found,) = diagnostics(text, "unordered-output-read")
+    assert "reads its own output" in found.message
+
+
+def test_ancestors_are_fine_directly_and_transitively() -> None:
+    text = workflow(
+        "    - { id: start, type: input }\n"
+        "    - { id: mid, type: transform, transform: 'run.outputs.start' }\n"
+        + transform("last", 'run.outputs["start"] && run.outputs.mid'),
+        edges="[{ from: start, to: mid }, { from: mid, to: last }]",
+    )
+    assert diagnostics(text, "unordered-output-read") == []
+
+
+def test_not_a_read_of_the_scope_is_quiet() -> None:
+    for expression in (
+        "'run.outputs.late'",
+        "((run) => run.outputs.late)(x)",
+        "x.run.outputs.late",
+    ):
+        assert diagnostics(route(expression), "unordered-output-read") == [], expression
+
+
+def test_unknown_node_is_not_this_rule() -> None:
+    assert diagnostics(route("run.outputs.ghost"), "unordered-output-read") == []
+
+
+def test_skipped_when_the_graph_has_a_cycle() -> None:
+    text = route("run.outputs.late", edges="[{ from: late, to: route }]")
+    assert diagnostics(text, "unordered-output-read") == []
