@@ -86,7 +86,38 @@ test('the node under the cursor is found for block and flow items', function()
   end
 end)
 
--- Later tests are appended as the server grows its features (see editors/README.md).
+test('each deliberate problem is reported with its rule id and exact range', function()
+  local bufnr = vim.fn.bufnr(fixture)
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  wait_for('diagnostics', function()
+    return #vim.diagnostic.get(bufnr) >= 3
+  end)
+  local got = {}
+  for _, diagnostic in ipairs(vim.diagnostic.get(bufnr)) do
+    table.insert(got, {
+      diagnostic.code,
+      diagnostic.severity,
+      diagnostic.lnum,
+      diagnostic.col,
+      diagnostic.end_lnum,
+      diagnostic.end_col,
+    })
+  end
+  table.sort(got, function(a, b)
+    return a[3] < b[3] or (a[3] == b[3] and a[4] < b[4])
+  end)
+  local function expected(code, needle, after)
+    local row, col = find(lines, after or needle)
+    local at = lines[row + 1]:find(needle, col + 1, true) - 1
+    return { code, vim.diagnostic.severity.ERROR, row, at, row, at + #needle }
+  end
+  local want = {
+    expected('unordered-output-read', 'run.outputs["report"]'),
+    expected('js-syntax', '*', '1 +* 2'),
+    expected('unknown-node', 'nowhere'),
+  }
+  assert(vim.deep_equal(got, want), 'diagnostics:\n' .. vim.inspect(got) .. '\nexpected:\n' .. vim.inspect(want))
+end)
 
 local passed, failed = 0, 0
 for _, case in ipairs(tests) do

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ServerSession } from './serverSession';
-import { EXAMPLE_WORKFLOW, REPO_ROOT } from './paths';
+import { EXAMPLE_WORKFLOW, FIXTURES, REPO_ROOT } from './paths';
 
 let session: ServerSession;
 
@@ -28,6 +28,34 @@ test('the example workflow opens with no diagnostics', async () => {
   const uri = pathToFileURL(EXAMPLE_WORKFLOW).href;
   await session.open(uri, fs.readFileSync(EXAMPLE_WORKFLOW, 'utf8'));
   assert.deepEqual(await session.diagnostics(uri), []);
+});
+
+/** The range of the first `needle` in `text`, after `after` when given, in UTF-16 columns. */
+function rangeOf(text: string, needle: string, after = '') {
+  const offset = text.indexOf(needle, text.indexOf(after));
+  assert.ok(offset >= 0, `fixture has no ${needle}`);
+  const lines = text.slice(0, offset).split('\n');
+  const line = lines.length - 1;
+  const character = lines[line]?.length ?? 0;
+  return { start: { line, character }, end: { line, character: character + needle.length } };
+}
+
+test('the fixture reports each deliberate problem with its rule id and exact range', async () => {
+  const fixture = path.join(FIXTURES, 'problems.relavium.yaml');
+  const text = fs.readFileSync(fixture, 'utf8');
+  const uri = pathToFileURL(fixture).href;
+  await session.open(uri, text);
+  const diagnostics = await session.diagnostics(uri);
+  assert.deepEqual(
+    diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.severity, diagnostic.range]),
+    [
+      ['unordered-output-read', 1, rangeOf(text, 'run.outputs["report"]')],
+      ['js-syntax', 1, rangeOf(text, '*', '1 +* 2')],
+      ['unknown-node', 1, rangeOf(text, 'nowhere')],
+    ],
+  );
+  const unordered = diagnostics[0];
+  assert.equal(unordered?.relatedInformation?.[0]?.location.uri, uri);
 });
 
 test('a duplicate key is reported with its rule id, range and rule link', async () => {
