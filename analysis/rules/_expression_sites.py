@@ -6,10 +6,12 @@ Not a rule (the leading underscore keeps the registry from loading it as one).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
+from analysis.diagnostics import Diagnostic, Severity
 from analysis.expressions import ExpressionFacts, Span, analyze_expression
 from analysis.model import ExpressionField, NodeDef
 from analysis.rules import RuleContext
@@ -31,9 +33,19 @@ class ExpressionSite:
         where = f"`nodes[{self.node.index}].{self.field.name}`"
         return f"{where} (node `{self.node.id}`)" if self.node.id else where
 
-    def span(self, span: Span) -> tuple[int, int]:
-        """Document offsets of a span of the decoded expression."""
-        return self.field.source_span(span.start, span.end)
+    def diagnostic(
+        self,
+        ctx: RuleContext,
+        rule: str,
+        severity: Severity,
+        span: Span,
+        message: str,
+        data: dict[str, Any] | None = None,
+        related: Iterable[tuple[int, int, str]] = (),
+    ) -> Diagnostic:
+        """A diagnostic on `span` of the decoded expression, placed in the document."""
+        start, end = self.field.source_span(span.start, span.end)
+        return ctx.diagnostic(rule, severity, start, end, message, data, related)
 
 
 def expression_sites(ctx: RuleContext) -> Iterator[ExpressionSite]:

@@ -20,12 +20,11 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         if site.node.type == "merge":
             continue
         for span in site.facts.branches_uses:
-            start, end = site.span(span)
-            yield ctx.diagnostic(
+            yield site.diagnostic(
+                ctx,
                 RULE_ID,
                 SEVERITY,
-                start,
-                end,
+                span,
                 f"{site.label} uses `branches`, which exists only in a merge node's `merge_fn`: "
                 f"in a {site.node.type} expression it is not defined (a ReferenceError at run "
                 'time). Read upstream results through `run.outputs["<node-id>"]` instead.',

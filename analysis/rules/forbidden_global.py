@@ -64,12 +64,11 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     for site in expression_sites(ctx):
         for use in site.facts.forbidden:
             why, fix = _WHY[use.name]
-            start, end = site.span(use.span)
-            yield ctx.diagnostic(
+            yield site.diagnostic(
+                ctx,
                 RULE_ID,
                 SEVERITY,
-                start,
-                end,
+                use.span,
                 f"{site.label} uses `{use.name}`, which the expression sandbox does not provide: "
                 f"{why}. Instead, {fix}.",
                 data={"name": use.name},

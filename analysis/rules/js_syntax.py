@@ -35,12 +35,11 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         problem = syntax_problem(source)
         if problem is None:
             continue
-        start, end = site.span(_problem_span(source, problem.offset))
-        yield ctx.diagnostic(
+        yield site.diagnostic(
+            ctx,
             RULE_ID,
             SEVERITY,
-            start,
-            end,
+            _problem_span(source, problem.offset),
             f"JavaScript syntax error in {site.label}: {problem.message}. The engine parses an "
             "expression only when its node runs, so fix it before the run.",
             data={"node": site.node.id, "field": site.field.name},

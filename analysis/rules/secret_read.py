@@ -29,12 +29,11 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 what = f"the context entry `{read.key_name}`, which is derived from a secret input"
             else:
                 continue
-            start, end = site.span(read.access)
-            yield ctx.diagnostic(
+            yield site.diagnostic(
+                ctx,
                 RULE_ID,
                 SEVERITY,
-                start,
-                end,
+                read.access,
                 f"{site.label} reads {what}: the sandbox denies it and the node fails with "
                 "`secret_context`. Expressions never see secrets; remove the read, or compute "
                 "what you need from a non-secret input.",

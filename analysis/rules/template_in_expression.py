@@ -25,12 +25,11 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             text = site.field.value[span.start : span.end]
             inner = text[2:-2].strip() if text.endswith("}}") else ""
             fix = f"write `{inner}` instead of `{text}`" if inner else "remove the `{{ }}`"
-            start, end = site.span(span)
-            yield ctx.diagnostic(
+            yield site.diagnostic(
+                ctx,
                 RULE_ID,
                 SEVERITY,
-                start,
-                end,
+                span,
                 f"{site.label} contains template syntax `{{{{ … }}}}`, but expression fields "
                 f"are bare JavaScript and are never interpolated: {fix} (`inputs`, `ctx` and "
                 "`run` are variables here).",

@@ -23,12 +23,11 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 continue
             close = get_close_matches(read.node_id, node_ids, n=1)
             fix = f"did you mean `{close[0]}`?" if close else "use the id of an existing node."
-            start, end = site.span(read.key)
-            yield ctx.diagnostic(
+            yield site.diagnostic(
+                ctx,
                 RULE_ID,
                 SEVERITY,
-                start,
-                end,
+                read.key,
                 f"{site.label} reads `{output_access(read.node_id)}`, but no node has the id "
                 f"`{read.node_id}`: the value is `undefined` at run time. Fix the id: {fix}",
                 data={"reader": site.node.id, "target": read.node_id, "suggestion": close[:1]},

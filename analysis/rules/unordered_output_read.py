@@ -53,17 +53,16 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 continue  # not a node: unknown-output-reference
             if read.node_id != reader and read.node_id in graph.ancestors(reader):
                 continue
-            start, end = site.span(read.access)
             related = (
                 [(*target.id_ref.span, f"node `{read.node_id}` is declared here")]
                 if target.id_ref is not None
                 else []
             )
-            yield ctx.diagnostic(
+            yield site.diagnostic(
+                ctx,
                 RULE_ID,
                 SEVERITY if read.grade is ReadGrade.ENGINE else Severity.WARNING,
-                start,
-                end,
+                read.access,
                 _message(site, read, reader),
                 data={
                     "reader": reader,
