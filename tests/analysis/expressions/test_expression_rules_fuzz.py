@@ -1,0 +1,25 @@
+"""Property test: any expression text, in any scalar style, analyses without a rule failing."""
+
+from expression_rule_helpers import STYLES, scalar, workflow
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_expression_fuzz import js_like
+
+from analysis import INTERNAL_ERROR, analyze
+
+
+@settings(max_examples=150, deadline=None)
+@given(js_like, st.sampled_from(STYLES))
+def test_no_expression_rule_fails_on_any_text(expression: str, style: str) -> None:
+    if style == "folded" and " + " not in expression:
+        expression = f"a + {expression}"
+    text = workflow(
+        "    - { id: start, type: input }\n"
+        "    - id: shape\n"
+        "      type: transform\n"
+        f"      transform:{scalar(expression, style)}\n",
+        edges="[{ from: start, to: shape }]",
+        inputs="[{ name: token, type: secret, required: false }]",
+    )
+    result = analyze(text)
+    assert [d for d in result.diagnostics if d.rule == INTERNAL_ERROR] == []
