@@ -4,12 +4,18 @@ At run time `run.outputs` holds only the reading node's transitive ancestors (AD
 a read is `undefined`. When the engine's own parse-time scan sees the read, the engine refuses the
 workflow (error); when only a syntax tree sees it, the workflow loads and the read silently yields
 `undefined` (warning). Skipped when the graph has a cycle, as the engine skips it.
+
+The graph here cannot see the system prompt of an agent defined in another file (`$ref` or a
+workspace agent), and such a prompt's `{{ run.outputs["id"] }}` adds a data edge. A read is
+therefore reported only when no such hidden edge could order the target before the reader.
 """
 
 from collections.abc import Iterator
 
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.expressions import OutputRead, ReadGrade
+from analysis.graph import Graph
+from analysis.model import Workflow
 from analysis.rules import RuleContext
 from analysis.rules._expression_sites import ExpressionSite, expression_sites, output_access
 
@@ -38,11 +44,34 @@ def _message(site: ExpressionSite, read: OutputRead, reader: str) -> str:
     return f"{site.label} {problem}: {outcome}. To fix, {fix}."
 
 
+def _opaque_agent_nodes(workflow: Workflow) -> frozenset[str]:
+    """Agent nodes whose agent's system prompt lives in another file (unknown data edges)."""
+    return frozenset(
+        node.id
+        for node in workflow.nodes
+        if node.type == "agent"
+        and node.id is not None
+        and ((agent := workflow.agent_for(node)) is None or agent.is_ref)
+    )
+
+
+def _could_be_ordered_unseen(
+    graph: Graph, opaque: frozenset[str], reader: str, target: str
+) -> bool:
+    """Could an unseen prompt edge `target → agent` (agent upstream of the reader) order the
+    target first? Only if that edge would not close a cycle."""
+    return any(
+        agent != target and agent not in graph.ancestors(target)
+        for agent in opaque & graph.ancestors(reader)
+    )
+
+
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     graph = ctx.graph
     if graph.cycle is not None:
         return
     nodes = ctx.workflow.nodes_by_id
+    opaque = _opaque_agent_nodes(ctx.workflow)
     for site in expression_sites(ctx):
         reader = site.node.id
         if reader is None or nodes.get(reader) is not site.node:
@@ -51,7 +80,10 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             target = nodes.get(read.node_id)
             if target is None:
                 continue  # not a node: unknown-output-reference
-            if read.node_id != reader and read.node_id in graph.ancestors(reader):
+            if read.node_id != reader and (
+                read.node_id in graph.ancestors(reader)
+                or _could_be_ordered_unseen(graph, opaque, reader, read.node_id)
+            ):
                 continue
             related = (
                 [(*target.id_ref.span, f"node `{read.node_id}` is declared here")]

@@ -78,3 +78,43 @@ def test_unknown_node_is_not_this_rule() -> None:
 def test_skipped_when_the_graph_has_a_cycle() -> None:
     text = route("run.outputs.late", edges="[{ from: late, to: route }]")
     assert diagnostics(text, "unordered-output-read") == []
+
+
+def agent_workflow(agents: str, reader_expression: str) -> str:
+    # start → writer (agent) → check (transform); `side` runs in parallel with the agent.
+    return workflow(
+        "    - { id: start, type: input }\n"
+        "    - { id: side, type: transform, transform: '1' }\n"
+        "    - { id: writer, type: agent, agent_ref: helper }\n"
+        + transform("check", reader_expression),
+        edges=(
+            "[{ from: start, to: side }, { from: start, to: writer }, { from: writer, to: check }]"
+        ),
+    ).replace("  context: []\n", f"  context: []\n  agents: {agents}\n")
+
+
+def test_an_agent_prompt_from_another_file_may_order_a_sibling() -> None:
+    # helper's system prompt is in another file and may read run.outputs["side"]: unknowable.
+    text = agent_workflow("[{ $ref: ./helper.agent.yaml }]", "run.outputs.side")
+    assert diagnostics(text, "unordered-output-read") == []
+
+
+def test_an_inline_agent_prompt_is_known() -> None:
+    inline = "[{ id: helper, model: m, provider: p, system_prompt: 'hi' }]"
+    text = agent_workflow(inline, "run.outputs.side")
+    (found,) = diagnostics(text, "unordered-output-read")
+    assert found.data is not None and found.data["target"] == "side"
+
+
+def test_a_hidden_edge_cannot_order_a_downstream_node() -> None:
+    # `late` comes after the agent, so no prompt edge into the agent could precede it.
+    text = (
+        agent_workflow("[{ $ref: ./helper.agent.yaml }]", "run.outputs.late")
+        .replace("  edges: [", "  edges: [{ from: check, to: late }, ")
+        .replace(
+            "    - id: check\n",
+            "    - { id: late, type: transform, transform: '2' }\n    - id: check\n",
+        )
+    )
+    (found,) = diagnostics(text, "unordered-output-read")
+    assert found.data is not None and found.data["target"] == "late"
