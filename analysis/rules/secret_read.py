@@ -24,9 +24,12 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     for site in expression_sites(ctx):
         for read in site.facts.scope_reads:
             if read.binding == "inputs" and read.key_name in secret_inputs:
+                # An omitted optional secret is simply absent; a supplied one is a denied accessor.
                 what = f"the secret input `{read.key_name}`"
+                when = "whenever the secret is supplied"
             elif read.binding == "ctx" and read.key_name in secret_context:
                 what = f"the context entry `{read.key_name}`, which is derived from a secret input"
+                when = "when it runs"
             else:
                 continue
             yield site.diagnostic(
@@ -34,8 +37,8 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 RULE_ID,
                 SEVERITY,
                 read.access,
-                f"{site.label} reads {what}: the sandbox denies it and the node fails with "
-                "`secret_context`. Expressions never see secrets; remove the read, or compute "
-                "what you need from a non-secret input.",
+                f"{site.label} reads {what}: the sandbox denies the read, so the node fails with "
+                f"`secret_context` {when}. Expressions never see secrets; remove the read, or "
+                "compute what you need from a non-secret input.",
                 data={"binding": read.binding, "key": read.key_name},
             )
