@@ -21,6 +21,10 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> tuple[str, dict[str, s
     return f" (did you mean '{match}'?)", {"replacement": match}
 
 
+def article(word: str | None) -> str:
+    return "an" if word and word[0] in "aeiou" else "a"
+
+
 def js_string(value: object) -> str:
     """JavaScript's `String(value)` for YAML scalars: how a branch `when` becomes a handle."""
     if isinstance(value, bool):

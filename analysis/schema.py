@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.yaml_tree import YMapping, YNode, YScalar, YSequence
+from analysis.yaml_tree import YAlias, YMapping, YNode, YScalar, YSequence
 
 if TYPE_CHECKING:
     from analysis.rules import RuleContext
@@ -184,7 +184,8 @@ class Seq(Spec):
             walk.report(INVALID_VALUE, node, f"{path} must have at least {self.min_items} "
                         f"item{'s' if self.min_items > 1 else ''}")
         for index, item in enumerate(node.items):
-            self.item.check(walk, item, f"{path}[{index}]")
+            if not isinstance(item, YAlias):
+                self.item.check(walk, item, f"{path}[{index}]")
 
 
 @dataclass
@@ -205,7 +206,7 @@ class Obj(Spec):
         self.check_keys(walk, node, shown)
         for entry in node.entries:
             spec = self.fields.get(entry.key.text)
-            if spec is not None:
+            if spec is not None and not isinstance(entry.value, YAlias):
                 spec.check(walk, entry.value, _join(shown, entry.key.text))
         if self.extra is not None:
             self.extra(walk, node, shown)
@@ -263,7 +264,7 @@ NODE_FIELDS: dict[str, tuple[dict[str, Spec], tuple[str, ...]]] = {
     }, ("gate_type",)),
     "condition": ({
         "expression": JS, "expression_type": Text(),
-        "branches": Seq(Obj({"when": ScalarValue(), "target_node": KEBAB_ID},
+        "branches": Seq(Obj({"when": Free(), "target_node": KEBAB_ID},
                             ("when", "target_node")), min_items=1),
         "default": KEBAB_ID, "retry": RETRY,
     }, ("expression", "branches")),

@@ -96,6 +96,11 @@ class YScalar(YNode):
 
 
 @dataclass(eq=False)
+class YAlias(YNode):
+    """An alias (already reported, never expanded); its span is the anchored node's."""
+
+
+@dataclass(eq=False)
 class YEntry:
     key: YScalar
     value: YNode
@@ -135,6 +140,8 @@ def plain_value(node: YNode) -> Any:
         current, parent, key = stack.pop()
         if isinstance(current, YScalar):
             value: Any = current.value
+        elif isinstance(current, YAlias):
+            value = None
         elif isinstance(current, YMapping):
             value = dict.fromkeys(current.keys())
             stack.extend((entry.value, value, entry.key.text) for entry in current.entries)
@@ -260,7 +267,7 @@ class _Reader:
         if id(node) in seen:
             # compose() hands back the anchored node itself; report_aliases() finds the `*name`.
             self.has_alias = True
-            return YScalar(start, end, "", None, None, start)
+            return YAlias(start, end)
         content = self.properties(node, start)
         if isinstance(node, yaml.ScalarNode):
             self.scalar_spans.append((start, end))

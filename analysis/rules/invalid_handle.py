@@ -4,7 +4,7 @@ not a condition, a handle no branch has, or a handle-less edge out of a conditio
 from collections.abc import Iterator
 
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.naming import did_you_mean
+from analysis.naming import article, did_you_mean
 from analysis.rules import RuleContext
 
 RULE_ID = "invalid-handle"
@@ -24,7 +24,8 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             if edge.handle is not None:
                 yield ctx.diagnostic(
                     RULE_ID, SEVERITY, *edge.handle_span(),
-                    f"{where}: node '{node.id}' is a {node.type} node, and only condition "
+                    f"{where}: node '{node.id}' is {article(node.type)} {node.type} node, and only "
+                    "condition "
                     f"nodes have handles; write from: {node.id}",
                     {"replacement": node.id},
                 )

@@ -9,7 +9,7 @@ from analysis.source import SourceText
 from analysis.yaml_tree import YMapping, YScalar, YSequence, read_yaml
 
 STYLES = [None, "'", '"', "|", ">"]
-TEXT = st.text(alphabet=st.sampled_from(list("ab  \t\n#:'\"\\-é中😀,|{}") + ["\r", "\x85"]),
+TEXT = st.text(alphabet=st.sampled_from([*"ab  \t\n#:'\"\\-é中😀,|{}", "\r", "\x85"]),
                max_size=40)
 
 

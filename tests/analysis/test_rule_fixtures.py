@@ -1,0 +1,56 @@
+"""Every rule against its fixtures: tests/fixtures/rules/<rule-id>/{positive,negative}*.yaml.
+
+A positive fixture lists, at its end, every diagnostic the whole analysis must produce as
+`# expect: LINE:COL-LINE:COL rule-id` (1-based lines, code-point columns); nothing else may be
+reported. A negative fixture must produce no diagnostic at all.
+"""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from analysis import analyze
+from analysis.rules import RULES
+from tests.conftest import FIXTURES
+
+RULE_FIXTURES = FIXTURES / "rules"
+EXPECT = re.compile(r"^# expect: (\d+):(\d+)-(\d+):(\d+) ([a-z-]+)$", re.MULTILINE)
+# Rules whose fixtures live with the expression engine's tests (tests/analysis/expressions).
+EXPRESSION_RULES = {
+    "js-syntax", "unordered-output-read", "unknown-output-reference", "forbidden-global",
+    "secret-read", "branches-outside-merge", "template-in-expression",
+}
+
+
+def fixtures(kind: str) -> list[Path]:
+    return sorted(RULE_FIXTURES.glob(f"*/{kind}*.relavium.yaml"))
+
+
+def found(path: Path) -> set[tuple[int, int, int, int, str]]:
+    result = analyze(path.read_text(encoding="utf-8"), str(path))
+    return {
+        (d.range.start.line + 1, d.range.start.character + 1, d.range.end.line + 1,
+         d.range.end.character + 1, d.rule)
+        for d in result.diagnostics
+    }
+
+
+def test_every_rule_has_a_positive_and_a_negative_fixture() -> None:
+    for rule_id in set(RULES) - EXPRESSION_RULES:
+        assert list(RULE_FIXTURES.glob(f"{rule_id}/positive*.relavium.yaml")), rule_id
+        assert list(RULE_FIXTURES.glob(f"{rule_id}/negative*.relavium.yaml")), rule_id
+
+
+@pytest.mark.parametrize("path", fixtures("positive"), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_positive_fixture_reports_exactly_the_expected_diagnostics(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    expected = {(int(a), int(b), int(c), int(d), rule)
+                for a, b, c, d, rule in EXPECT.findall(text)}
+    assert any(rule == path.parent.name for *_, rule in expected), "fixture misses its rule"
+    assert found(path) == expected
+
+
+@pytest.mark.parametrize("path", fixtures("negative"), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_negative_fixture_is_clean(path: Path) -> None:
+    assert found(path) == set()
