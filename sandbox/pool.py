@@ -1,0 +1,209 @@
+"""`WorkerPool`: evaluations in persistent subprocesses that a host watchdog can kill.
+
+Some native loops ignore QuickJS's interrupt (`new Array(2**32-1).join()`, `[].concat` of a huge
+spreadable array-like), and a native crash would take the caller down with it. The pool runs each
+evaluation in a worker process, kills a worker that has not answered by the wall-clock deadline
+plus a grace period (a retryable `timeout`), and replaces any worker that dies. Any other death is
+a fatal resource failure (`memory`); the next evaluation gets a fresh worker.
+
+Thread-safe: any number of threads may call `evaluate`/`run` concurrently; each call has a
+worker to itself, and callers beyond `size` wait for one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import sandbox
+from sandbox.errors import REASONS, SandboxError
+from sandbox.evaluator import prepare
+from sandbox.limits import TIME_LIMIT_MS
+from sandbox.outcome import Outcome, decode_value
+from sandbox.scope import Scope
+from sandbox.transport import Kind
+
+DEFAULT_GRACE_MS = 500
+# How long a new worker may take to import before it counts as dead.
+STARTUP_TIMEOUT_S = 30.0
+# The worker runs exactly the `sandbox` package this process imported, however it is installed.
+_PACKAGE_ROOT = str(Path(sandbox.__file__).resolve().parent.parent)
+_BOOT = (
+    f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); from sandbox.worker import main; main()"
+)
+
+
+class _WorkerDied(Exception):
+    pass
+
+
+class _Worker:
+    def __init__(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-c", _BOOT],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self._buffer = b""
+        self._ready = False
+
+    def call(self, message: dict[str, Any], timeout_s: float) -> dict[str, Any] | None:
+        """The worker's response, or None if it did not answer within `timeout_s`."""
+        if not self._ready:
+            if self._read_line(time.monotonic() + STARTUP_TIMEOUT_S) is None:
+                raise _WorkerDied("the worker did not start")
+            self._ready = True
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:
+            stdin.write(json.dumps(message, ensure_ascii=True).encode("ascii") + b"\n")
+            stdin.flush()
+        except OSError:
+            raise _WorkerDied("the worker closed its input") from None
+        line = self._read_line(time.monotonic() + timeout_s)
+        if line is None:
+            return None
+        try:
+            response = json.loads(line)
+        except ValueError:
+            raise _WorkerDied("the worker wrote a malformed response") from None
+        if not isinstance(response, dict):
+            raise _WorkerDied("the worker wrote a malformed response")
+        return response
+
+    def _read_line(self, deadline: float) -> bytes | None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        while b"\n" not in self._buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            readable, _, _ = select.select([stdout], [], [], remaining)
+            if readable:
+                chunk = os.read(stdout.fileno(), 1 << 16)
+                if not chunk:
+                    raise _WorkerDied(f"the worker exited ({self.process.wait()})")
+                self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                stream.close()
+
+
+class WorkerPool:
+    """Up to `size` worker processes; see the module docstring for the failure contract."""
+
+    def __init__(self, size: int = 1, *, grace_ms: int = DEFAULT_GRACE_MS) -> None:
+        if size < 1:
+            raise ValueError("size must be at least 1")
+        self.size = size
+        self.deadline_s = (TIME_LIMIT_MS + grace_ms) / 1000
+        self._idle: list[_Worker] = []
+        self._started = 0
+        self._closed = False
+        self._changed = threading.Condition()
+
+    def evaluate(self, source: str, kind: Kind, scope: Scope) -> Any:
+        """Like `sandbox.evaluate`, in a worker. Raises only SandboxError."""
+        request = prepare(source, kind, scope)
+        worker = self._acquire()
+        healthy = False
+        try:
+            response = worker.call({"kind": kind, "request": request}, self.deadline_s)
+            if response is None:
+                raise SandboxError("timeout", "the worker was killed at the deadline")
+            healthy = True
+        except _WorkerDied as death:
+            raise SandboxError("memory", f"the worker died: {death}") from None
+        finally:
+            self._release(worker, healthy)
+        return _decode(response)
+
+    def run(self, source: str, kind: Kind, scope: Scope) -> Outcome:
+        """`evaluate` as an Outcome: never raises SandboxError."""
+        try:
+            return Outcome(value=self.evaluate(source, kind, scope))
+        except SandboxError as error:
+            return Outcome(error=error)
+
+    def close(self) -> None:
+        """Stop every idle worker; workers still in use stop when released."""
+        with self._changed:
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._started -= len(idle)
+            self._changed.notify_all()
+        for worker in idle:
+            worker.kill()
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _acquire(self) -> _Worker:
+        with self._changed:
+            while True:
+                if self._closed:
+                    raise RuntimeError("the worker pool is closed")
+                if self._idle:
+                    return self._idle.pop()
+                if self._started < self.size:
+                    self._started += 1
+                    break
+                self._changed.wait()
+        try:
+            return _Worker()
+        except BaseException:
+            with self._changed:
+                self._started -= 1
+                self._changed.notify()
+            raise
+
+    def _release(self, worker: _Worker, healthy: bool) -> None:
+        if not healthy:
+            worker.kill()
+        with self._changed:
+            if healthy and not self._closed:
+                self._idle.append(worker)
+            else:
+                self._started -= 1
+                if not self._closed:
+                    # Start the replacement now; it imports while nobody waits on it.
+                    self._idle.append(_Worker())
+                    self._started += 1
+            self._changed.notify()
+        if healthy and self._closed:
+            worker.kill()
+
+
+def _decode(response: dict[str, Any]) -> Any:
+    try:
+        if response["ok"] is True:
+            return decode_value(response)
+        reason, detail = response["reason"], response["detail"]
+    except (KeyError, TypeError, ValueError):
+        raise SandboxError("runtime", "malformed worker response") from None
+    if reason not in REASONS or not (detail is None or isinstance(detail, str)):
+        raise SandboxError("runtime", "malformed worker response")
+    raise SandboxError(reason, detail)

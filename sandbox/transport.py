@@ -1,0 +1,124 @@
+"""Decoding the private VM→host transport and applying the result contract per kind.
+
+The VM returns one primitive string: a versioned record with a closed `success`, `failure` or
+`denied` arm. Anything else is a fixed sandbox failure, never a success or evidence of secrecy.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Literal
+
+from sandbox.errors import SandboxError
+from sandbox.limits import MEMORY_LIMIT_BYTES
+
+Kind = Literal["condition", "transform", "merge"]
+KINDS: tuple[Kind, ...] = ("condition", "transform", "merge")
+
+TRANSPORT_VERSION = 1
+MALFORMED = "malformed sandbox transport"
+
+# Top-level numbers JSON cannot carry keep their exact value through a private tag.
+NUMBER_TAGS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf, "-0": -0.0}
+CONDITION_TYPES = frozenset({"boolean", "string", "number"})
+NEVER_SERIALIZABLE_TYPES = frozenset({"undefined", "function", "symbol", "bigint"})
+VM_TYPES = CONDITION_TYPES | NEVER_SERIALIZABLE_TYPES | {"object"}
+
+_ARM_KEYS = {
+    "denied": {"v", "arm"},
+    "failure": {"v", "arm", "phase", "evidence", "detail"},
+}
+_SUCCESS_KEYS = {"v", "arm", "type"}
+_SUCCESS_OPTIONAL_KEYS = {"payload", "tag"}
+_FAILURE_REASONS: dict[tuple[str, str], Any] = {
+    ("scope", "memory"): "memory",
+    ("scope", "stack"): "scope",
+    ("scope", "runtime"): "scope",
+    ("compile", "syntax"): "syntax",
+    ("compile", "runtime"): "syntax",
+    ("compile", "memory"): "memory",
+    ("compile", "stack"): "stack",
+    ("run", "runtime"): "runtime",
+    ("run", "memory"): "memory",
+    ("run", "stack"): "stack",
+}
+
+
+def serialization_failed(kind: Kind) -> SandboxError:
+    """The baseline disposition of a result that could not be serialized."""
+    return SandboxError("result_type" if kind == "condition" else "non_serializable")
+
+
+def decode(transport: object, kind: Kind) -> Any:
+    """The evaluation's value, or the SandboxError its transport describes."""
+    record = _parse(transport)
+    arm = record.get("arm")
+    if arm == "denied" and set(record) == _ARM_KEYS["denied"]:
+        raise SandboxError("secret_context")
+    if arm == "failure" and set(record) == _ARM_KEYS["failure"]:
+        reason = _FAILURE_REASONS.get((record["phase"], record["evidence"]))
+        if reason is None or not isinstance(record["detail"], str):
+            raise SandboxError("runtime", MALFORMED)
+        raise SandboxError(reason, record["detail"])
+    if arm == "success" and _SUCCESS_KEYS <= set(record) <= _SUCCESS_KEYS | _SUCCESS_OPTIONAL_KEYS:
+        return _success(record, kind)
+    raise SandboxError("runtime", MALFORMED)
+
+
+def _parse(transport: object) -> dict[str, Any]:
+    if transport is None:
+        # The binding returns None when the UTF-8 copy of the string did not fit the heap.
+        raise SandboxError("memory", "the result transport did not fit the heap")
+    if not isinstance(transport, str):
+        raise SandboxError("runtime", MALFORMED)
+    # A cheap length precheck before counting UTF-8 bytes; never truncate.
+    if len(transport) > MEMORY_LIMIT_BYTES or (
+        len(transport.encode("utf-8", "surrogatepass")) > MEMORY_LIMIT_BYTES
+    ):
+        raise SandboxError("memory", "the result transport exceeds the memory limit")
+    try:
+        record = json.loads(transport, parse_constant=_reject_constant)
+    except ValueError:
+        raise SandboxError("runtime", MALFORMED) from None
+    if not isinstance(record, dict) or record.get("v") != TRANSPORT_VERSION:
+        raise SandboxError("runtime", MALFORMED)
+    return record
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(name)
+
+
+def _success(record: dict[str, Any], kind: Kind) -> Any:
+    vm_type = record["type"]
+    payload = record.get("payload")
+    tag = record.get("tag")
+    if (
+        vm_type not in VM_TYPES
+        or (payload is not None and not isinstance(payload, str))
+        or (tag is not None and (vm_type != "number" or tag not in NUMBER_TAGS))
+    ):
+        raise SandboxError("runtime", MALFORMED)
+    if kind == "condition" and vm_type not in CONDITION_TYPES:
+        raise SandboxError("result_type", f"a condition produced a value of type {vm_type}")
+    if vm_type in NEVER_SERIALIZABLE_TYPES:
+        raise SandboxError("non_serializable", f"the result has type {vm_type}")
+    if payload is None:
+        raise serialization_failed(kind)
+    if tag is not None:
+        return NUMBER_TAGS[tag]
+    try:
+        value = json.loads(payload, parse_constant=_reject_constant)
+    except ValueError:
+        raise SandboxError("runtime", MALFORMED) from None
+    if vm_type == "object" and value is not None and not isinstance(value, dict | list):
+        # A boxed primitive or an object whose toJSON returns a scalar: the VM type says object
+        # while the marshaled value is a primitive. null stays the one accepted exception.
+        raise SandboxError("non_serializable", "an object serialized to a scalar")
+    if vm_type != "object" and type(value).__name__ not in _PYTHON_TYPES[vm_type]:
+        raise SandboxError("runtime", MALFORMED)
+    return value
+
+
+_PYTHON_TYPES = {"boolean": {"bool"}, "string": {"str"}, "number": {"int", "float"}}

@@ -1,0 +1,62 @@
+"""The worker process: runs prepared VM requests, one JSON line in, one JSON line out.
+
+Started by `WorkerPool`. Its address space is capped so that a native allocation QuickJS's heap
+limit does not see fails here instead of exhausting the machine. Protocol (UTF-8, ASCII-only):
+
+    worker → pool   {"ready": true}                        once, after imports
+    pool → worker   {"kind": KIND, "request": VM_REQUEST}
+    worker → pool   {"ok": true, "value": ..., ["number": TAG]}
+                  | {"ok": false, "reason": REASON, "detail": TEXT | null}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, BinaryIO
+
+from sandbox.errors import SandboxError
+from sandbox.outcome import encode_value
+from sandbox.vm import run_request
+
+# Python, the QuickJS module (with its 8 MB executor thread stack) and a 16 MB JS heap fit well
+# inside this; runaway native allocations do not.
+ADDRESS_SPACE_LIMIT_BYTES = 768 * 1024 * 1024
+
+
+def _cap_address_space() -> None:
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on this platform (Windows)
+        return
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT_BYTES, ADDRESS_SPACE_LIMIT_BYTES))
+
+
+def handle(line: bytes) -> dict[str, Any]:
+    message = json.loads(line)
+    try:
+        value = run_request(message["request"], message["kind"])
+    except SandboxError as error:
+        return {"ok": False, "reason": error.reason, "detail": error.detail}
+    return {"ok": True, **encode_value(value)}
+
+
+def _send(channel: BinaryIO, response: dict[str, Any]) -> None:
+    channel.write(json.dumps(response, ensure_ascii=True).encode("ascii") + b"\n")
+    channel.flush()
+
+
+def main() -> None:
+    _cap_address_space()
+    # The protocol gets a private copy of stdout; fd 1 then points at stderr so that nothing
+    # else printed in this process can corrupt a response.
+    channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    _send(channel, {"ready": True})
+    for line in sys.stdin.buffer:
+        _send(channel, handle(line))
+
+
+if __name__ == "__main__":
+    main()
