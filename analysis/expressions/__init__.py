@@ -3,8 +3,8 @@
 - `analyze_expression(source) -> ExpressionFacts`: literal `run.outputs` reads graded by whether
   the engine's own parse-time scan sees them (`ReadGrade.ENGINE`: the engine refuses the workflow)
   or only a scope-aware syntax tree does (`ReadGrade.SYNTAX_TREE`: accepted, `undefined` at run
-  time); `inputs.x` / `ctx.x` reads; uses of globals the sandbox lacks; `branches` uses; `{{`
-  in code position.
+  time); `inputs.x` / `ctx.x` reads and whole-binding reads (`JSON.stringify(ctx)`); uses of
+  globals the sandbox lacks; `branches` uses; `{{` in code position.
 - `semantic_tokens(source) -> tuple[Token, ...]`: a lexical classification for editors.
 
 `source` is the decoded expression (the YAML scalar's value); every `Span` is a pair of
@@ -23,6 +23,7 @@ from analysis.expressions.facts import (
     ReadGrade,
     ScopeRead,
     Span,
+    WholeScopeRead,
     analyze_expression,
 )
 from analysis.expressions.tokens import Token, TokenKind, semantic_tokens
@@ -39,6 +40,7 @@ __all__ = [
     "Span",
     "Token",
     "TokenKind",
+    "WholeScopeRead",
     "analyze_expression",
     "semantic_tokens",
 ]

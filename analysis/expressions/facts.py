@@ -95,6 +95,15 @@ class ScopeRead:
 
 
 @dataclass(frozen=True, slots=True)
+class WholeScopeRead:
+    """`inputs` / `ctx` handed whole to something that reads every value: `JSON.stringify(ctx)`,
+    `Object.values(inputs)`, `Object.entries(…)`, `Object.assign({}, …)`, `{ ...inputs }`."""
+
+    binding: str
+    span: Span  # the binding's name
+
+
+@dataclass(frozen=True, slots=True)
 class ForbiddenUse:
     """A use of something the sandbox does not have: a global name, `Math.random`, `async`,
     `await` or `import`."""
@@ -109,6 +118,7 @@ class ExpressionFacts:
     broken: bool  # tree-sitter found errors: only the engine scan and `{{` search ran
     output_reads: tuple[OutputRead, ...]
     scope_reads: tuple[ScopeRead, ...]
+    whole_scope_reads: tuple[WholeScopeRead, ...]
     forbidden: tuple[ForbiddenUse, ...]
     branches_uses: tuple[Span, ...]
     template_braces: tuple[Span, ...]  # `{{ … }}` in code position (never in strings/comments)
@@ -126,6 +136,7 @@ def analyze_expression(source: str) -> ExpressionFacts:
             broken=True,
             output_reads=tuple(_engine_only(read) for read in engine_reads),
             scope_reads=(),
+            whole_scope_reads=(),
             forbidden=(),
             branches_uses=(),
             template_braces=braces,
@@ -136,6 +147,7 @@ def analyze_expression(source: str) -> ExpressionFacts:
         broken=False,
         output_reads=_graded(scan.output_reads, engine_reads),
         scope_reads=tuple(scan.scope_reads),
+        whole_scope_reads=tuple(scan.whole_scope_reads),
         forbidden=tuple(sorted(scan.forbidden, key=lambda use: use.span.start)),
         branches_uses=tuple(scan.branches_uses),
         template_braces=braces,
@@ -207,6 +219,7 @@ class _TreeScan:
         self.parsed = parsed
         self.output_reads: list[OutputRead] = []
         self.scope_reads: list[ScopeRead] = []
+        self.whole_scope_reads: list[WholeScopeRead] = []
         self.forbidden: list[ForbiddenUse] = []
         self.branches_uses: list[Span] = []
         self._scopes = ScopeResolver(self._name_of)
@@ -295,11 +308,47 @@ class _TreeScan:
 
     def _scope_read(self, binding: Node, name: str) -> None:
         read = self._member(binding)
-        if read is None or _is_write_target(read[3]):
+        if read is None:
+            if self._reads_every_value(binding):
+                self.whole_scope_reads.append(WholeScopeRead(name, self._span(binding)))
+            return
+        if _is_write_target(read[3]):
             return
         key_name, key, _, access = read
         span = Span(self.parsed.start(binding), self.parsed.end(access))
         self.scope_reads.append(ScopeRead(name, key_name, key, span))
+
+    def _reads_every_value(self, binding: Node) -> bool:
+        outer, parent = _outer(binding)
+        if parent is None:
+            return False
+        if parent.type == "spread_element":
+            container = parent.parent
+            return container is not None and container.type == "object"
+        if parent.type != "arguments":
+            return False
+        call = parent.parent
+        callee = call.child_by_field_name("function") if call is not None else None
+        if callee is None or callee.type != "member_expression":
+            return False
+        callee_object = callee.child_by_field_name("object")
+        callee_property = callee.child_by_field_name("property")
+        if callee_object is None or callee_property is None or callee_object.type != "identifier":
+            return False
+        owner = self._name_of(callee_object)
+        method = self._name_of(callee_property)
+        arguments = parent.named_children
+        if owner is None or not self._scopes.is_free(callee_object, owner):
+            return False
+        if owner == "JSON":  # a replacer other than null / undefined may filter the keys
+            return (
+                method == "stringify"
+                and arguments[:1] == [outer]
+                and (len(arguments) == 1 or arguments[1].type in ("null", "undefined"))
+            )
+        if owner == "Object" and method in ("values", "entries"):
+            return bool(arguments) and arguments[0] == outer
+        return owner == "Object" and method == "assign" and outer in arguments[1:]
 
     def _global_member(self, base: Node, name: str) -> None:
         """`Math.random` and `globalThis.Date`-style reads of a forbidden global."""

@@ -1,4 +1,5 @@
-"""secret-read: an expression reads a secret input, or a context entry derived from one.
+"""secret-read: an expression reads a secret input, or a context entry derived from one, by
+name (`inputs.token`) or by reading every value (`JSON.stringify(ctx)`, `{ ...inputs }`).
 
 The sandbox denies those reads: the node fails with `secret_context` when it runs. Taint flows
 through context values (`{{ inputs.token }}` in a context value makes that entry secret-derived);
@@ -41,4 +42,19 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"`secret_context` {when}. Expressions never see secrets; remove the read, or "
                 "compute what you need from a non-secret input.",
                 data={"binding": read.binding, "key": read.key_name},
+            )
+        for whole in site.facts.whole_scope_reads:
+            denied = sorted(secret_inputs if whole.binding == "inputs" else secret_context)
+            if not denied:
+                continue
+            names = ", ".join(f"`{name}`" for name in denied)
+            yield site.diagnostic(
+                ctx,
+                RULE_ID,
+                SEVERITY,
+                whole.span,
+                f"{site.label} reads every value of `{whole.binding}`, including the "
+                f"secret-derived {names}: the sandbox denies those reads, so the node fails with "
+                "`secret_context`. Read the non-secret keys one by one instead.",
+                data={"binding": whole.binding, "key": None, "denied": denied},
             )

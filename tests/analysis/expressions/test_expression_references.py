@@ -88,3 +88,23 @@ def test_broken_code_skips_tree_scans() -> None:
 @pytest.mark.parametrize("expression", ["<div>{Date}</div>", "a) + (Date", "1; Date"])
 def test_not_one_expression_counts_as_broken(expression: str) -> None:
     assert analyze_expression(expression).broken
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("JSON.stringify(ctx)", ["ctx"]),
+        ("JSON.stringify(inputs, undefined, 2)", ["inputs"]),
+        ("({ ...inputs, a: 1 })", ["inputs"]),
+        ("Object.values(ctx).concat(Object.entries(inputs))", ["ctx", "inputs"]),
+        ("Object.assign({}, ctx)", ["ctx"]),
+        ("JSON.stringify(ctx, ['a'])", []),  # the replacer picks the keys
+        ("Object.keys(inputs)", []),  # key-only enumeration reads no value
+        ("Object.assign(ctx, {})", []),  # a target, not a source
+        ("f(inputs) + [...ctx]", []),  # unknown use; not an object spread
+        ("((JSON) => JSON.stringify(ctx))(j)", []),  # not the real JSON
+    ],
+)
+def test_whole_binding_reads(expression: str, expected: list[str]) -> None:
+    reads = analyze_expression(expression).whole_scope_reads
+    assert [read.binding for read in reads] == expected

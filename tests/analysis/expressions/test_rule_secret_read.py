@@ -32,3 +32,16 @@ def test_context_derived_from_a_secret_directly_and_transitively() -> None:
 def test_clean_reads_are_quiet() -> None:
     assert diagnostics(document("inputs.name + ctx.team + ((inputs) => inputs.token)(x)"),
                        "secret-read") == []  # fmt: skip
+
+
+def test_reading_every_value_reads_the_secrets_too() -> None:
+    text = document("JSON.stringify(ctx, null, 2) + Object.values(inputs).length")
+    found = diagnostics(text, "secret-read")
+    assert [range_text(text, d) for d in found] == ["ctx", "inputs"]
+    assert found[0].data == {"binding": "ctx", "key": None, "denied": ["auth", "header"]}
+    assert "`auth`, `header`" in found[0].message
+
+
+def test_key_only_enumeration_and_filtered_copies_are_quiet() -> None:
+    expression = "Object.keys(inputs).length + JSON.stringify(ctx, ['team'])"
+    assert diagnostics(document(expression), "secret-read") == []
