@@ -1,11 +1,31 @@
-"""`relavium-lsp eval`: evaluate one expression in the sandbox."""
+"""`relavium-lsp eval`: evaluate one bare expression in the capped sandbox.
+
+The scope file has the sample-scope shape (every part optional)::
+
+    {"inputs": {}, "ctx": {}, "run": {"outputs": {}}, "branches": [],
+     "secret_inputs": [], "secret_ctx": []}
+
+`--format json` prints `{"ok": true, "value": ...}` (a top-level NaN, ±Infinity or -0 is
+`"value": null` plus `"number": "NaN" | "Infinity" | "-Infinity" | "-0"`) or
+`{"ok": false, "error": {"code": "sandbox_error", "reason", "retryable", "message"}}`.
+Exit 0 on a value, 1 on a sandbox error, 2 on usage or scope-file errors.
+"""
+
+from __future__ import annotations
 
 import argparse
+import json
+import sys
+from typing import TextIO
 
-from server.commands import not_implemented
+from sandbox import Scope, ScopeError, WorkerPool
 
 NAME = "eval"
 HELP = "Evaluate a bare expression in the capped sandbox."
+
+EXIT_OK = 0
+EXIT_SANDBOX_ERROR = 1
+EXIT_USAGE = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -15,5 +35,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text")
 
 
+def load_scope(path: str | None) -> Scope:
+    """The scope file as a Scope; raises ScopeError with the file and field named."""
+    if path is None:
+        return Scope()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle, parse_constant=_reject_constant)
+    except OSError as error:
+        raise ScopeError(f"{path}: cannot read: {error.strerror}") from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ScopeError(f"{path}: not valid JSON: {error}") from None
+    try:
+        return Scope.from_json(document)
+    except ScopeError as error:
+        raise ScopeError(f"{path}: {error}") from None
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON; use null or a string")
+
+
+def _write(text: str, stream: TextIO | None = None) -> None:
+    # A JavaScript string may hold a lone surrogate; print it escaped instead of crashing.
+    print(text.encode("utf-8", "backslashreplace").decode("utf-8"), file=stream or sys.stdout)
+
+
 def main(args: argparse.Namespace) -> int:
-    return not_implemented(NAME)
+    try:
+        scope = load_scope(args.scope)
+    except ScopeError as error:
+        print(f"relavium-lsp eval: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    with WorkerPool() as pool:
+        outcome = pool.run(args.expr, args.kind, scope)
+    if args.format == "json":
+        _write(json.dumps(outcome.to_json(), ensure_ascii=True))
+    elif outcome.ok:
+        _write(outcome.to_text())
+    else:
+        _write(outcome.to_text(), sys.stderr)
+    return EXIT_OK if outcome.ok else EXIT_SANDBOX_ERROR
