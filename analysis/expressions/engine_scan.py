@@ -43,6 +43,8 @@ _DOT_ACCESS = re.compile(
 )
 _MEMBER_CONTINUATION = re.compile(rf"{_WS}*\??\.")
 _IS_JS_WHITESPACE = re.compile(_WS)
+# The characters where masking may have to act; runs of anything else are copied unchanged.
+_SPECIAL = re.compile(r"[/'\"`<-]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,30 +65,36 @@ def mask_literals(text: str) -> str | None:
     i = 0
     length = len(text)
     while i < length:
-        char = text[i]
-        following = text[i + 1] if i + 1 < length else ""
+        special = _SPECIAL.search(text, i)
+        if special is None:
+            out.append(text[i:])
+            break
+        j = special.start()
+        out.append(text[i:j])  # ordinary code, copied as is
+        char = text[j]
+        following = text[j + 1] if j + 1 < length else ""
         if char == "/" and following == "/":
-            stop = text.find("\n", i)
+            stop = text.find("\n", j)
             stop = length if stop == -1 else stop
-            out.append(_NUL * (stop - i))
+            out.append(_NUL * (stop - j))
             i = stop
         elif char == "/" and following == "*":
-            close = text.find("*/", i + 2)
+            close = text.find("*/", j + 2)
             if close == -1:
                 return None
-            out.append(_NUL * (close + 2 - i))
+            out.append(_NUL * (close + 2 - j))
             i = close + 2
-        elif char == "/" or text.startswith("<!--", i) or text.startswith("-->", i):
+        elif char == "/" or text.startswith("<!--", j) or text.startswith("-->", j):
             return None
         elif char in "'\"`":
-            end = _literal_end(text, i, char)
+            end = _literal_end(text, j, char)
             if end is None:
                 return None
-            out.append(_NUL * (end - i))
+            out.append(_NUL * (end - j))
             i = end
-        else:
+        else:  # a `<` or `-` that starts no HTML-like comment
             out.append(char)
-            i += 1
+            i = j + 1
     return "".join(out)
 
 
