@@ -18,6 +18,9 @@ DOT, BRACKET, TEMPLATE = ReadForm.DOT, ReadForm.BRACKET, ReadForm.TEMPLATE
     [
         ('run.outputs["classify"].label === "high"', [("classify", BRACKET, ENGINE)]),
         ("run?.outputs?.a ?? 0", [("a", DOT, ENGINE)]),
+        ('run?.outputs?.["a"]?.b', [("a", BRACKET, ENGINE)]),
+        ("(run?.outputs)?.a", [("a", DOT, TREE)]),
+        ("run.outputs.a += 1", [("a", DOT, ENGINE)]),  # a compound assignment reads first
         # The engine gives up on the whole expression; the tree still sees each true read.
         ('run.outputs["a"].n / 2', [("a", BRACKET, TREE)]),
         ('/x/.test(run.outputs["a"].s)', [("a", BRACKET, TREE)]),
@@ -78,6 +81,7 @@ def test_true_reads(expression: str, expected: list[tuple[str, ReadForm, ReadGra
         "(() => { function run() {} return run.outputs.a })()",
         "(() => { class run {} return run.outputs.a })()",
         "(class run { m() { return run.outputs.a } })",
+        "(class { static { const run = x; run.outputs.a } })",
         "({ m(run) { return run.outputs.a } })",
         "((r\\u0075n) => run.outputs.a)(x)",
         # aliases are not literal reads
