@@ -1,0 +1,113 @@
+"""The analysis a read-only request (completion, hover, navigation) is answered from, and the
+mapping between the client's live text and that analysis's text.
+
+While the YAML is half-typed the newest analysis has no model, so requests are served from the
+last good one, whose offsets refer to older text. `View` maps between the two through their common
+prefix and suffix: offsets before the edited region are unchanged, offsets after it shift by the
+length difference, and a snapshot place inside the edited region has no live counterpart (it is
+dropped rather than shown somewhere wrong).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from lsprotocol import types
+
+from analysis import AnalysisResult
+from analysis.model import Workflow
+from server.documents import Snapshot
+from server.language_server import RelaviumLanguageServer
+from server.positions import LineIndex
+
+
+@dataclass
+class View:
+    snapshot: Snapshot
+    live: str  # the document's text as the client has it now
+
+    @property
+    def result(self) -> AnalysisResult:
+        return self.snapshot.result
+
+    @property
+    def workflow(self) -> Workflow:
+        assert self.snapshot.result.workflow is not None
+        return self.snapshot.result.workflow
+
+    @property
+    def current(self) -> bool:
+        """Whether the analysis is of exactly the live text."""
+        return self.snapshot.text == self.live
+
+    @cached_property
+    def _common(self) -> tuple[int, int]:
+        old, new = self.snapshot.text, self.live
+        limit = min(len(old), len(new))
+        prefix = 0
+        while prefix < limit and old[prefix] == new[prefix]:
+            prefix += 1
+        suffix = 0
+        while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
+            suffix += 1
+        return prefix, suffix
+
+    @cached_property
+    def live_lines(self) -> LineIndex:
+        return LineIndex(self.live, self.snapshot.encoding)
+
+    def to_snapshot(self, live_offset: int) -> int:
+        """The snapshot offset for a live offset (inside the edit: the edit's start)."""
+        if self.current:
+            return live_offset
+        prefix, suffix = self._common
+        if live_offset <= prefix:
+            return live_offset
+        if live_offset >= len(self.live) - suffix:
+            return live_offset - len(self.live) + len(self.snapshot.text)
+        return prefix
+
+    def to_live(self, offset: int) -> int | None:
+        """The live offset of a snapshot offset, None inside the edited region."""
+        if self.current:
+            return offset
+        prefix, suffix = self._common
+        if offset <= prefix:
+            return offset
+        if offset >= len(self.snapshot.text) - suffix:
+            return offset - len(self.snapshot.text) + len(self.live)
+        return None
+
+    def live_offset(self, position: types.Position) -> int:
+        return self.live_lines.client_offset(position)
+
+    def offset(self, position: types.Position) -> int:
+        """A client position in the live text as a snapshot offset."""
+        return self.to_snapshot(self.live_offset(position))
+
+    def client_range(self, start: int, end: int) -> types.Range | None:
+        """Snapshot offsets as a live client range (None when the place was edited away)."""
+        live_start, live_end = self.to_live(start), self.to_live(end)
+        if live_start is None or live_end is None:
+            return None
+        lines = self.live_lines
+        return types.Range(
+            start=lines.to_client_position(lines.position_at(live_start)),
+            end=lines.to_client_position(lines.position_at(live_end)),
+        )
+
+
+async def view_of(ls: RelaviumLanguageServer, uri: str) -> View | None:
+    """The newest analysis with a model for an open workflow document (None: unknown, closed, or
+    never parsed)."""
+    state = ls.document(uri)
+    if state is None:
+        return None
+    snapshot = await ls.fresh_snapshot(uri)
+    if snapshot is None or not snapshot.is_good:
+        snapshot = ls.last_good_snapshot(uri)
+    state = ls.document(uri)
+    if snapshot is None or state is None or snapshot.result.workflow is None:
+        return None
+    return View(snapshot, state.text)
