@@ -49,7 +49,11 @@ class ExpressionSite:
 
 
 def expression_sites(ctx: RuleContext) -> Iterator[ExpressionSite]:
+    """Every expression the engine evaluates (and scans). A `merge_fn` beside a strategy other
+    than `custom` is ignored by the engine; unused-merge-fn reports it instead."""
     for field in ctx.workflow.expression_fields():
+        if field.node.type == "merge" and field.node.merge_strategy != "custom":
+            continue
         yield ExpressionSite(field, analyze_expression(field.value))
 
 

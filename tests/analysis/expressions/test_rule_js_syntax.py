@@ -47,3 +47,17 @@ def test_hash_in_a_block_scalar_is_javascript_not_a_comment() -> None:
 
 def test_empty_expression_is_left_to_the_schema_rule() -> None:
     assert diagnostics(one_node("  "), "js-syntax") == []
+
+
+def test_a_merge_fn_the_engine_ignores_is_left_to_unused_merge_fn() -> None:
+    text = workflow(
+        "    - id: join\n"
+        "      type: merge\n"
+        "      merge_strategy: concat\n"
+        "      merge_fn: 'Date.now( +'\n"
+    )
+    found = {d.rule for d in diagnostics(text, "js-syntax")} | {
+        d.rule for d in diagnostics(text, "forbidden-global")
+    }
+    assert found == set()
+    assert diagnostics(text, "unused-merge-fn")
