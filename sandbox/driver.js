@@ -92,8 +92,34 @@
     });
     for (const constructor of ERROR_CONSTRUCTORS) {
       freeze(constructor);
-      freeze(constructor.prototype);
+      freezeKeepingOverrides(constructor.prototype);
     }
+  }
+
+  // Frozen error prototypes keep the host's conversion of an escaping engine error (toString,
+  // name, message, stack) free of authored code. Plain freezing would also make `err.name = "X"`
+  // throw on every instance (the override mistake), so each data property becomes a fixed
+  // getter whose setter defines the property on the instance, as an ordinary assignment would.
+  function freezeKeepingOverrides(prototype) {
+    for (const key of ownKeys(prototype)) {
+      const descriptor = getOwnPropertyDescriptor(prototype, key);
+      if (!has(descriptor, "value")) continue;
+      const value = descriptor.value;
+      defineProperty(prototype, key, {
+        get() {
+          return value;
+        },
+        set(replacement) {
+          if (this === prototype) throw new TypeError("'" + toText(key) + "' is read-only");
+          defineProperty(this, key, {
+            value: replacement, writable: true, enumerable: true, configurable: true,
+          });
+        },
+        enumerable: descriptor.enumerable,
+        configurable: false,
+      });
+    }
+    freeze(prototype);
   }
 
   function deny() {
