@@ -16,7 +16,11 @@ from itertools import pairwise
 from tree_sitter import Node, QueryCursor
 
 from analysis.expressions.engine_scan import EngineRead, engine_output_reads
-from analysis.expressions.js_text import decode_identifier, decode_string_body
+from analysis.expressions.js_text import (
+    decode_identifier,
+    decode_string_body,
+    inside_literal_or_comment,
+)
 from analysis.expressions.parsing import ParsedExpression, query
 from analysis.expressions.scope import ScopeResolver
 
@@ -199,6 +203,8 @@ def _template_braces(parsed: ParsedExpression) -> tuple[Span, ...]:
         if first.end_byte != second.start_byte or (spans and spans[-1].end > parsed.start(first)):
             continue
         start = parsed.start(first)
+        if inside_literal_or_comment(parsed.source, start):
+            continue  # tree-sitter recovered from an unterminated literal by lexing its text
         close = parsed.source.find("}}", start + 2)
         spans.append(Span(start, close + 2 if close != -1 else start + 2))
     return tuple(spans)

@@ -99,3 +99,45 @@ def decode_string_body(body: str, *, template: bool = False) -> str | None:
 def _digit_follows(match: re.Match[str]) -> bool:
     following = match.string[match.end() : match.end() + 1]
     return following.isascii() and following.isdigit()
+
+
+def inside_literal_or_comment(text: str, index: int) -> bool:
+    """Whether `index` falls inside a string, template or comment of `text`, read left to right
+    with an unterminated literal running to the end (where tree-sitter's error recovery guesses).
+
+    Every `/` that opens no comment is taken for division, so a regex holding a quote can make
+    this answer True for code: callers use it only to stay quiet.
+    """
+    i = 0
+    length = len(text)
+    while i <= index and i < length:
+        char = text[i]
+        if char == "/" and text.startswith("/", i + 1):
+            end = text.find("\n", i)
+        elif char == "/" and text.startswith("*", i + 1):
+            end = text.find("*/", i + 2)
+            end = -1 if end == -1 else end + 2
+        elif char in "'\"`":
+            end = _quote_end(text, i)
+        else:
+            i += 1
+            continue
+        end = length if end == -1 else end
+        if index < end:
+            return True
+        i = end
+    return False
+
+
+def _quote_end(text: str, start: int) -> int:
+    """One past the quote closing the literal opened at `start`; -1 when unterminated."""
+    quote = text[start]
+    j = start + 1
+    while j < len(text):
+        if text[j] == "\\":
+            j += 2
+        elif text[j] == quote:
+            return j + 1
+        else:
+            j += 1
+    return -1

@@ -72,6 +72,9 @@ def test_branches_uses() -> None:
         ("'{{ inputs.x }}' + `{{y}}` // {{z}}", []),
         ("{ a: { b: 1 } }", []),
         ("a + {{ b", ["{{"]),
+        ("'{{ inputs.x }}", []),  # an unterminated string: its text is not code
+        ("`{{ x }}", []),
+        ('"\\"" + {{ y }} + `', ["{{ y }}"]),
     ],
 )
 def test_template_braces_in_code(expression: str, expected: list[str]) -> None:
