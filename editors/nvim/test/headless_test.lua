@@ -86,6 +86,23 @@ test('the node under the cursor is found for block and flow items', function()
   end
 end)
 
+test('run results are described without private error detail', function()
+  local ok = workflow.describe_result('score', { ok = true, value = vim.NIL, number = '-Infinity' })
+  assert(vim.deep_equal(ok, { 'run score', 'ok: true', 'value: -Infinity' }), vim.inspect(ok))
+  local failed = workflow.describe_result('route', {
+    ok = false,
+    scope = { source = 'synthesized' },
+    error = { code = 'sandbox_error', reason = 'timeout', retryable = true, message = 'ran out of time', detail = 'private' },
+  })
+  assert(vim.deep_equal(failed, {
+    'run route',
+    'scope: {"source":"synthesized"}',
+    'ok: false',
+    'error: sandbox_error timeout (retryable): ran out of time',
+  }), vim.inspect(failed))
+  assert(workflow.describe_result('x', nil)[1]:match('no result'))
+end)
+
 test('each deliberate problem is reported with its rule id and exact range', function()
   local bufnr = vim.fn.bufnr(fixture)
   local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)

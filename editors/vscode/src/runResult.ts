@@ -24,13 +24,12 @@ export function describeRunResult(node: string, result: unknown): RunReport {
   const scope = describeScope(record.scope);
   const lines = [`run ${node}${scope === undefined ? '' : ` with ${scope}`}`];
   if (record.ok === true) {
-    const value = JSON.stringify(record.value, null, 2) ?? String(record.value);
+    // JSON has no NaN, ±Infinity or -0: the eval shape sends `"value": null` plus `"number"`.
+    const special = typeof record.number === 'string' ? record.number : undefined;
+    const value = special ?? JSON.stringify(record.value, null, 2) ?? String(record.value);
     lines.push(`value: ${value}`);
-    return {
-      ok: true,
-      summary: `${node} → ${preview(JSON.stringify(record.value) ?? String(record.value))}`,
-      detail: lines.join('\n'),
-    };
+    const oneLine = special ?? JSON.stringify(record.value) ?? String(record.value);
+    return { ok: true, summary: `${node} → ${preview(oneLine)}`, detail: lines.join('\n') };
   }
   const error = asRecord(record.error);
   const reason = typeof error.reason === 'string' ? error.reason : 'unknown reason';

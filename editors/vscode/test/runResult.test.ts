@@ -24,6 +24,14 @@ test('a long value is shortened in the notification but complete in the output',
   assert.ok(report.detail.includes('x'.repeat(500)));
 });
 
+test('a top-level NaN, Infinity or -0 is shown as the number, not as null', () => {
+  for (const number of ['NaN', 'Infinity', '-Infinity', '-0']) {
+    const report = describeRunResult('score', { ok: true, value: null, number });
+    assert.equal(report.summary, `score → ${number}`);
+    assert.equal(report.detail, `run score\nvalue: ${number}`);
+  }
+});
+
 test('a sandbox error names its reason and retryability, never its private detail', () => {
   const report = describeRunResult('route', {
     ok: false,

@@ -109,7 +109,9 @@ function M.describe_result(node, result)
   end
   if result.ok == true then
     table.insert(lines, 'ok: true')
-    table.insert(lines, 'value: ' .. vim.json.encode(result.value))
+    -- JSON has no NaN, ±Infinity or -0: the eval shape sends `"value": null` plus `"number"`.
+    local value = type(result.number) == 'string' and result.number or vim.json.encode(result.value)
+    table.insert(lines, 'value: ' .. value)
   else
     local error = type(result.error) == 'table' and result.error or {}
     table.insert(lines, 'ok: false')
