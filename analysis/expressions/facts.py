@@ -173,10 +173,10 @@ def _graded(
 ) -> tuple[OutputRead, ...]:
     """Tree reads the engine also sees are errors; engine reads the tree does not confirm (only
     through the engine's own quirks) are still errors, because the engine still refuses them."""
-    unmatched = {read.key_start: read for read in engine_reads}
+    unmatched = {(read.key_start, read.node_id): read for read in engine_reads}
     graded = []
     for read in tree_reads:
-        engine = unmatched.pop(read.key.start, None)
+        engine = unmatched.pop((read.key.start, read.node_id), None)
         graded.append(
             read
             if engine is None

@@ -135,3 +135,9 @@ def test_engine_only_quirk_is_still_an_error() -> None:
 
 def test_a_write_the_engine_scan_matches_is_still_refused_by_the_engine() -> None:
     assert reads("run.outputs.a = 1") == [("a", DOT, ENGINE)]
+
+
+def test_engine_truncated_dot_key_is_its_own_read() -> None:
+    # The engine's ASCII pattern reads `ab` out of `abé`; the real key is `abé`. Both matter:
+    # the engine refuses the workflow if `ab` is a non-ancestor node, and `abé` is what is read.
+    assert reads("run.outputs.abé") == [("abé", DOT, TREE), ("ab", DOT, ENGINE)]
