@@ -1,0 +1,170 @@
+"""Hover: a node id or `run.outputs` key → the node and where it sits in the graph relative to the
+reader; `inputs.x` / `ctx.x` / `agent_ref` → the declaration; scope bindings and sandbox globals
+→ one-line docs; and the explanation of every diagnostic's rule under the cursor."""
+
+from __future__ import annotations
+
+import re
+
+from lsprotocol import types
+
+from analysis.describe import (
+    BINDING_DOCS,
+    FORBIDDEN_DOC,
+    GLOBAL_DOCS,
+    MEMBER_DOCS,
+    agent_summary,
+    context_summary,
+    input_summary,
+    node_summary,
+)
+from analysis.expressions import TokenKind, analyze_expression, semantic_tokens
+from analysis.navigation import Occurrence, Role, SymbolKind, expression_at, symbol_index
+from analysis.rules import RULES
+from server.handlers import guarded
+from server.language_server import RelaviumLanguageServer
+from server.lsp_diagnostics import rule_url
+from server.serving import View, view_of
+
+_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_NAMED_TOKENS = frozenset(
+    {TokenKind.VARIABLE, TokenKind.SCOPE_BINDING, TokenKind.FUNCTION, TokenKind.PROPERTY}
+)
+
+
+def _node_text(view: View, occurrence: Occurrence) -> str:
+    workflow, graph = view.workflow, view.result.graph
+    node = workflow.node(occurrence.name)
+    if node is None or graph is None:
+        return f"**`{occurrence.name}`**: no node has this id"
+    lines = [f"**node `{occurrence.name}`** · {node_summary(workflow, node)}"]
+    before = graph.predecessors.get(occurrence.name, [])
+    after = graph.successors.get(occurrence.name, [])
+    if before or after:
+        lines.append(
+            "runs after " + (", ".join(f"`{n}`" for n in before) or "nothing")
+            + " · before " + (", ".join(f"`{n}`" for n in after) or "nothing")
+        )
+    reader = occurrence.reader
+    if reader is not None and occurrence.role in (Role.EXPRESSION, Role.TEMPLATE):
+        if reader == occurrence.name:
+            lines.append(f"✗ `{reader}` reads its own output: `run.outputs` never holds it")
+        elif occurrence.name in graph.ancestors(reader):
+            lines.append(f"✓ an ancestor of `{reader}`: its output is in `run.outputs` when "
+                         f"`{reader}` runs")
+        else:
+            lines.append(f"✗ not an ancestor of `{reader}`: `run.outputs` does not hold it when "
+                         f"`{reader}` runs (add an edge from `{occurrence.name}` to `{reader}`)")
+    return "\n\n".join(lines)
+
+
+def _declaration_text(view: View, occurrence: Occurrence) -> str:
+    workflow, graph = view.workflow, view.result.graph
+    name = occurrence.name
+    if occurrence.kind is SymbolKind.INPUT:
+        decl = next((d for d in workflow.inputs if d.name == name), None)
+        if decl is None:
+            return f"**`inputs.{name}`**: no input has this name"
+        secret = graph is not None and name in graph.secret_inputs
+        return f"**input `{name}`** · {input_summary(decl, secret)}"
+    if occurrence.kind is SymbolKind.CONTEXT:
+        entry = next((c for c in workflow.context if c.key == name), None)
+        if entry is None:
+            return f"**`ctx.{name}`**: no context entry has this key"
+        secret = graph is not None and name in graph.secret_context
+        return f"**context `{name}`** · {context_summary(entry, secret)}"
+    agent = workflow.agents_by_id.get(name)
+    if agent is None:
+        return f"**agent `{name}`**: no agent has this id"
+    return f"**agent `{name}`** · {agent_summary(agent)}"
+
+
+def _symbol_hover(view: View, offset: int) -> tuple[str, tuple[int, int]] | None:
+    occurrence = symbol_index(view.workflow).at(offset)
+    if occurrence is None:
+        return None
+    if occurrence.kind is SymbolKind.NODE:
+        return _node_text(view, occurrence), (occurrence.start, occurrence.end)
+    return _declaration_text(view, occurrence), (occurrence.start, occurrence.end)
+
+
+def _builtin_hover(view: View, offset: int) -> tuple[str, tuple[int, int]] | None:
+    """Docs for a scope binding, sandbox global or member under the cursor in an expression."""
+    found = expression_at(view.workflow, offset)
+    if found is None:
+        return None
+    field, index = found
+    source = field.value
+    token = next((t for t in semantic_tokens(source) if t.span.start <= index <= t.span.end
+                  and t.kind in _NAMED_TOKENS), None)
+    if token is None:
+        return None
+    word = source[token.span.start:token.span.end]
+    if not _WORD.fullmatch(word):
+        return None
+    text = _builtin_doc(source, token.span.start, word, token.kind, field.name)
+    if text is None:
+        return None
+    return text, field.source_span(token.span.start, token.span.end)
+
+
+def _builtin_doc(source: str, start: int, word: str, kind: TokenKind, field: str) -> str | None:
+    owner = re.search(r"([A-Za-z_$][A-Za-z0-9_$]*)\s*\??\.\s*$", source[:start])
+    if owner is not None:
+        if owner.group(1) == "run" and word == "outputs":
+            return f"**`run.outputs`** · {BINDING_DOCS['outputs']}"
+        member = MEMBER_DOCS.get(owner.group(1), {}).get(word)
+        if owner.group(1) == "Math" and word == "random":
+            return f"**`Math.random`** · {FORBIDDEN_DOC}"
+        return f"**`{owner.group(1)}.{word}`** · {member}" if member else None
+    forbidden = any(use.span.start == start for use in analyze_expression(source).forbidden)
+    if forbidden:
+        return f"**`{word}`** · {FORBIDDEN_DOC}"
+    if kind is TokenKind.SCOPE_BINDING:
+        note = ""
+        if word == "branches" and field != "merge_fn":
+            note = " It is not defined here: this is not a merge_fn."
+        return f"**`{word}`** · {BINDING_DOCS[word]}{note}"
+    if word in GLOBAL_DOCS:
+        return f"**`{word}`** · {GLOBAL_DOCS[word]}"
+    return None
+
+
+def _rule_texts(ls: RelaviumLanguageServer, view: View, offset: int) -> list[str]:
+    source = view.result.source
+    where = source.position(offset)
+    texts = []
+    for diagnostic in view.result.diagnostics:
+        if ls.settings.severity_for(diagnostic.rule, diagnostic.severity) is None:
+            continue
+        if not diagnostic.range.start <= where <= diagnostic.range.end:
+            continue
+        rule = RULES.get(diagnostic.rule)
+        summary = rule.summary if rule is not None else "see the rule's documentation"
+        text = f"**{diagnostic.rule}**: {summary} ([docs]({rule_url(diagnostic.rule)}))"
+        if text not in texts:
+            texts.append(text)
+    return texts
+
+
+def register(ls: RelaviumLanguageServer) -> None:
+    @ls.feature(types.TEXT_DOCUMENT_HOVER)
+    @guarded()
+    async def hover(ls: RelaviumLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        view = await view_of(ls, params.text_document.uri)
+        if view is None:
+            return None
+        offset = view.offset(params.position)
+        found = _symbol_hover(view, offset) or _builtin_hover(view, offset)
+        sections = [found[0]] if found else []
+        if view.current:
+            sections.extend(_rule_texts(ls, view, offset))
+        if not sections:
+            return None
+        span = view.client_range(*found[1]) if found else None
+        return types.Hover(
+            contents=types.MarkupContent(
+                kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(sections)
+            ),
+            range=span,
+        )
