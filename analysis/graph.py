@@ -8,9 +8,10 @@ Contract:
   `prompt_template` / `system_prompt_append`, its resolved agent's `system_prompt`, a gate's
   `assignee` / `message_template`). Only edges whose both ends are existing node ids are in the
   graph; expressions never add edges.
-- `ancestors(node_id)` → the transitive predecessors (a frozenset, never including the node
-  itself unless it sits on a cycle); `cycle` → one cycle as a node-id path whose first and last
-  element are equal (None when acyclic), with `cycle_edges` the `GraphEdge`s along it.
+- `ancestors(node_id)` → the transitive predecessors (a read-only set that behaves like a
+  frozenset, never including the node itself unless it sits on a cycle); `cycle` → one cycle as
+  a node-id path whose first and last element are equal (None when acyclic), with
+  `cycle_edges` the `GraphEdge`s along it.
 - `fan_in_branches(merge_id)` → the node ids in the order of the merge's `branches` array.
 - `secret_inputs` and `secret_context` → the declared secret input names and the context keys
   derived from one (taint through `{{ inputs.x }}` and `{{ ctx.y }}` in context values).
@@ -18,10 +19,12 @@ Contract:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Set
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from analysis.model import DATA_EDGE_FIELDS, NodeDef, Workflow
+from analysis.model import DATA_EDGE_FIELDS, NodeDef, NodeRef, ScalarText, Workflow
 
 CONTROL_TYPES = frozenset({"condition", "parallel"})
 
@@ -31,7 +34,50 @@ class GraphEdge:
     source: str
     target: str
     kind: str  # "explicit" | "parallel" | "condition" | "data"
-    span: tuple[int, int]  # where the edge is written (the target reference)
+    written: NodeRef | tuple[ScalarText, int, int]  # the reference, or a template's name range
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """Where the edge is written: the target reference, or the id in a template."""
+        if isinstance(self.written, NodeRef):
+            return self.written.span
+        template, start, end = self.written
+        return template.source_span(start, end)
+
+
+class NodeSet(Set[str]):
+    """An immutable set of node ids stored as bits over the graph's node order (cheap unions:
+    every node's ancestors cost one integer each). Behaves like a frozenset."""
+
+    __slots__ = ("_bits", "_ids", "_index")
+
+    def __init__(self, bits: int, index: dict[str, int], ids: list[str]) -> None:
+        self._bits = bits
+        self._index = index
+        self._ids = ids
+
+    def __contains__(self, node_id: object) -> bool:
+        position = self._index.get(node_id) if isinstance(node_id, str) else None
+        return position is not None and bool(self._bits >> position & 1)
+
+    def __iter__(self) -> Iterator[str]:
+        bits = self._bits
+        while bits:
+            low = bits & -bits
+            yield self._ids[low.bit_length() - 1]
+            bits ^= low
+
+    def __len__(self) -> int:
+        return self._bits.bit_count()
+
+    def __repr__(self) -> str:
+        return f"NodeSet({sorted(self)!r})"
+
+    @classmethod
+    def _from_iterable(cls, iterable: Iterable[str]) -> frozenset[str]:  # type: ignore[override]
+        return frozenset(iterable)
+
+    __hash__ = Set._hash
 
 
 @dataclass(eq=False)
@@ -41,9 +87,11 @@ class Graph:
     edges: list[GraphEdge]
     successors: dict[str, list[str]] = field(default_factory=dict)
     predecessors: dict[str, list[str]] = field(default_factory=dict)
-    _ancestors: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
+    _ancestors: dict[str, AbstractSet[str]] = field(default_factory=dict, repr=False)
 
-    def ancestors(self, node_id: str) -> frozenset[str]:
+    def ancestors(self, node_id: str) -> AbstractSet[str]:
+        if not self._ancestors and self.cycle is None:
+            self._all_ancestors()
         cached = self._ancestors.get(node_id)
         if cached is not None:
             return cached
@@ -62,6 +110,27 @@ class Graph:
         result = frozenset(seen)
         self._ancestors[node_id] = result
         return result
+
+    def _all_ancestors(self) -> None:
+        """Every node's ancestors at once, as bit sets in topological order (acyclic only)."""
+        index = {node_id: position for position, node_id in enumerate(self.node_ids)}
+        pending = {node_id: len(self.predecessors.get(node_id, ())) for node_id in self.node_ids}
+        ready = [node_id for node_id, count in pending.items() if count == 0]
+        bits: dict[str, int] = {}
+        while ready:
+            node_id = ready.pop()
+            result = 0
+            for parent in self.predecessors.get(node_id, ()):
+                result |= bits[parent] | (1 << index[parent])
+            bits[node_id] = result
+            self._ancestors[node_id] = NodeSet(result, index, self.node_ids)
+            for child in self.successors.get(node_id, ()):
+                pending[child] -= 1
+                if pending[child] == 0:
+                    ready.append(child)
+
+    def is_ancestor(self, candidate: str, node_id: str) -> bool:
+        return candidate in self.ancestors(node_id)
 
     @cached_property
     def cycle(self) -> list[str] | None:
@@ -139,16 +208,18 @@ class Graph:
         return frozenset(tainted)
 
 
-def _data_edge_sources(workflow: Workflow, node: NodeDef) -> list[tuple[str, tuple[int, int]]]:
-    fields = [field for field in node.templates if field.name in DATA_EDGE_FIELDS]
+def _data_edge_sources(
+    workflow: Workflow, node: NodeDef
+) -> list[tuple[str, tuple[ScalarText, int, int]]]:
+    fields = [t for t in node.templates if t.name in DATA_EDGE_FIELDS]
     agent = workflow.agent_for(node) if node.type == "agent" else None
     if agent is not None and agent.system_prompt is not None:
         fields.append(agent.system_prompt)
-    result = []
+    result: list[tuple[str, tuple[ScalarText, int, int]]] = []
     for template in fields:
         for ref in template.references:
             if ref.edge and ref.name is not None:
-                result.append((ref.name, template.source_span(ref.name_start, ref.name_end)))
+                result.append((ref.name, (template, ref.name_start, ref.name_end)))
     return result
 
 
@@ -157,18 +228,18 @@ def build_graph(workflow: Workflow) -> Graph:
     edges: list[GraphEdge] = []
     for edge in workflow.edges:
         if edge.source in nodes and edge.to is not None and edge.to.id in nodes:
-            edges.append(GraphEdge(edge.source, edge.to.id, "explicit", edge.to.span))
+            edges.append(GraphEdge(edge.source, edge.to.id, "explicit", edge.to))
     for node_id, node in nodes.items():
         if node.type == "parallel":
-            edges.extend(GraphEdge(node_id, member.id, "parallel", member.span)
+            edges.extend(GraphEdge(node_id, member.id, "parallel", member)
                          for member in node.parallel_of if member.id in nodes)
         elif node.type == "condition":
             targets = [branch.target for branch in node.branches] + [node.default]
-            edges.extend(GraphEdge(node_id, target.id, "condition", target.span)
+            edges.extend(GraphEdge(node_id, target.id, "condition", target)
                          for target in targets if target is not None and target.id in nodes)
         elif node.type in ("agent", "human_gate"):
-            edges.extend(GraphEdge(source, node_id, "data", span)
-                         for source, span in _data_edge_sources(workflow, node)
+            edges.extend(GraphEdge(source, node_id, "data", written)
+                         for source, written in _data_edge_sources(workflow, node)
                          if source in nodes)
     graph = Graph(workflow, list(nodes), edges)
     for link in edges:

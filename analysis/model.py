@@ -50,16 +50,39 @@ class ScalarText:
         self.value = scalar.text
 
     @cached_property
+    def _verbatim_start(self) -> int | None:
+        """Where value[0] sits when the source spells the value verbatim on one line (no escape,
+        no folding): then offsets are plain arithmetic and the re-scan is skipped."""
+        scalar = self.scalar
+        text = self.source.text
+        if scalar.style is None:
+            start = scalar.content_start
+            closing = ""
+        elif scalar.style in ("'", '"'):
+            start = scalar.content_start + 1
+            closing = scalar.style
+        else:
+            return None
+        after = start + len(self.value)
+        if after + len(closing) != scalar.end or not text.startswith(self.value, start):
+            return None
+        if closing and text[after] != closing:
+            return None
+        return start
+
+    @cached_property
     def _map(self) -> tuple[list[int], list[int]] | None:
         return map_scalar(self.source.text, self.scalar)
 
     @property
     def exact(self) -> bool:
         """Whether offsets are exact (the re-scan reproduced the value)."""
-        return self._map is not None
+        return self._verbatim_start is not None or self._map is not None
 
     def source_offset_of(self, index: int) -> int:
         index = min(max(index, 0), len(self.value))
+        if self._verbatim_start is not None:
+            return self._verbatim_start + index
         if self._map is None:
             return self.scalar.content_start
         return self._map[0][index]
@@ -68,6 +91,8 @@ class ScalarText:
         """Document offsets of the decoded range `[start, end)` (an escape maps as a whole)."""
         start = min(max(start, 0), len(self.value))
         end = min(max(end, start), len(self.value))
+        if self._verbatim_start is not None:
+            return (self._verbatim_start + start, self._verbatim_start + end)
         if self._map is None:
             return (self.scalar.content_start, self.scalar.content_start)
         starts, ends = self._map
@@ -78,6 +103,9 @@ class ScalarText:
 
     def decoded_index_of(self, offset: int) -> int | None:
         """The decoded index whose source covers document `offset` (for cursor → value)."""
+        if self._verbatim_start is not None:
+            index = offset - self._verbatim_start
+            return index if 0 <= index <= len(self.value) else None
         if self._map is None:
             return None
         starts, ends = self._map

@@ -241,7 +241,7 @@ def build_sample_scope(
     notes: list[str] = []
     inputs, secret_inputs = _inputs(workflow, graph, samples, notes)
     ctx, secret_ctx = _context(workflow, graph, inputs, samples, notes)
-    ancestors = graph.ancestors(node_id) - {node_id}
+    ancestors = frozenset(graph.ancestors(node_id) - {node_id})
     outputs = _outputs(workflow, ancestors, samples, notes)
     scope: dict[str, Any] = {
         "inputs": inputs,

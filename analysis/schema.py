@@ -283,24 +283,25 @@ MERGE_EXPRESSION_TYPE = (
 )
 
 
+NODE_SPECS = {
+    node_type: Obj(
+        {**COMMON, **fields}, ("id", "type", *required),
+        {"expression_type": MERGE_EXPRESSION_TYPE} if node_type == "merge" else {},
+        label=_id_label,
+    )
+    for node_type, (fields, required) in NODE_FIELDS.items()
+}
+# Without a known type the allowed keys are unknown: check id and type only.
+UNTYPED_NODE = Obj(COMMON, ("id", "type"), open=True, label=_id_label)
+
+
 @dataclass
 class NodeSpec(Spec):
     def check(self, walk: Walk, node: YNode, path: str) -> None:
-        if not isinstance(node, YMapping):
-            walk.report(INVALID_VALUE, node, f"{path} must be a mapping, not {_describe(node)}")
-            return
-        type_entry = node.get("type")
-        node_type = type_entry.value.value if type_entry and isinstance(
-            type_entry.value, YScalar) else None
-        if node_type not in NODE_FIELDS:
-            # Without a known type the allowed keys are unknown: check id and type only.
-            Obj(COMMON, ("id", "type"), open=True, label=_id_label).check(walk, node, path)
-            return
-        assert isinstance(node_type, str)
-        fields, required = NODE_FIELDS[node_type]
-        refused = {"expression_type": MERGE_EXPRESSION_TYPE} if node_type == "merge" else {}
-        Obj({**COMMON, **fields}, ("id", "type", *required), refused,
-            label=_id_label).check(walk, node, path)
+        type_entry = node.get("type") if isinstance(node, YMapping) else None
+        node_type = getattr(type_entry.value, "value", None) if type_entry else None
+        spec = NODE_SPECS.get(node_type) if isinstance(node_type, str) else None
+        (spec or UNTYPED_NODE).check(walk, node, path)
 
 
 def _validation_spec(input_type: str | None) -> Obj:

@@ -28,7 +28,7 @@ def _comments(context: RuleContext) -> dict[int, set[str]]:
     text = context.source.text
     if "relavium-lsp" not in text:
         return {}
-    spans = sorted(context.document.scalar_spans)
+    spans = context.document.scalar_spans
     starts = [start for start, _ in spans]
     result: dict[int, set[str]] = {}
     for match in _COMMENT.finditer(text):

@@ -1,7 +1,7 @@
 """Read YAML into a small node tree that keeps every node's span (document offsets).
 
 Contract:
-- `read_yaml(source)` composes the text with libyaml (`yaml.CSafeLoader`), never constructs
+- `read_yaml(source)` composes the text with libyaml (the C parser), never constructs
   Python objects with PyYAML's 1.1 resolver, and returns a `YamlDocument`: the root node (None when
   the text has a syntax error or is empty) and the reader-level problems as `Diagnostic`s
   (`yaml-syntax`, `duplicate-key`, `invalid-value` for a non-string key).
@@ -16,10 +16,13 @@ Contract:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import yaml
+from yaml._yaml import CParser
 
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.source import SourceText
@@ -33,6 +36,7 @@ INVALID_VALUE = "invalid-value"
 ScalarValue = str | int | float | bool | None
 
 _CORE_TAG = "tag:yaml.org,2002:"
+_STR_TAG = _CORE_TAG + "str"
 _ALLOWED_TAGS = frozenset(
     _CORE_TAG + name for name in ("str", "int", "float", "bool", "null", "seq", "map")
 )
@@ -73,7 +77,7 @@ def resolve_plain(text: str) -> ScalarValue:
     return _SPECIAL_FLOAT.get(text, text)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class YNode:
     start: int
     end: int
@@ -83,7 +87,7 @@ class YNode:
         return (self.start, self.end)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class YScalar(YNode):
     """A scalar. `text` is the decoded string; `value` its core-schema value."""
 
@@ -95,18 +99,18 @@ class YScalar(YNode):
     content_start: int
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class YAlias(YNode):
     """An alias (already reported, never expanded); its span is the anchored node's."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class YEntry:
     key: YScalar
     value: YNode
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class YMapping(YNode):
     entries: list[YEntry] = field(default_factory=list)
     _index: dict[str, YEntry] = field(default_factory=dict, repr=False)
@@ -118,7 +122,7 @@ class YMapping(YNode):
         return [entry.key.text for entry in self.entries]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class YSequence(YNode):
     items: list[YNode] = field(default_factory=list)
 
@@ -128,8 +132,24 @@ class YamlDocument:
     source: SourceText
     root: YNode | None
     problems: list[Diagnostic]
-    # Every scalar's span, in document order, for "is this offset inside a scalar?" questions.
-    scalar_spans: list[tuple[int, int]]
+
+    @cached_property
+    def scalar_spans(self) -> list[tuple[int, int]]:
+        """Every scalar's span, sorted, for "is this offset inside a scalar?" questions."""
+        spans: list[tuple[int, int]] = []
+        stack = [self.root] if self.root is not None else []
+        while stack:
+            node = stack.pop()
+            if isinstance(node, YScalar):
+                spans.append(node.span)
+            elif isinstance(node, YMapping):
+                for entry in node.entries:
+                    spans.append(entry.key.span)
+                    stack.append(entry.value)
+            elif isinstance(node, YSequence):
+                stack.extend(node.items)
+        spans.sort()
+        return spans
 
 
 def plain_value(node: YNode) -> Any:
@@ -162,9 +182,12 @@ class _Reader:
         self.text = source.text
         # libyaml does not count a leading BOM in its mark indices.
         self.base = 1 if self.text.startswith("\ufeff") else 0
+        self.length = len(self.text)
         self.problems: list[Diagnostic] = []
-        self.scalar_spans: list[tuple[int, int]] = []
         self.has_alias = False
+        # Aliases need an anchor, and an anchor needs a `&`: without one, skip identity tracking.
+        self.track_aliases = "&" in self.text
+        self.seen: set[int] = set()
 
     def problem(self, rule: str, start: int, end: int, message: str, **data: Any) -> None:
         self.problems.append(
@@ -192,41 +215,53 @@ class _Reader:
         return content
 
     def read(self, root: yaml.Node) -> YNode:
-        seen: set[int] = set()
-        holder: list[YNode] = []
-        # (yaml node, container to fill, key) — iterative so any nesting depth is safe.
-        stack: list[tuple[yaml.Node, Any, YScalar | None]] = [(root, holder, None)]
+        """Convert in document order (pre-order, iterative: any nesting depth is safe), so the
+        anchored node is always met before its aliases."""
+        tree = self.build(root)
+        if not isinstance(tree, YMapping | YSequence):
+            return tree
+        stack: list[tuple[YMapping | YSequence, Iterator[Any]]] = [(tree, iter(root.value))]
+        build = self.build
         while stack:
-            node, parent, key = stack.pop()
-            built = self.build(node, seen)
-            if isinstance(parent, list):
-                parent.append(built)
-            elif isinstance(parent, YSequence):
-                parent.items.append(built)
-            else:
-                assert isinstance(parent, YMapping) and key is not None
-                entry = YEntry(key, built)
-                if key.text in parent._index:
-                    first = parent._index[key.text].key
-                    line = self.source.position(first.start).line + 1
-                    self.problem(
-                        DUPLICATE_KEY, key.start, key.end,
-                        f"duplicate key '{key.text}' (first defined on line {line}): "
-                        "remove or rename one of them",
-                        first={"start": first.start, "end": first.end},
-                    )
+            parent, children = stack[-1]
+            if isinstance(parent, YSequence):
+                items = parent.items
+                for child in children:
+                    built = build(child)
+                    items.append(built)
+                    if built.__class__ is YMapping or built.__class__ is YSequence:
+                        stack.append((built, iter(child.value)))
+                        break
                 else:
-                    parent._index[key.text] = entry
-                    parent.entries.append(entry)
-            if id(node) in seen:
+                    stack.pop()
                 continue
-            seen.add(id(node))
-            if isinstance(built, YMapping):
-                pairs = self.mapping_pairs(node.value)
-                stack.extend((value, built, k) for k, value in reversed(pairs))
-            elif isinstance(built, YSequence):
-                stack.extend((item, built, None) for item in reversed(node.value))
-        return holder[0]
+            for key_node, value_node in children:
+                key = self.key(key_node)
+                if key is None:
+                    continue
+                built = build(value_node)
+                self.add_entry(parent, key, built)
+                if built.__class__ is YMapping or built.__class__ is YSequence:
+                    stack.append((built, iter(value_node.value)))
+                    break
+            else:
+                stack.pop()
+        return tree
+
+    def add_entry(self, mapping: YMapping, key: YScalar, value: YNode) -> None:
+        first = mapping._index.get(key.text)
+        if first is None:
+            entry = YEntry(key, value)
+            mapping._index[key.text] = entry
+            mapping.entries.append(entry)
+            return
+        line = self.source.position(first.key.start).line + 1
+        self.problem(
+            DUPLICATE_KEY, key.start, key.end,
+            f"duplicate key '{key.text}' (first defined on line {line}): "
+            "remove or rename one of them",
+            first={"start": first.key.start, "end": first.key.end},
+        )
 
     def report_aliases(self) -> None:
         for event in yaml.parse(self.text, Loader=yaml.CSafeLoader):
@@ -239,47 +274,77 @@ class _Reader:
                     "anchors and aliases; write the value out in full",
                 )
 
-    def mapping_pairs(self, pairs: list[tuple[yaml.Node, yaml.Node]]) -> list[tuple[YScalar, Any]]:
-        kept = []
-        for key_node, value_node in pairs:
-            key = self.build(key_node, set())
-            if not isinstance(key, YScalar) or (
-                key.style is None and not isinstance(key.value, str)
-            ):
-                self.problem(
-                    INVALID_VALUE, key.start, key.end,
-                    "mapping keys must be strings: quote the key or remove the entry",
-                )
-                continue
-            if key.style is None and key.text == "<<":
-                self.problem(
-                    YAML_SYNTAX, key.start, key.end,
-                    "merge key '<<' is not allowed in a workflow file: Relavium refuses merge "
-                    "keys; write the entries out in full",
-                )
-                continue
-            kept.append((key, value_node))
-        return kept
+    def key(self, node: yaml.Node) -> YScalar | None:
+        """The key as a scalar, or None (reported) for a non-string or `<<` merge key."""
+        key = self.build(node)
+        if not isinstance(key, YScalar) or (key.style is None and not isinstance(key.value, str)):
+            self.problem(
+                INVALID_VALUE, key.start, key.end,
+                "mapping keys must be strings: quote the key or remove the entry",
+            )
+            return None
+        if key.style is None and key.text == "<<":
+            self.problem(
+                YAML_SYNTAX, key.start, key.end,
+                "merge key '<<' is not allowed in a workflow file: Relavium refuses merge "
+                "keys; write the entries out in full",
+            )
+            return None
+        return key
 
-    def build(self, node: yaml.Node, seen: set[int]) -> YNode:
-        start = node.start_mark.index + self.base
-        end = node.end_mark.index + self.base
-        if id(node) in seen:
-            # compose() hands back the anchored node itself; report_aliases() finds the `*name`.
-            self.has_alias = True
-            return YAlias(start, end)
-        content = self.properties(node, start)
-        if isinstance(node, yaml.ScalarNode):
-            self.scalar_spans.append((start, end))
+    def build(self, node: yaml.Node) -> YNode:
+        base = self.base
+        start = node.start_mark.index + base
+        end = node.end_mark.index + base
+        if self.track_aliases:
+            if id(node) in self.seen:
+                # compose() hands back the anchored node itself; report_aliases() finds `*name`.
+                self.has_alias = True
+                return YAlias(start, end)
+            self.seen.add(id(node))
+        content = start
+        if start < self.length and self.text[start] in "&!":
+            content = self.properties(node, start)
+        if node.__class__ is yaml.ScalarNode:
             text: str = node.value
             style = node.style or None
             value: ScalarValue = text
-            if style is None and (content == start or node.tag != _CORE_TAG + "str"):
+            if style is None and (content == start or node.tag != _STR_TAG):
                 value = resolve_plain(text)
             return YScalar(start, end, text, value, style, content)
-        if isinstance(node, yaml.MappingNode):
-            return YMapping(start, end)
-        return YSequence(start, end)
+        if node.__class__ is yaml.MappingNode:
+            return YMapping(start, end, [], {})
+        return YSequence(start, end, [])
+
+
+_TAG_OF_KIND = {
+    yaml.ScalarNode: _STR_TAG, yaml.SequenceNode: _CORE_TAG + "seq",
+    yaml.MappingNode: _CORE_TAG + "map",
+}
+
+
+class _Composer(CParser):
+    """libyaml's composer without PyYAML's YAML 1.1 resolver: an untagged node keeps its
+    kind's default tag (values are resolved by the 1.2 core schema in `_Reader.build`). The
+    resolver's regex pass costs about a third of `yaml.compose(..., Loader=CSafeLoader)`."""
+
+    def resolve(self, kind: type[yaml.Node], value: object, implicit: object) -> str:
+        return _TAG_OF_KIND[kind]
+
+    def descend_resolver(self, current_node: object, current_index: object) -> None:
+        return None
+
+    def ascend_resolver(self) -> None:
+        return None
+
+
+def _compose(text: str) -> yaml.Node | None:
+    composer = _Composer(text)
+    try:
+        node: yaml.Node | None = composer.get_single_node()
+        return node
+    finally:
+        composer.dispose()
 
 
 def read_yaml(source: SourceText) -> YamlDocument:
@@ -291,24 +356,24 @@ def read_yaml(source: SourceText) -> YamlDocument:
             f"the file is {len(text)} characters long; Relavium refuses workflow sources over "
             "2 MiB: split it or move large text into files",
         )
-        return YamlDocument(source, None, [problem], [])
+        return YamlDocument(source, None, [problem])
     reader = _Reader(source)
     try:
-        root = yaml.compose(text, Loader=yaml.CSafeLoader)
+        root = _compose(text)
     except yaml.MarkedYAMLError as error:
-        return YamlDocument(source, None, [_syntax_problem(reader, error)], [])
+        return YamlDocument(source, None, [_syntax_problem(reader, error)])
     except (yaml.YAMLError, ValueError, RecursionError) as error:
         problem = Diagnostic(
             source.range(0, 0), Severity.ERROR, YAML_SYNTAX,
             f"the file is not valid YAML: {error}",
         )
-        return YamlDocument(source, None, [problem], [])
+        return YamlDocument(source, None, [problem])
     if root is None:
-        return YamlDocument(source, None, [], [])
+        return YamlDocument(source, None, [])
     tree = reader.read(root)
     if reader.has_alias:
         reader.report_aliases()
-    return YamlDocument(source, tree, reader.problems, reader.scalar_spans)
+    return YamlDocument(source, tree, reader.problems)
 
 
 def _syntax_problem(reader: _Reader, error: yaml.MarkedYAMLError) -> Diagnostic:
