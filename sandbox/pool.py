@@ -167,7 +167,12 @@ class WorkerPool:
                 if self._closed:
                     raise RuntimeError("the worker pool is closed")
                 if self._idle:
-                    return self._idle.pop()
+                    worker = self._idle.pop()
+                    if worker.process.poll() is None:
+                        return worker
+                    # Died while idle (killed from outside): not this evaluation's failure.
+                    self._started -= 1
+                    continue
                 if self._started < self.size:
                     self._started += 1
                     break

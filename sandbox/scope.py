@@ -55,7 +55,6 @@ class ContextProjection:
     def __post_init__(self) -> None:
         values = dict(self.values)
         denied = _unique(self.denied_keys, "scope.secret_ctx")
-        ordered = _unique(self.ordered_keys or (*values, *denied), "scope.ctx key order")
         for key, value in values.items():
             if not isinstance(key, str) or not _is_referenceable(key):
                 raise ScopeError(f"scope.ctx: {key!r} is not an identifier; rename the key")
@@ -69,6 +68,7 @@ class ContextProjection:
                 raise ScopeError(f"scope.secret_ctx: {key!r} is not an identifier; rename the key")
             if key in values:
                 raise ScopeError(f"scope.ctx.{key}: a denied key cannot also have a clean value")
+        ordered = _unique(self.ordered_keys or (*values, *denied), "scope.ctx key order")
         if set(ordered) != set(values) | set(denied):
             raise ScopeError(
                 "scope.ctx key order: must list every clean and every denied key exactly once"

@@ -17,6 +17,7 @@ Kind = Literal["condition", "transform", "merge"]
 KINDS: tuple[Kind, ...] = ("condition", "transform", "merge")
 
 TRANSPORT_VERSION = 1
+MAX_SAFE_INTEGER = 2**53
 MALFORMED = "malformed sandbox transport"
 
 # Top-level numbers JSON cannot carry keep their exact value through a private tag.
@@ -90,6 +91,12 @@ def _reject_constant(name: str) -> None:
     raise ValueError(name)
 
 
+def _js_integer(text: str) -> int | float:
+    """Every JavaScript number is a double: beyond 2**53 an integer literal names a double."""
+    number = int(text)
+    return number if abs(number) <= MAX_SAFE_INTEGER else float(text)
+
+
 def _success(record: dict[str, Any], kind: Kind) -> Any:
     vm_type = record["type"]
     payload = record.get("payload")
@@ -109,7 +116,7 @@ def _success(record: dict[str, Any], kind: Kind) -> Any:
     if tag is not None:
         return NUMBER_TAGS[tag]
     try:
-        value = json.loads(payload, parse_constant=_reject_constant)
+        value = json.loads(payload, parse_constant=_reject_constant, parse_int=_js_integer)
     except ValueError:
         raise SandboxError("runtime", MALFORMED) from None
     if vm_type == "object" and value is not None and not isinstance(value, dict | list):

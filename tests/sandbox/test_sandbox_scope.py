@@ -1,0 +1,128 @@
+"""Scope construction: the sample-scope JSON shape, field-named errors, depth admission."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sandbox import ContextProjection, SandboxError, Scope, ScopeError, evaluate
+from sandbox.scope import MAX_SCOPE_DEPTH
+
+Failure = Callable[..., SandboxError]
+
+
+def nested(depth: int) -> object:
+    value: object = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_from_json_reads_every_part() -> None:
+    scope = Scope.from_json(
+        {
+            "inputs": {"text": "hi", "key": "raw-secret"},
+            "ctx": {"tenant": "acme", "token": "raw-ctx-secret", "region": "eu"},
+            "run": {"outputs": {"classify": {"label": "bug"}}},
+            "branches": [{"n": 1}],
+            "secret_inputs": ["key", "absent"],
+            "secret_ctx": ["token", "extra"],
+        }
+    )
+    assert scope.inputs == {"text": "hi", "key": None}
+    assert scope.secret_inputs == frozenset({"key", "absent"})
+    assert scope.ctx.values == {"tenant": "acme", "region": "eu"}
+    assert scope.ctx.denied_keys == ("token", "extra")
+    assert scope.ctx.ordered_keys == ("tenant", "token", "region", "extra")
+    assert scope.run_outputs == {"classify": {"label": "bug"}}
+    assert scope.branches == ({"n": 1},)
+    assert "raw-secret" not in repr(scope) and "raw-ctx-secret" not in repr(scope)
+    assert Scope.from_json(scope.to_json()) == scope
+
+
+def test_from_json_parts_are_optional() -> None:
+    assert Scope.from_json({}) == Scope()
+
+
+@pytest.mark.parametrize(
+    ("document", "field"),
+    [
+        ([], "scope:"),
+        ({"input": {}}, "scope.input:"),
+        ({"inputs": []}, "scope.inputs:"),
+        ({"ctx": {"a": 1}}, "scope.ctx.a:"),
+        ({"ctx": {"not an identifier": "x"}}, "scope.ctx:"),
+        ({"run": {"outputs": [], "x": 1}}, "scope.run:"),
+        ({"run": {"outputs": []}}, "scope.run.outputs:"),
+        ({"run": []}, "scope.run:"),
+        ({"branches": {}}, "scope.branches:"),
+        ({"secret_inputs": "key"}, "scope.secret_inputs:"),
+        ({"secret_ctx": ["a", "a"]}, "scope.secret_ctx:"),
+        ({"secret_ctx": ["bad-key"]}, "scope.secret_ctx:"),
+        ({"inputs": {"x": float("nan")}}, "scope.inputs.x:"),
+        (
+            {"run": {"outputs": {"n": {"v": [1, {"deep": float("inf")}]}}}},
+            "scope.run.outputs.n.v[1].deep:",
+        ),
+        ({"branches": [{"s": {1, 2}}]}, "scope.branches[0].s:"),
+        ({"inputs": {"deep": nested(MAX_SCOPE_DEPTH + 2)}}, "scope.inputs.deep"),
+    ],
+)
+def test_from_json_errors_name_the_field(document: object, field: str) -> None:
+    with pytest.raises(ScopeError) as caught:
+        Scope.from_json(document)
+    assert str(caught.value).startswith(field)
+
+
+def test_context_projection_requires_the_exact_key_order() -> None:
+    with pytest.raises(ScopeError, match="key order"):
+        ContextProjection({"a": "1"}, ("b",), ("a",))
+    with pytest.raises(ScopeError, match="cannot also have a clean value"):
+        ContextProjection({"a": "1"}, ("a",))
+    assert ContextProjection({"a": "1"}, ("b",)).ordered_keys == ("a", "b")
+
+
+def test_depth_at_the_limit_is_admitted_and_beyond_is_scope(failure: Failure) -> None:
+    deepest = nested(MAX_SCOPE_DEPTH + 1)  # containers at depths 0..MAX_SCOPE_DEPTH
+    assert evaluate("JSON.stringify(inputs.v).length", "transform", Scope(inputs={"v": deepest}))
+    Scope.from_json({"inputs": {"v": deepest}})
+    for too_deep in [nested(MAX_SCOPE_DEPTH + 2), nested(5000)]:
+        error = failure("1", scope=Scope(inputs={"v": too_deep}))
+        assert (error.reason, error.retryable) == ("scope", False)
+
+
+def test_non_json_scope_is_scope_without_echoing_the_value(failure: Failure) -> None:
+    for scope in [
+        Scope(inputs={"v": float("nan")}),
+        Scope(run_outputs={"n": {"when": object()}}),
+        Scope(branches=[{1, 2}]),
+    ]:
+        error = failure("1", "merge", scope)
+        assert error.reason == "scope"
+        assert "nan" not in (error.detail or "").lower()
+
+
+def test_unknown_kind_is_refused(failure: Failure) -> None:
+    assert failure("1", "jmespath").reason == "scope"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+        lambda children: (
+            st.lists(children, max_size=3)
+            | st.dictionaries(st.text(max_size=8), children, max_size=3)
+        ),
+        max_leaves=12,
+    )
+)
+def test_from_json_accepts_or_names_a_field_never_crashes(document: object) -> None:
+    for candidate in [document, {"inputs": document}, {"ctx": document}, {"run": document}]:
+        try:
+            Scope.from_json(candidate)
+        except ScopeError as error:
+            assert str(error).startswith("scope")
