@@ -23,8 +23,8 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     }
     for site in sites(workflow):
         ref = site.ref
-        if ref.kind not in declared or ref.name is None:
-            continue
+        if ref.kind not in declared or ref.name is None or site.field.name == "save_to":
+            continue  # save_to allows only {{ run.id }}: invalid-template says so
         what, names = declared[ref.kind]
         owner = site.field.owner
         self_reference = isinstance(owner, ContextDecl) and ref.kind == "ctx" and (

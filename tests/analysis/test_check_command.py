@@ -1,0 +1,148 @@
+"""`relavium-lsp check`: discovery, stdin, formats and exit codes (in-process and one real run)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from server.cli import main
+from tests.conftest import EXAMPLES
+
+BROKEN = """\
+schema_version: '1.0'
+workflow:
+  id: demo
+  nodes:
+    - { id: start, type: input, label: 'Ünïcode 😀', colour: red }
+  edges: []
+"""
+CLEAN = """\
+schema_version: '1.0'
+workflow:
+  id: demo
+  nodes:
+    - { id: start, type: input }
+  edges: []
+"""
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["check", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_the_bundled_example_is_clean_through_the_real_console_script() -> None:
+    result = subprocess.run([sys.executable, "-m", "server", "check", str(EXAMPLES)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout == ""
+    assert "1 file checked: 0 errors" in result.stderr
+
+
+def test_text_output_has_position_rule_message_source_and_caret(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "broken.relavium.yaml"
+    path.write_text(BROKEN, encoding="utf-8")
+    code, out, _ = run(capsys, str(path))
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].startswith(f"{path}:5:53: error unknown-key ")
+    assert lines[1] == "      - { id: start, type: input, label: 'Ünïcode 😀', colour: red }"
+    assert lines[2] == "  " + " " * 52 + "^~~~~~"  # under "colour"
+
+
+def test_json_output_uses_utf16_columns_and_the_documented_shape(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "broken.relavium.yaml"
+    path.write_text(BROKEN, encoding="utf-8")
+    code, out, _ = run(capsys, "--format", "json", str(path))
+    assert code == 1
+    [record] = json.loads(out)
+    assert set(record) == {"path", "range", "severity", "code", "message", "data"}
+    # 😀 is two UTF-16 units, so the code-point column 52 becomes 53.
+    assert record["range"] == {"start": {"line": 4, "character": 53},
+                               "end": {"line": 4, "character": 59}}
+    assert record["severity"] == "error" and record["code"] == "unknown-key"
+
+
+def test_sarif_output_is_a_code_scanning_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "broken.relavium.yaml"
+    path.write_text(BROKEN, encoding="utf-8")
+    code, out, _ = run(capsys, "--format", "sarif", str(path))
+    assert code == 1
+    log = json.loads(out)
+    assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
+    [sarif_run] = log["runs"]
+    assert sarif_run["columnKind"] == "utf16CodeUnits"
+    rules = sarif_run["tool"]["driver"]["rules"]
+    [result] = sarif_run["results"]
+    assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == "unknown-key"
+    assert result["level"] == "error" and result["message"]["text"]
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == str(path)
+    assert location["region"] == {"startLine": 5, "startColumn": 54, "endLine": 5,
+                                  "endColumn": 60}
+
+
+def test_directories_find_workflow_files_and_relavium_folders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("a.relavium.yaml", "b.relavium.yml", ".relavium/c.yaml", "sub/.relavium/d.yml",
+                 "plain.yaml", "node_modules/e.relavium.yaml", ".git/f.relavium.yaml"):
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(BROKEN, encoding="utf-8")
+    code, out, _ = run(capsys, "--format", "json", str(tmp_path))
+    assert code == 1
+    found = sorted({Path(record["path"]).relative_to(tmp_path).as_posix()
+                    for record in json.loads(out)})
+    assert found == [".relavium/c.yaml", "a.relavium.yaml", "b.relavium.yml",
+                     "sub/.relavium/d.yml"]
+
+
+def test_many_files_are_checked_in_parallel_with_the_same_ordered_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for index in range(20):
+        (tmp_path / f"w{index:02}.relavium.yaml").write_text(
+            BROKEN if index % 2 else CLEAN, encoding="utf-8")
+    code, out, _ = run(capsys, "--format", "json", str(tmp_path))
+    assert code == 1
+    paths = [Path(record["path"]).name for record in json.loads(out)]
+    assert paths == [f"w{index:02}.relavium.yaml" for index in range(1, 20, 2)]
+
+
+def test_stdin_is_read_for_a_dash(monkeypatch: pytest.MonkeyPatch,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(CLEAN))
+    code, out, err = run(capsys, "-")
+    assert (code, out) == (0, "")
+    assert "1 file checked: 0 errors, 0 warnings" in err
+
+
+def test_missing_or_unreadable_files_are_io_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, str(tmp_path / "nope.relavium.yaml"))
+    assert code == 2 and "no such file" in err
+    binary = tmp_path / "latin1.relavium.yaml"
+    binary.write_bytes(b"schema_version: '\xff'\n")
+    code, _, err = run(capsys, str(binary))
+    assert code == 2 and "cannot read" in err
+
+
+def test_warnings_alone_exit_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "warn.relavium.yaml"
+    path.write_text(CLEAN.replace("  edges: []", "    - { id: lost, type: output }\n  edges: []"),
+                    encoding="utf-8")
+    code, out, _ = run(capsys, str(path))
+    assert code == 0 and "warning unreachable-node" in out
