@@ -1,7 +1,7 @@
-// The private driver of one evaluation, run in a fresh QuickJS context (see sandbox/evaluator.py).
-// The host appends `(requestJson)` and evaluates the whole text once. The completion value is
-// either a transport string (a failure or a denial) or the private serializer closure, which the
-// host calls once, under the remaining time budget, to get the success transport string.
+// The private driver of one evaluation, run in a fresh QuickJS context (see sandbox/vm.py).
+// Evaluating this text yields the driver function; the host calls it once with the request JSON
+// string. It returns either a transport string (a failure or a denial) or the private serializer
+// closure, which the host calls once, under the remaining time budget, for the success transport.
 //
 // Everything the driver needs after authored code has run is captured first, and the code that
 // runs afterwards only calls those captures, uses `{ __proto__: null }` records, indexed loops and
@@ -18,6 +18,7 @@
   const objectKeys = Object.keys;
   const objectIs = Object.is;
   const hasOwnProperty = Object.prototype.hasOwnProperty;
+  const isArray = Array.isArray;
   const stringify = JSON.stringify;
   const parse = JSON.parse;
   const apply = Reflect.apply;
@@ -129,15 +130,28 @@
   }
 
   function deepFreeze(root) {
-    // Iterative: a recursive freeze would overflow the 256 KB stack near 150 levels.
-    const pending = [root, 0];
-    while (pending.length > 0) {
-      const depth = pending.pop();
-      const value = pending.pop();
+    // Iterative (a recursive freeze overflows the 256 KB stack near 150 levels), with indexed
+    // loops and only containers pushed: this walk is most of the cost of a large scope.
+    const pending = [root];
+    const depths = [0];
+    let top = 1;
+    while (top > 0) {
+      top -= 1;
+      const value = pending[top];
+      const depth = depths[top];
       if (typeof value !== "object" || value === null) continue;
       if (depth > DEPTH_LIMIT) throw new RangeError("scope nesting exceeds " + DEPTH_LIMIT);
       freeze(value);
-      for (const key of objectKeys(value)) pending.push(value[key], depth + 1);
+      const keys = isArray(value) ? undefined : objectKeys(value);
+      const count = keys === undefined ? value.length : keys.length;
+      for (let index = 0; index < count; index += 1) {
+        const child = keys === undefined ? value[index] : value[keys[index]];
+        if (typeof child === "object" && child !== null) {
+          pending[top] = child;
+          depths[top] = depth + 1;
+          top += 1;
+        }
+      }
     }
     return root;
   }

@@ -165,7 +165,8 @@ class Scope:
             "branches": self.branches if kind == "merge" else (),
         }
         try:
-            return json.dumps(request, allow_nan=False, ensure_ascii=False)
+            # ASCII only: the binding refuses lone surrogates in strings passed to the VM.
+            return json.dumps(request, allow_nan=False)
         except (TypeError, ValueError, RecursionError) as error:
             # Only the kind of failure: the message must not carry a scope value.
             raise ScopeError(f"scope: not JSON-serializable ({type(error).__name__})") from None

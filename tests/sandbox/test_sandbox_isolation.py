@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sandbox import SandboxError, Scope, evaluate
+from sandbox import ContextProjection, SandboxError, Scope, evaluate
 
 Failure = Callable[..., SandboxError]
 
@@ -133,3 +133,9 @@ def test_arbitrary_source_raises_only_sandbox_error(source: str) -> None:
         evaluate(source, "transform", Scope(inputs={"a": 1}))
     except SandboxError as error:
         assert error.reason in {"syntax", "runtime", "non_serializable", "stack", "memory"}
+
+
+def test_scope_strings_with_nul_and_lone_surrogates_round_trip() -> None:
+    text = "a\x00b\ud800c\U0001f600"
+    scope = Scope(inputs={"t": text}, ctx=ContextProjection({"c": text}))
+    assert evaluate("[inputs.t, ctx.c, inputs.t.length]", "transform", scope) == [text, text, 6]
