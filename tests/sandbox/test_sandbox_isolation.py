@@ -138,4 +138,8 @@ def test_arbitrary_source_raises_only_sandbox_error(source: str) -> None:
 def test_scope_strings_with_nul_and_lone_surrogates_round_trip() -> None:
     text = "a\x00b\ud800c\U0001f600"
     scope = Scope(inputs={"t": text}, ctx=ContextProjection({"c": text}))
-    assert evaluate("[inputs.t, ctx.c, inputs.t.length]", "transform", scope) == [text, text, 6]
+    assert evaluate("[inputs.t, ctx.c, inputs.t.length]", "transform", scope) == [
+        text,
+        text,
+        7,
+    ]  # UTF-16 length
