@@ -1,0 +1,32 @@
+"""The rule registry and docs/rules.md agree: one section per rule id, no stale sections."""
+
+import re
+
+from analysis.diagnostics import Severity
+from analysis.rules import RULES
+from tests.analysis.test_rule_fixtures import EXPRESSION_RULES
+from tests.conftest import REPO_ROOT
+
+DOC = (REPO_ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+SECTIONS = re.findall(r"^### ([a-z-]+)$", DOC, re.MULTILINE)
+
+
+def test_every_rule_has_an_id_severity_and_one_line_summary() -> None:
+    assert len(RULES) >= 29
+    for rule_id, rule in RULES.items():
+        assert re.fullmatch(r"[a-z]+(?:-[a-z]+)*", rule_id)
+        assert isinstance(rule.severity, Severity)
+        assert rule.summary and "\n" not in rule.summary
+        assert rule.docs_anchor == f"docs/rules.md#{rule_id}"
+
+
+def test_every_rule_has_exactly_one_section_and_every_section_is_a_rule() -> None:
+    documented = set(SECTIONS)
+    assert len(SECTIONS) == len(documented)
+    assert set(RULES) - EXPRESSION_RULES <= documented
+    assert documented <= set(RULES)
+
+
+def test_links_inside_the_catalogue_name_rules() -> None:
+    for anchor in re.findall(r"\]\(#([a-z-]+)\)", DOC):
+        assert anchor in RULES
