@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandbox.errors import SandboxError
-
-_TAGS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf, "-0": -0.0}
+from sandbox.transport import NUMBER_TAGS
 
 
 def number_tag(value: Any) -> str | None:
@@ -40,9 +39,9 @@ def decode_value(encoded: dict[str, Any]) -> Any:
     tag = encoded.get("number")
     if tag is None:
         return encoded["value"]
-    if tag not in _TAGS or encoded["value"] is not None:
+    if tag not in NUMBER_TAGS or encoded["value"] is not None:
         raise ValueError("malformed number tag")
-    return _TAGS[tag]
+    return NUMBER_TAGS[tag]
 
 
 @dataclass(frozen=True)

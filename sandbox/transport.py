@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any, Literal
 
-from sandbox.errors import SandboxError
+from sandbox.errors import Reason, SandboxError
 from sandbox.limits import MEMORY_LIMIT_BYTES
 
 Kind = Literal["condition", "transform", "merge"]
@@ -25,6 +25,8 @@ NUMBER_TAGS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf, "-
 CONDITION_TYPES = frozenset({"boolean", "string", "number"})
 NEVER_SERIALIZABLE_TYPES = frozenset({"undefined", "function", "symbol", "bigint"})
 VM_TYPES = CONDITION_TYPES | NEVER_SERIALIZABLE_TYPES | {"object"}
+# The Python type a primitive VM type must decode to.
+_PYTHON_TYPES = {"boolean": (bool,), "string": (str,), "number": (int, float)}
 
 _ARM_KEYS = {
     "denied": {"v", "arm"},
@@ -32,7 +34,9 @@ _ARM_KEYS = {
 }
 _SUCCESS_KEYS = {"v", "arm", "type"}
 _SUCCESS_OPTIONAL_KEYS = {"payload", "tag"}
-_FAILURE_REASONS: dict[tuple[str, str], Any] = {
+# (phase, engine evidence) → reason. A failure before authored code ran is the scope's, except
+# memory; any failure while compiling is the expression's syntax unless a cap tripped.
+_FAILURE_REASONS: dict[tuple[str, str], Reason] = {
     ("scope", "memory"): "memory",
     ("scope", "stack"): "scope",
     ("scope", "runtime"): "scope",
@@ -123,9 +127,6 @@ def _success(record: dict[str, Any], kind: Kind) -> Any:
         # A boxed primitive or an object whose toJSON returns a scalar: the VM type says object
         # while the marshaled value is a primitive. null stays the one accepted exception.
         raise SandboxError("non_serializable", "an object serialized to a scalar")
-    if vm_type != "object" and type(value).__name__ not in _PYTHON_TYPES[vm_type]:
+    if vm_type != "object" and type(value) not in _PYTHON_TYPES[vm_type]:
         raise SandboxError("runtime", MALFORMED)
     return value
-
-
-_PYTHON_TYPES = {"boolean": {"bool"}, "string": {"str"}, "number": {"int", "float"}}
