@@ -270,7 +270,8 @@
   function withErrorFields(payload) {
     if (payload[0] !== "{") return payload;
     const present = parse(payload);
-    const values = [];
+    // Not an array: an authored setter on Array.prototype[0] would intercept the writes.
+    const values = { __proto__: null };
     for (let index = 0; index < ERROR_FIELDS.length; index += 1) {
       const field = ERROR_FIELDS[index];
       values[index] = has(present, field) ? undefined : result[field];

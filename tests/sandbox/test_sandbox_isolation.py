@@ -70,6 +70,14 @@ def test_poisoned_prototypes_cannot_steer_the_private_serializer() -> None:
     assert (result["name"], result["message"]) == ("Error", "kept")
 
 
+def test_poisoned_array_indices_cannot_steer_error_fields() -> None:
+    source = """(Object.defineProperty(Array.prototype, '0', {
+      set(v) { globalThis.stolen = v }, get() { return 'forged' },
+    }), new Error('m'))"""
+    result = evaluate(source, "transform", Scope())
+    assert (result["name"], result["message"]) == ("Error", "m")
+
+
 def test_poisoned_object_tojson_applies_to_the_result_only(failure: Failure) -> None:
     # Authored semantics: JSON.stringify honours an inherited toJSON, so the object serializes to
     # a scalar and is refused; the private envelope (null prototype) is untouched by it.
