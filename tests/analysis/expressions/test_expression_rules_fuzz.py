@@ -1,9 +1,9 @@
 """Property test: any expression text, in any scalar style, analyses without a rule failing."""
 
-from expression_rule_helpers import STYLES, scalar, workflow
+from tests.analysis.expressions.expression_rule_helpers import STYLES, scalar, workflow
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_expression_fuzz import js_like
+from tests.analysis.expressions.test_expression_fuzz import js_like
 
 from analysis import INTERNAL_ERROR, analyze
 

@@ -1,6 +1,6 @@
 """unknown-output-reference: a read of a node id no node has (a warning)."""
 
-from expression_rule_helpers import diagnostics, range_text, transform, workflow
+from tests.analysis.expressions.expression_rule_helpers import diagnostics, range_text, transform, workflow
 
 from analysis.diagnostics import Severity
 

@@ -1,6 +1,6 @@
 """unordered-output-read: error when the engine refuses, warning when only the tree sees it."""
 
-from expression_rule_helpers import diagnostics, range_text, scalar, transform, workflow
+from tests.analysis.expressions.expression_rule_helpers import diagnostics, range_text, scalar, transform, workflow
 
 from analysis.diagnostics import Severity
 
