@@ -2,7 +2,14 @@
 non-ASCII text (and, in the double-quoted style, after an escape)."""
 
 import pytest
-from tests.analysis.expressions.expression_rule_helpers import STYLES, diagnostics, range_text, scalar, workflow
+
+from tests.analysis.expressions.expression_rule_helpers import (
+    STYLES,
+    diagnostics,
+    range_text,
+    scalar,
+    workflow,
+)
 
 PREFIX = "String('Grüße 𝄞 — ü')"
 

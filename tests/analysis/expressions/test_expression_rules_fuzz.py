@@ -1,11 +1,11 @@
 """Property test: any expression text, in any scalar style, analyses without a rule failing."""
 
-from tests.analysis.expressions.expression_rule_helpers import STYLES, scalar, workflow
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.analysis.expressions.test_expression_fuzz import js_like
 
 from analysis import INTERNAL_ERROR, analyze
+from tests.analysis.expressions.expression_rule_helpers import STYLES, scalar, workflow
+from tests.analysis.expressions.test_expression_fuzz import js_like
 
 
 @settings(max_examples=150, deadline=None)

@@ -1,6 +1,11 @@
 """branches-outside-merge: `branches` exists only in a merge_fn."""
 
-from tests.analysis.expressions.expression_rule_helpers import diagnostics, range_text, transform, workflow
+from tests.analysis.expressions.expression_rule_helpers import (
+    diagnostics,
+    range_text,
+    transform,
+    workflow,
+)
 
 
 def test_branches_in_a_transform() -> None:

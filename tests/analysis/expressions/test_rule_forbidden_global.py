@@ -1,7 +1,13 @@
 """forbidden-global: each absent capability, with the reason and a way out."""
 
 import pytest
-from tests.analysis.expressions.expression_rule_helpers import diagnostics, range_text, transform, workflow
+
+from tests.analysis.expressions.expression_rule_helpers import (
+    diagnostics,
+    range_text,
+    transform,
+    workflow,
+)
 
 
 @pytest.mark.parametrize(

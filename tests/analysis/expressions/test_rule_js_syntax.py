@@ -1,6 +1,11 @@
 """js-syntax: the engine's parser verdict at the engine's position."""
 
-from tests.analysis.expressions.expression_rule_helpers import diagnostics, range_text, transform, workflow
+from tests.analysis.expressions.expression_rule_helpers import (
+    diagnostics,
+    range_text,
+    transform,
+    workflow,
+)
 
 
 def one_node(expression: str, style: str = "double-quoted") -> str:

@@ -1,6 +1,11 @@
 """secret-read: secret inputs and context entries derived from them, through context taint."""
 
-from tests.analysis.expressions.expression_rule_helpers import diagnostics, range_text, transform, workflow
+from tests.analysis.expressions.expression_rule_helpers import (
+    diagnostics,
+    range_text,
+    transform,
+    workflow,
+)
 
 INPUTS = "[{ name: token, type: secret, required: false }, { name: name, type: string }]"
 CONTEXT = (

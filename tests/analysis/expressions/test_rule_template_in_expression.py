@@ -1,6 +1,11 @@
 """template-in-expression: `{{ … }}` that breaks an expression, quiet where it is valid JS."""
 
-from tests.analysis.expressions.expression_rule_helpers import diagnostics, range_text, transform, workflow
+from tests.analysis.expressions.expression_rule_helpers import (
+    diagnostics,
+    range_text,
+    transform,
+    workflow,
+)
 
 
 def test_template_reference_in_an_expression() -> None:

@@ -1,8 +1,12 @@
 """unknown-output-reference: a read of a node id no node has (a warning)."""
 
-from tests.analysis.expressions.expression_rule_helpers import diagnostics, range_text, transform, workflow
-
 from analysis.diagnostics import Severity
+from tests.analysis.expressions.expression_rule_helpers import (
+    diagnostics,
+    range_text,
+    transform,
+    workflow,
+)
 
 
 def test_unknown_id_with_a_suggestion() -> None:

@@ -1,8 +1,13 @@
 """unordered-output-read: error when the engine refuses, warning when only the tree sees it."""
 
-from tests.analysis.expressions.expression_rule_helpers import diagnostics, range_text, scalar, transform, workflow
-
 from analysis.diagnostics import Severity
+from tests.analysis.expressions.expression_rule_helpers import (
+    diagnostics,
+    range_text,
+    scalar,
+    transform,
+    workflow,
+)
 
 
 def route(expression: str, edges: str = "[{ from: start, to: route }]") -> str:
