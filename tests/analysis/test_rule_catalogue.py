@@ -4,14 +4,10 @@ import re
 
 from analysis.diagnostics import Severity
 from analysis.rules import RULES
+from tests.analysis.test_rule_fixtures import EXPRESSION_RULES
 from tests.conftest import REPO_ROOT
 
 DOC = (REPO_ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
-# Documented by the expression checks' owner, in the "Expressions" section.
-EXPRESSION_RULES = {
-    "js-syntax", "unordered-output-read", "unknown-output-reference", "forbidden-global",
-    "secret-read", "branches-outside-merge", "template-in-expression",
-}
 SECTIONS = re.findall(r"^### ([a-z-]+)$", DOC, re.MULTILINE)
 
 
