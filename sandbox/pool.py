@@ -189,17 +189,36 @@ class WorkerPool:
         if not healthy:
             worker.kill()
         with self._changed:
-            if healthy and not self._closed:
+            keep = healthy and not self._closed
+            if keep:
                 self._idle.append(worker)
             else:
                 self._started -= 1
-                if not self._closed:
-                    # Start the replacement now; it imports while nobody waits on it.
-                    self._idle.append(_Worker())
-                    self._started += 1
             self._changed.notify()
-        if healthy and self._closed:
+        if healthy and not keep:
             worker.kill()
+        if not healthy:
+            self._prestart()
+
+    def _prestart(self) -> None:
+        """Start a replacement now, so it imports while nobody waits on it (best effort)."""
+        with self._changed:
+            if self._closed or self._started >= self.size:
+                return
+            self._started += 1
+        try:
+            replacement = _Worker()
+        except OSError:
+            with self._changed:
+                self._started -= 1
+            return
+        with self._changed:
+            if not self._closed:
+                self._idle.append(replacement)
+                self._changed.notify()
+                return
+            self._started -= 1
+        replacement.kill()
 
 
 def _decode(response: dict[str, Any]) -> Any:
