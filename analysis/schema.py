@@ -233,11 +233,17 @@ class Obj(Spec):
                         field=name)
 
 
-def _id_label(mapping: YMapping, path: str) -> str:
-    entry = mapping.get("id")
-    if entry and isinstance(entry.value, YScalar) and isinstance(entry.value.value, str):
-        return f"{path} ({entry.value.value})"
-    return path
+def _labelled_by(key: str) -> Callable[[YMapping, str], str]:
+    """Show a list item's path with its id or name: `workflow.nodes[2] (route)`."""
+    def label(mapping: YMapping, path: str) -> str:
+        entry = mapping.get(key)
+        if entry and isinstance(entry.value, YScalar) and isinstance(entry.value.value, str):
+            return f"{path} ({entry.value.value})"
+        return path
+    return label
+
+
+_id_label = _labelled_by("id")
 
 
 RETRY = Obj({
@@ -347,17 +353,10 @@ def _input_extra(walk: Walk, node: YMapping, path: str) -> None:
                     "supply the value at run time")
 
 
-def _input_label(mapping: YMapping, path: str) -> str:
-    entry = mapping.get("name")
-    if entry and isinstance(entry.value, YScalar) and isinstance(entry.value.value, str):
-        return f"{path} ({entry.value.value})"
-    return path
-
-
 INPUT = Obj({
     "name": NAME_ID, "type": Text(enum=INPUT_TYPES), "required": Boolean(),
     "description": Text(), "default": ScalarValue(), "validation": Free(),
-}, ("name", "type"), extra=_input_extra, label=_input_label)
+}, ("name", "type"), extra=_input_extra, label=_labelled_by("name"))
 
 
 @dataclass

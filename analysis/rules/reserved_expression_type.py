@@ -3,6 +3,7 @@
 from collections.abc import Iterator
 
 from analysis.diagnostics import Diagnostic, Severity
+from analysis.model import NodeDef
 from analysis.rules import RuleContext
 from analysis.yaml_tree import YScalar
 
@@ -13,17 +14,24 @@ SUMMARY = "expression_type jmespath/jsonlogic is reserved and refused; only js e
 RESERVED = ("jmespath", "jsonlogic")
 
 
-def check(ctx: RuleContext) -> Iterator[Diagnostic]:
+def expression_types(ctx: RuleContext) -> Iterator[tuple[NodeDef, YScalar, str]]:
+    """(node, value scalar, value) of every string `expression_type` on a condition/transform
+    (on a merge node the key itself is refused: unknown-key)."""
     for node in ctx.workflow.nodes:
         entry = node.entry("expression_type")
         if node.type not in ("condition", "transform") or entry is None:
             continue
-        value = entry.value
-        if isinstance(value, YScalar) and value.value in RESERVED:
+        if isinstance(entry.value, YScalar) and isinstance(entry.value.value, str):
+            yield node, entry.value, entry.value.value
+
+
+def check(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for node, scalar, value in expression_types(ctx):
+        if value in RESERVED:
             field = "expression" if node.type == "condition" else "transform"
             yield ctx.diagnostic(
-                RULE_ID, SEVERITY, value.start, value.end,
-                f"node '{node.id}': expression_type '{value.value}' is reserved and not "
+                RULE_ID, SEVERITY, scalar.start, scalar.end,
+                f"node '{node.id}': expression_type '{value}' is reserved and not "
                 f"supported; write '{field}' in JavaScript and set expression_type: js "
                 "(or drop the key)",
                 {"replacement": "js"},

@@ -4,8 +4,7 @@ from collections.abc import Iterator
 
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.rules import RuleContext
-from analysis.rules.reserved_expression_type import RESERVED
-from analysis.yaml_tree import YScalar
+from analysis.rules.reserved_expression_type import RESERVED, expression_types
 
 RULE_ID = "unknown-expression-type"
 SEVERITY = Severity.ERROR
@@ -13,16 +12,11 @@ SUMMARY = "expression_type must be js (the only expression language)."
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for node in ctx.workflow.nodes:
-        entry = node.entry("expression_type")
-        if node.type not in ("condition", "transform") or entry is None:
-            continue
-        value = entry.value
-        if (isinstance(value, YScalar) and isinstance(value.value, str)
-                and value.value != "js" and value.value not in RESERVED):
+    for node, scalar, value in expression_types(ctx):
+        if value != "js" and value not in RESERVED:
             yield ctx.diagnostic(
-                RULE_ID, SEVERITY, value.start, value.end,
-                f"node '{node.id}': expression_type '{value.value}' is unknown; the only "
+                RULE_ID, SEVERITY, scalar.start, scalar.end,
+                f"node '{node.id}': expression_type '{value}' is unknown; the only "
                 "expression type is js: write expression_type: js or drop the key",
                 {"replacement": "js"},
             )
