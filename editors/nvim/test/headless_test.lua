@@ -136,6 +136,26 @@ test('each deliberate problem is reported with its rule id and exact range', fun
   assert(vim.deep_equal(got, want), 'diagnostics:\n' .. vim.inspect(got) .. '\nexpected:\n' .. vim.inspect(want))
 end)
 
+test('completion inside run.outputs[" offers only the ancestors of the node', function()
+  local bufnr = vim.fn.bufnr(fixture)
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local row, col = find(lines, 'run.outputs["classify"]')
+  local responses = vim.lsp.buf_request_sync(bufnr, 'textDocument/completion', {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    position = { line = row, character = col + #'run.outputs["' },
+  }, WAIT_MS)
+  local response = assert(responses and next(responses) and select(2, next(responses)), 'no answer')
+  assert(response.err == nil, vim.inspect(response.err))
+  local items = response.result.items or response.result
+  local labels = {}
+  for _, item in ipairs(items) do
+    table.insert(labels, item.label)
+  end
+  table.sort(labels)
+  -- route's ancestors: start -> classify -> route; report and done come after it
+  assert(vim.deep_equal(labels, { 'classify', 'start' }), vim.inspect(labels))
+end)
+
 local passed, failed = 0, 0
 for _, case in ipairs(tests) do
   local ok, err = xpcall(case.body, debug.traceback)
