@@ -12,8 +12,10 @@ limit does not see fails here instead of exhausting the machine. Protocol (UTF-8
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
+import time
 from typing import Any, BinaryIO
 
 from sandbox.errors import SandboxError
@@ -23,18 +25,31 @@ from sandbox.vm import run_request
 # Python, the QuickJS module (with its 8 MB executor thread stack) and a 16 MB JS heap fit well
 # inside this; runaway native allocations do not.
 ADDRESS_SPACE_LIMIT_BYTES = 768 * 1024 * 1024
+# CPU seconds one evaluation may use before the kernel stops the worker (SIGXCPU). The pool kills
+# a worker long before that; this bounds a worker orphaned in an uninterruptible native loop.
+CPU_SECONDS_PER_EVALUATION = 3
 
 
-def _cap_address_space() -> None:
+def _set_limit(limit: str, soft: int) -> None:
     try:
         import resource
     except ImportError:  # pragma: no cover - not on this platform (Windows)
         return
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT_BYTES, ADDRESS_SPACE_LIMIT_BYTES))
+    kind = getattr(resource, limit)
+    hard = resource.getrlimit(kind)[1]
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(kind, (soft, hard))
+
+
+def _cap_cpu_for_one_evaluation() -> None:
+    used = time.process_time()
+    _set_limit("RLIMIT_CPU", math.ceil(used) + CPU_SECONDS_PER_EVALUATION)
 
 
 def handle(line: bytes) -> dict[str, Any]:
     message = json.loads(line)
+    _cap_cpu_for_one_evaluation()
     try:
         value = run_request(message["request"], message["kind"])
     except SandboxError as error:
@@ -48,7 +63,7 @@ def _send(channel: BinaryIO, response: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    _cap_address_space()
+    _set_limit("RLIMIT_AS", ADDRESS_SPACE_LIMIT_BYTES)
     # The protocol gets a private copy of stdout; fd 1 then points at stderr so that nothing
     # else printed in this process can corrupt a response.
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from sandbox import SandboxError, Scope, WorkerPool
-from sandbox.worker import ADDRESS_SPACE_LIMIT_BYTES
+from sandbox.evaluator import prepare
+from sandbox.pool import _Worker
+from sandbox.worker import ADDRESS_SPACE_LIMIT_BYTES, CPU_SECONDS_PER_EVALUATION
 
 
 @pytest.fixture
@@ -67,7 +69,17 @@ def test_worker_that_died_while_idle_is_replaced_silently(pool: WorkerPool) -> N
 def test_worker_address_space_is_capped(pool: WorkerPool) -> None:
     limits = Path(f"/proc/{worker_pid(pool)}/limits").read_text()
     line = next(line for line in limits.splitlines() if line.startswith("Max address space"))
-    assert line.split()[3:5] == [str(ADDRESS_SPACE_LIMIT_BYTES)] * 2
+    assert line.split()[3] == str(ADDRESS_SPACE_LIMIT_BYTES)  # the soft limit is enforced
+
+
+def test_orphaned_worker_stuck_in_a_native_loop_is_stopped_by_its_cpu_limit() -> None:
+    worker = _Worker()
+    request = prepare("new Array(2 ** 32 - 1).join()", "transform", Scope())
+    assert worker.call({"kind": "transform", "request": request}, 0.2) is None
+    # Nobody kills it now (as if the pool's process had died): the kernel must.
+    returncode = worker.process.wait(timeout=CPU_SECONDS_PER_EVALUATION + 10)
+    assert returncode == -signal.SIGXCPU
+    worker.kill()
 
 
 def test_concurrent_callers_share_a_bounded_pool() -> None:
