@@ -76,6 +76,9 @@ def test_empty_source_is_an_error_at_its_end(source: str) -> None:
         ("'é'\r\n+ 😀", 7),
         ("'é'\u2028😀", 4),
         ("'\ud800' +)", 5),
+        ("'a\u2028b' +)", 7),  # a line terminator inside a string literal still counts
+        ("`a\r\nb` +)", 8),
+        ("/* a\u2029 b */ +)", 12),
     ],
 )
 def test_offsets_count_code_points_across_engine_line_terminators(source: str, offset: int) -> None:
