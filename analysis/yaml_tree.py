@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 from yaml._yaml import CParser
 
-from analysis.diagnostics import Diagnostic, Severity
+from analysis.diagnostics import Diagnostic, Related, Severity
 from analysis.source import SourceText
 
 MAX_SOURCE_CHARS = 2 * 1024 * 1024
@@ -256,12 +256,14 @@ class _Reader:
             mapping.entries.append(entry)
             return
         line = self.source.position(first.key.start).line + 1
-        self.problem(
-            DUPLICATE_KEY, key.start, key.end,
+        self.problems.append(Diagnostic(
+            self.source.range(key.start, key.end), Severity.ERROR, DUPLICATE_KEY,
             f"duplicate key '{key.text}' (first defined on line {line}): "
             "remove or rename one of them",
-            first={"start": first.key.start, "end": first.key.end},
-        )
+            {"key": key.text},
+            (Related(self.source.range(first.key.start, first.key.end),
+                     f"'{key.text}' is first defined here"),),
+        ))
 
     def report_aliases(self) -> None:
         for event in yaml.parse(self.text, Loader=yaml.CSafeLoader):
