@@ -53,7 +53,7 @@ class _Worker:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
-        self._buffer = b""
+        self._buffer = bytearray()  # appended in place: a large result arrives in many chunks
         self._ready = False
 
     def call(self, message: dict[str, Any], timeout_s: float) -> dict[str, Any] | None:
@@ -83,7 +83,9 @@ class _Worker:
     def _read_line(self, deadline: float) -> bytes | None:
         stdout = self.process.stdout
         assert stdout is not None
-        while b"\n" not in self._buffer:
+        searched = 0
+        while (newline := self._buffer.find(b"\n", searched)) < 0:
+            searched = len(self._buffer)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
@@ -93,7 +95,8 @@ class _Worker:
                 if not chunk:
                     raise _WorkerDied(f"the worker exited ({self.process.wait()})")
                 self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
+        line = bytes(self._buffer[:newline])
+        del self._buffer[: newline + 1]
         return line
 
     def kill(self) -> None:

@@ -118,3 +118,10 @@ def test_close_stops_the_workers() -> None:
     assert not Path(f"/proc/{pid}").exists()
     with pytest.raises(RuntimeError):
         pool.evaluate("1", "transform", Scope())
+
+
+def test_large_results_cross_the_pipe_whole(pool: WorkerPool) -> None:
+    text = pool.evaluate("'ab'.repeat(3 << 19) + 'é'", "transform", Scope())
+    assert len(text) == 3 << 20 | 1 and text.endswith("abé")
+    numbers = pool.evaluate("Array.from({ length: 100000 }, (_, i) => i)", "transform", Scope())
+    assert numbers == list(range(100000))
