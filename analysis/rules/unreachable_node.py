@@ -1,6 +1,8 @@
-"""unreachable-node: a node that no path from the workflow's input node(s) reaches (warning).
+"""unreachable-node: a node that no edge leads to, in a workflow that starts at input nodes.
 
-Only checked when the workflow has `input` nodes (they mark where a run starts) and no cycle."""
+Such a node does not follow the input node(s): it starts as soon as the run does, usually
+because an edge was forgotten. Only the first node of such a detached chain is reported (its
+successors are reached from it). Checked only when the workflow has `input` nodes."""
 
 from collections.abc import Iterator
 
@@ -9,27 +11,21 @@ from analysis.rules import RuleContext
 
 RULE_ID = "unreachable-node"
 SEVERITY = Severity.WARNING
-SUMMARY = "A node no path from an input node reaches: it is probably missing an edge."
+SUMMARY = "A node no edge leads to: it does not follow the input node (a forgotten edge?)."
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    graph = ctx.graph
     nodes = ctx.workflow.nodes_by_id
     entries = [node_id for node_id, node in nodes.items() if node.type == "input"]
-    if not entries or graph.cycle is not None:
+    if not entries:
         return
-    reached = set(entries)
-    stack = list(entries)
-    while stack:
-        for child in graph.successors.get(stack.pop(), ()):
-            if child not in reached:
-                reached.add(child)
-                stack.append(child)
     for node_id, node in nodes.items():
-        if node_id not in reached and node.id_ref is not None:
-            yield ctx.diagnostic(
-                RULE_ID, SEVERITY, *node.id_ref.span,
-                f"node '{node_id}' is not reachable from the input node"
-                f"{'s' if len(entries) > 1 else ''} ({', '.join(entries)}); add an edge "
-                "leading to it or remove it",
-            )
+        if node.type == "input" or ctx.graph.predecessors.get(node_id) or node.id_ref is None:
+            continue
+        yield ctx.diagnostic(
+            RULE_ID, SEVERITY, *node.id_ref.span,
+            f"node '{node_id}' has no incoming edge, so it does not follow the input node"
+            f"{'s' if len(entries) > 1 else ''} ({', '.join(entries)}) and starts as soon as the "
+            "run does; add an edge leading to it (or remove it)",
+            {"entries": entries},
+        )
