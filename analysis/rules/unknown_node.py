@@ -18,6 +18,8 @@ def _references(ctx: RuleContext) -> Iterator[tuple[str, str, Callable[[], tuple
     for edge in ctx.workflow.edges:
         if edge.from_field is not None and edge.source:
             yield f"edges[{edge.index}].from", edge.source, edge.source_span
+        elif edge.from_field is not None:  # `from: ':handle'`: no node id at all
+            yield f"edges[{edge.index}].from", "", _span_of(NodeRef("", edge.from_field.scalar))
         if edge.to is not None:
             yield f"edges[{edge.index}].to", edge.to.id, _span_of(edge.to)
     for node in ctx.workflow.nodes:
