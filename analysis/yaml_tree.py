@@ -27,7 +27,7 @@ from yaml._yaml import CParser
 from analysis.diagnostics import Diagnostic, Related, Severity
 from analysis.source import SourceText
 
-MAX_SOURCE_CHARS = 2 * 1024 * 1024
+MAX_SOURCE_BYTES = 2 * 1024 * 1024  # UTF-8
 
 YAML_SYNTAX = "yaml-syntax"
 DUPLICATE_KEY = "duplicate-key"
@@ -352,11 +352,14 @@ def _compose(text: str) -> yaml.Node | None:
 def read_yaml(source: SourceText) -> YamlDocument:
     """Compose `source` and convert it; never raises on any text."""
     text = source.text
-    if len(text) > MAX_SOURCE_CHARS:
+    # A character is at least one UTF-8 byte: encode only when the length alone cannot tell.
+    size = len(text) if len(text) > MAX_SOURCE_BYTES or text.isascii() else len(
+        text.encode("utf-8", "surrogatepass"))
+    if size > MAX_SOURCE_BYTES:
         problem = Diagnostic(
             source.range(0, 0), Severity.ERROR, YAML_SYNTAX,
-            f"the file is {len(text)} characters long; Relavium refuses workflow sources over "
-            "2 MiB: split it or move large text into files",
+            f"the file is {size} bytes long; Relavium refuses workflow sources over 2 MiB: "
+            "split it or move large text into files",
         )
         return YamlDocument(source, None, [problem])
     reader = _Reader(source)

@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analysis import INTERNAL_ERROR, analyze
-from analysis.yaml_tree import MAX_SOURCE_CHARS
+from analysis.yaml_tree import MAX_SOURCE_BYTES
 from tests.analysis.large_workflow import large_workflow
 
 WORKFLOW_KEYS = [
@@ -88,10 +88,12 @@ def test_a_thousand_levels_deep_does_not_crash() -> None:
 
 
 def test_over_two_mebibytes_is_refused() -> None:
-    result = analyze("#" * (MAX_SOURCE_CHARS + 1))
-    [diagnostic] = result.diagnostics
-    assert diagnostic.rule == "yaml-syntax" and "2 MiB" in diagnostic.message
-    assert result.workflow is None
+    for text in ("#" * (MAX_SOURCE_BYTES + 1), "#é" * (MAX_SOURCE_BYTES // 3 + 1)):
+        result = analyze(text)
+        [diagnostic] = result.diagnostics
+        assert diagnostic.rule == "yaml-syntax" and "2 MiB" in diagnostic.message
+        assert result.workflow is None
+    assert analyze("#" * MAX_SOURCE_BYTES).workflow is not None
 
 
 def test_empty_file_asks_for_the_top_level_fields() -> None:
