@@ -65,6 +65,7 @@ def analyze(text: str, path: str | None = None) -> AnalysisResult:
 
 
 def _analyze(text: str, path: str | None) -> AnalysisResult:
+    # Imported here: loading the rules imports every rule module, and those import this package.
     from analysis.rules import RULES, RuleContext
 
     source = SourceText(text)

@@ -23,6 +23,7 @@ from typing import Any
 from analysis.diagnostics import Diagnostic, Related, Severity
 from analysis.graph import Graph
 from analysis.model import Workflow
+from analysis.schema import validate
 from analysis.source import SourceText
 from analysis.yaml_tree import YamlDocument
 
@@ -56,8 +57,6 @@ class RuleContext:
     @cached_property
     def schema_problems(self) -> list[Diagnostic]:
         """The schema walk's findings (shared by unknown-key, missing-field, invalid-value, …)."""
-        from analysis.schema import validate
-
         return validate(self)
 
 
