@@ -17,10 +17,13 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from sandbox import WorkerPool
 from server.documents import DocumentState, Snapshot, apply_change, is_workflow_uri
 from server.settings import Settings, parse_settings
 
 logger = logging.getLogger("relavium-lsp")
+# Two, so a second run is not queued behind one that hangs until the deadline.
+SANDBOX_WORKERS = 2
 
 AnalysisListener = Callable[[Snapshot], None]
 UriListener = Callable[[str], None]
@@ -46,6 +49,19 @@ class RelaviumLanguageServer(LanguageServer):
         self._analysis_listeners: list[AnalysisListener] = []
         self._close_listeners: list[UriListener] = []
         self._settings_listeners: list[SettingsListener] = []
+        self._sandbox_pool: WorkerPool | None = None
+
+    @property
+    def sandbox_pool(self) -> WorkerPool:
+        """Worker processes for "run with sample scope", started on first use."""
+        if self._sandbox_pool is None:
+            self._sandbox_pool = WorkerPool(size=SANDBOX_WORKERS)
+        return self._sandbox_pool
+
+    def shutdown(self) -> None:
+        if self._sandbox_pool is not None:
+            self._sandbox_pool.close()
+        super().shutdown()
 
     # -- what feature modules read -------------------------------------------------------------
 

@@ -73,3 +73,49 @@ async def test_each_diagnostics_mode_is_exclusive(
         assert client.published == {}
     else:
         assert uri in client.published
+
+
+def units(text: str, encoding: str) -> int:
+    if encoding == types.PositionEncodingKind.Utf8:
+        return len(text.encode("utf-8"))
+    if encoding == types.PositionEncodingKind.Utf16:
+        return len(text.encode("utf-16-le")) // 2
+    return len(text)
+
+
+async def test_columns_count_in_the_negotiated_encoding(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    """Emoji (two UTF-16 units, four UTF-8 bytes) and accents before the diagnostic."""
+    assert client.encoding == (
+        types.PositionEncodingKind.Utf8
+        if client.profile == "neovim"
+        else types.PositionEncodingKind.Utf16
+    )
+    line = '    - { id: start, type: input, label: "Tïcket 😀 réçu 🎫", colour: blue }'
+    text = EXAMPLE.replace("    - { id: start, type: input, label: Ticket received }", line)
+    uri = workspace.open("unicode.relavium.yaml", text)
+    (diagnostic,) = await client.diagnostics_for(uri)
+    assert diagnostic.code == "unknown-key"
+    start = line.index("colour")
+    assert diagnostic.range.start == types.Position(
+        line=text.splitlines().index(line), character=units(line[:start], client.encoding)
+    )
+    assert diagnostic.range.end.character == units(line[: start + len("colour")], client.encoding)
+
+
+async def test_a_position_inside_a_block_scalar_after_emoji(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    text = EXAMPLE.replace(
+        '        run.outputs["classify"].severity >= (inputs.severity_floor ?? 7)\n',
+        '        "🎫 é" === run.outputs["classify"].topic ** ?? 7\n',
+    )
+    uri = workspace.open("unicode-js.relavium.yaml", text)
+    diagnostics = [d for d in await client.diagnostics_for(uri) if d.code == "js-syntax"]
+    assert len(diagnostics) == 1, diagnostics
+    line = '        "🎫 é" === run.outputs["classify"].topic ** ?? 7'
+    assert diagnostics[0].range.start == types.Position(
+        line=text.splitlines().index(line),
+        character=units(line[: line.index("??")], client.encoding),
+    )

@@ -1,0 +1,108 @@
+"""`relavium.runWithSampleScope {"uri", "node", "scope"?}`: evaluate a node's expression with a
+sample scope in the sandbox worker pool — off the event loop, so a hang (killed at the deadline)
+never stops the server answering — with `$/progress` while it runs, a `window/showMessage`
+summary and a `window/logMessage` detail. Answers `server.dry_run`'s JSON."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+
+from analysis import analyze
+from server import dry_run
+from server.documents import is_workflow_uri, uri_to_path
+from server.handlers import guarded
+from server.language_server import RelaviumLanguageServer
+
+COMMAND = "relavium.runWithSampleScope"
+USAGE = 'expected one argument {"uri": "<workflow uri>", "node": "<node id>", "scope"?: "<file>"}'
+
+
+def _failure(ls: RelaviumLanguageServer, message: str) -> dict[str, Any]:
+    """A run that could not start: not a sandbox result, so no `reason`."""
+    ls.show_message(f"Run with sample scope: {message}", types.MessageType.Error)
+    return {"ok": False, "error": {"code": "invalid_request", "message": message}}
+
+
+def _explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str) -> str | None:
+    """The command's `scope`, else the `sampleScope` setting; relative paths are taken from the
+    workspace root (the workflow's folder when there is none)."""
+    chosen = given or ls.settings.sample_scope
+    if chosen is None:
+        return None
+    root = ls.workspace.root_path or str(Path(workflow).parent)
+    return str(Path(root, chosen))
+
+
+async def _analysis(ls: RelaviumLanguageServer, uri: str, path: str) -> Any:
+    """The open document's current analysis, else the saved file's."""
+    if ls.document(uri) is not None:
+        snapshot = await ls.fresh_snapshot(uri)
+        return snapshot.result if snapshot is not None else None
+    text = await asyncio.to_thread(Path(path).read_text, encoding="utf-8")
+    return await asyncio.to_thread(analyze, text, path)
+
+
+def register(ls: RelaviumLanguageServer) -> None:
+    @ls.command(COMMAND)
+    @guarded(
+        empty=lambda: {
+            "ok": False,
+            "error": {"code": "internal_error", "message": "see the server log"},
+        }
+    )
+    async def run_with_sample_scope(ls: RelaviumLanguageServer, *args: Any) -> dict[str, Any]:
+        argument = args[0] if len(args) == 1 else None
+        if not isinstance(argument, dict):
+            return _failure(ls, USAGE)
+        uri, node, scope = argument.get("uri"), argument.get("node"), argument.get("scope")
+        if not (isinstance(uri, str) and isinstance(node, str)) or not (
+            scope is None or isinstance(scope, str)
+        ):
+            return _failure(ls, USAGE)
+        if not is_workflow_uri(uri):
+            return _failure(ls, f"{uri} is not a Relavium workflow file")
+        path = uri_to_path(uri)
+        try:
+            result = await _analysis(ls, uri, path)
+        except (OSError, UnicodeDecodeError) as error:
+            return _failure(ls, f"cannot read {path} ({error})")
+        if result is None:
+            return _failure(ls, f"{uri} is not open")
+        try:
+            sample, sandbox_scope = await asyncio.to_thread(
+                dry_run.prepare, result, path, node, _explicit_scope(ls, scope, path)
+            )
+        except dry_run.DryRunError as error:
+            return _failure(ls, str(error))
+        token = await _begin_progress(ls, node)
+        try:
+            run = await asyncio.get_running_loop().run_in_executor(
+                ls.thread_pool, dry_run.evaluate, ls.sandbox_pool, sample, sandbox_scope
+            )
+        finally:
+            if token is not None:
+                ls.work_done_progress.end(token, types.WorkDoneProgressEnd())
+        ls.show_message(
+            run.summary(),
+            types.MessageType.Info if run.outcome.ok else types.MessageType.Warning,
+        )
+        ls.log(run.detail())
+        return run.to_json()
+
+
+async def _begin_progress(ls: RelaviumLanguageServer, node: str) -> str | None:
+    if not get_capability(ls.client_capabilities, "window.work_done_progress", False):
+        return None
+    token = f"relavium-run-{uuid.uuid4().hex}"
+    await ls.work_done_progress.create_async(token)
+    ls.work_done_progress.begin(
+        token,
+        types.WorkDoneProgressBegin(title=f"Running {node} with a sample scope", cancellable=False),
+    )
+    return token

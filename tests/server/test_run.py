@@ -1,0 +1,236 @@
+"""`relavium.runWithSampleScope` and `relavium.createSampleScope` end to end, on the real
+sandbox worker pool."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcRequestCancelled
+
+from tests.conftest import EXAMPLES
+from tests.server.conftest import RelaviumClient, Workspace
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+RUN = "relavium.runWithSampleScope"
+CREATE = "relavium.createSampleScope"
+EXAMPLE = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")
+SECRET = "s3cr3t-value-never-shown"
+
+WORKFLOW = """\
+schema_version: '1.0'
+workflow:
+  id: dry-run
+  inputs:
+    - {{ name: ticket, type: string, default: hello }}
+    - {{ name: token, type: secret, required: false }}
+  context:
+    - {{ key: team, value: support-eu }}
+    - {{ key: auth, value: 'Bearer {{{{ inputs.token }}}}' }}
+  nodes:
+    - {{ id: start, type: input }}
+    - id: calc
+      type: {kind}
+      {field}: |
+        {expression}
+{extra}  edges:
+    - {{ from: start, to: calc }}
+"""
+FIELDS = {"transform": "transform", "condition": "expression"}
+CONDITION_EXTRA = "      branches:\n        - { when: true, target_node: start }\n"
+
+
+def workflow(expression: str, kind: str = "transform") -> str:
+    extra = CONDITION_EXTRA if kind == "condition" else ""
+    return WORKFLOW.format(kind=kind, field=FIELDS[kind], expression=expression, extra=extra)
+
+
+async def run(client: RelaviumClient, uri: str, node: str, **extra: Any) -> dict[str, Any]:
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=RUN, arguments=[{"uri": uri, "node": node, **extra}])
+    )
+    assert isinstance(result, dict), result
+    return result
+
+
+def everything_said(client: RelaviumClient) -> str:
+    return json.dumps(
+        [m.message for m in client.messages] + [m.message for m in client.log_messages]
+    )
+
+
+async def test_the_example_runs_with_a_synthesized_scope(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    uri = workspace.open("example-run.relavium.yaml", EXAMPLE)
+    result = await run(client, uri, "route")
+    assert result["ok"] is True and result["value"] == "normal"
+    assert result["scope"]["source"] == "synthesized" and result["scope"]["path"] is None
+    # run.outputs narrowed to route's ancestors, keys sorted
+    assert list(result["scope"]["values"]["run"]["outputs"]) == ["classify", "start"]
+    assert client.messages[-1].type == types.MessageType.Info
+    assert client.messages[-1].message == 'route → "normal"'
+    assert "run route (condition) with the synthesized scope" in client.log_messages[-1].message
+    # progress: a begin and an end on one token
+    kinds = [[report.kind for report in reports] for reports in client.progress_reports.values()]
+    assert ["begin", "end"] in kinds
+
+
+async def test_the_sidecar_beats_synthesis_and_explicit_beats_the_sidecar(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    uri = workspace.open("scoped.relavium.yaml", EXAMPLE)
+    sidecar = workspace.write(
+        "scoped.samples.json",
+        json.dumps({"inputs": {"severity_floor": 5}, "outputs": {"classify": {"severity": 8}}}),
+    )
+    result = await run(client, uri, "route")
+    assert (result["value"], result["scope"]["source"]) == ("urgent", "sidecar")
+    assert result["scope"]["path"] == str(sidecar)
+    explicit = workspace.write("explicit.yaml", "outputs:\n  classify: { severity: 1 }\n")
+    result = await run(client, uri, "route", scope=str(explicit))
+    assert (result["value"], result["scope"]["source"]) == ("normal", "explicit")
+
+
+async def test_branches_follow_the_fan_in_order(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    text = EXAMPLE.replace(
+        "Object.assign({}, ...branches, { team: ctx.team })", "branches.map(b => b.name)"
+    )
+    uri = workspace.open("fan-in.relavium.yaml", text)
+    # authored edge order is history then sentiment; swap the outputs' order in the file
+    workspace.write(
+        "fan-in.samples.json",
+        json.dumps({"outputs": {"sentiment": {"name": "s"}, "history": {"name": "h"}}}),
+    )
+    result = await run(client, uri, "combine")
+    assert result["value"] == ["h", "s"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "expression", "reason"),
+    [
+        ("transform", "({ x: ", "syntax"),
+        ("transform", "missing.value", "runtime"),
+        ("condition", "({ not: 'a branch value' })", "result_type"),
+        ("transform", "() => 1", "non_serializable"),
+        ("transform", "'x'.repeat(2 ** 27).repeat(8)", "memory"),
+        ("transform", "(function f(n) { return f(n + 1) + 1 })(0)", "stack"),
+        ("transform", "(() => { while (true) {} })()", "timeout"),
+    ],
+)
+async def test_each_error_reason(
+    client: RelaviumClient, workspace: Workspace, kind: str, expression: str, reason: str
+) -> None:
+    uri = workspace.open(f"reason-{reason}.relavium.yaml", workflow(expression, kind))
+    result = await run(client, uri, "calc")
+    assert result["ok"] is False
+    assert result["error"]["code"] == "sandbox_error"
+    assert result["error"]["reason"] == reason
+    assert result["error"]["retryable"] is (reason == "timeout")
+    assert client.messages[-1].type == types.MessageType.Warning
+    assert reason in client.messages[-1].message
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        "inputs.token",
+        "ctx.auth",
+        "(() => { try { return ctx.auth } catch (e) { return 'caught' } })()",
+    ],
+)
+async def test_secret_reads_are_denied_and_never_shown(
+    client: RelaviumClient, workspace: Workspace, read: str
+) -> None:
+    uri = workspace.open(f"secret-{len(read)}.relavium.yaml", workflow(read))
+    workspace.write(f"secret-{len(read)}.samples.json", json.dumps({"inputs": {"token": SECRET}}))
+    result = await run(client, uri, "calc")
+    assert result["ok"] is False and result["error"]["reason"] == "secret_context"
+    assert result["scope"]["values"]["secret_inputs"] == ["token"]
+    assert result["scope"]["values"]["secret_ctx"] == ["auth"]
+    assert SECRET not in json.dumps(result) and SECRET not in everything_said(client)
+
+
+async def test_a_hang_is_killed_while_the_server_keeps_answering(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    # a native loop QuickJS cannot interrupt: only the worker watchdog stops it
+    uri = workspace.open("hang.relavium.yaml", workflow("new Array(2 ** 32 - 1).join()"))
+    hang = asyncio.ensure_future(run(client, uri, "calc"))
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert lenses and not hang.done()
+    result = await hang
+    assert result["error"]["reason"] == "timeout" and result["error"]["retryable"] is True
+    after = workspace.open("after-hang.relavium.yaml", workflow("inputs.ticket + '!'"))
+    assert (await run(client, after, "calc"))["value"] == "hello!"
+
+
+async def test_a_cancelled_run_answers_cancelled(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    uri = workspace.open("cancel.relavium.yaml", workflow("(() => { while (true) {} })()"))
+    request = asyncio.ensure_future(
+        client.protocol.send_request_async(
+            types.WORKSPACE_EXECUTE_COMMAND,
+            types.ExecuteCommandParams(command=RUN, arguments=[{"uri": uri, "node": "calc"}]),
+            msg_id="cancel-me",
+        )
+    )
+    await asyncio.sleep(0.3)
+    client.cancel_request(types.CancelParams(id="cancel-me"))
+    with pytest.raises(JsonRpcRequestCancelled):
+        await request
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        ({"node": "nope"}, "no node with id `nope`"),
+        ({"node": "start"}, "has no expression to run"),
+        ({"node": "calc", "scope": "missing.json"}, "no such file"),
+    ],
+)
+async def test_runs_that_cannot_start_say_why(
+    client: RelaviumClient, workspace: Workspace, arguments: dict[str, str], says: str
+) -> None:
+    uri = workspace.open("cannot-start.relavium.yaml", workflow("1"))
+    result = await run(client, uri, **arguments)
+    assert result["ok"] is False and says in result["error"]["message"]
+    assert client.messages[-1].type == types.MessageType.Error
+
+
+async def test_create_sample_scope_writes_a_sidecar_once(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    uri = workspace.open("fresh.relavium.yaml", EXAMPLE)
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=CREATE, arguments=[{"uri": uri}])
+    )
+    sidecar = workspace.root / "fresh.samples.json"
+    assert result == {
+        "created": True,
+        "path": str(sidecar),
+        "uri": workspace.uri("fresh.samples.json"),
+    }
+    skeleton = json.loads(sidecar.read_text(encoding="utf-8"))
+    assert "crm_token" not in skeleton["inputs"]  # secrets never go into a samples file
+    assert skeleton["outputs"]["classify"] == {"severity": 0, "topic": ""}
+    assert client.shown_documents[-1].uri == workspace.uri("fresh.samples.json")
+    # the skeleton is a valid sidecar: the run uses it
+    assert (await run(client, uri, "route"))["scope"]["source"] == "sidecar"
+    sidecar.write_text('{"outputs": {"classify": {"severity": 9}}}', encoding="utf-8")
+    again = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=CREATE, arguments=[{"uri": uri}])
+    )
+    assert again["created"] is False
+    assert json.loads(sidecar.read_text(encoding="utf-8")) == {
+        "outputs": {"classify": {"severity": 9}}
+    }
