@@ -113,9 +113,9 @@ def main(args: argparse.Namespace) -> int:
         else:
             reports.append(outcome)
     if args.format == "json":
-        print(json.dumps(to_json(reports), indent=2, ensure_ascii=False))
+        print(json.dumps(to_json(reports), indent=2, ensure_ascii=False, default=str))
     elif args.format == "sarif":
-        print(json.dumps(to_sarif(reports), indent=2, ensure_ascii=False))
+        print(json.dumps(to_sarif(reports), indent=2, ensure_ascii=False, default=str))
     else:
         sys.stdout.write(format_text(reports))
     for error in errors:
