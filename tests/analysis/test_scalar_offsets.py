@@ -4,6 +4,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from analysis.model import ScalarText
 from analysis.scalar_offsets import map_scalar
 from analysis.source import SourceText
 from analysis.yaml_tree import YMapping, YScalar, YSequence, read_yaml
@@ -95,3 +96,19 @@ def test_unreproducible_scalar_gives_none() -> None:
     scalar = the_scalar(text)
     scalar.text = "something else"
     assert map_scalar(text, scalar) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(TEXT, st.sampled_from(STYLES))
+def test_verbatim_shortcut_agrees_with_the_rescan(value: str, style: str | None) -> None:
+    try:
+        text = emit(value, style, 80, 2)
+    except yaml.YAMLError:
+        return
+    scalar = the_scalar(text)
+    mapped = map_scalar(text, scalar)
+    assert mapped is not None
+    field = ScalarText(scalar, SourceText(text))
+    starts, ends = mapped
+    for index in range(len(scalar.text)):
+        assert field.source_span(index, index + 1) == (starts[index], ends[index])
