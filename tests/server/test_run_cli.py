@@ -1,0 +1,95 @@
+"""`relavium-lsp run FILE --node ID [--scope FILE] [--format text|json]` as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES
+
+EXAMPLE = EXAMPLES / "ticket-triage.relavium.yaml"
+
+
+def run_cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "server", "run", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def workflow(tmp_path: Path) -> Path:
+    return Path(shutil.copy(EXAMPLE, tmp_path / EXAMPLE.name))
+
+
+def test_json_is_the_eval_shape_plus_the_scope(workflow: Path) -> None:
+    result = run_cli(workflow, "--node", "route", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert (answer["ok"], answer["value"], answer["node"], answer["kind"]) == (
+        True,
+        "normal",
+        "route",
+        "condition",
+    )
+    assert answer["scope"]["source"] == "synthesized"
+    assert answer["scope"]["values"]["secret_ctx"] == ["crm_auth"]
+
+
+def test_text_prints_the_value_and_names_the_scope(workflow: Path) -> None:
+    sidecar = workflow.with_name("ticket-triage.samples.yaml")
+    sidecar.write_text("outputs:\n  classify: { severity: 9 }\n", encoding="utf-8")
+    result = run_cli(workflow, "--node", "route")
+    assert (result.returncode, result.stdout) == (0, '"urgent"\n')
+    assert f"route: sidecar scope {sidecar}" in result.stderr
+
+
+def test_a_sandbox_error_exits_1(workflow: Path, tmp_path: Path) -> None:
+    scope = tmp_path / "scope.json"
+    scope.write_text(json.dumps({"inputs": {"crm_token": "hunter2"}}), encoding="utf-8")
+    text = workflow.read_text(encoding="utf-8").replace(
+        "Object.assign({}, ...branches, { team: ctx.team })", "inputs.crm_token"
+    )
+    workflow.write_text(text, encoding="utf-8")
+    result = run_cli(workflow, "--node", "combine", "--scope", scope, "--format", "json")
+    assert result.returncode == 1
+    answer = json.loads(result.stdout)
+    assert answer["error"]["reason"] == "secret_context"
+    assert answer["scope"]["source"] == "explicit"
+    assert "hunter2" not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--node", "nope"], "no node with id `nope`"),
+        (["--node", "route", "--scope", "missing.json"], "no such file"),
+        (["--node", "start"], "has no expression to run"),
+    ],
+)
+def test_usage_errors_exit_2(workflow: Path, args: list[str], says: str) -> None:
+    result = run_cli(workflow, *args)
+    assert result.returncode == 2 and says in result.stderr and result.stdout == ""
+
+
+def test_a_bad_samples_file_names_the_field(workflow: Path) -> None:
+    workflow.with_name("ticket-triage.samples.json").write_text(
+        '{"outputs": [1, 2]}', encoding="utf-8"
+    )
+    result = run_cli(workflow, "--node", "route")
+    assert result.returncode == 2 and "outputs must be an object" in result.stderr
+
+
+def test_broken_yaml_and_missing_files_exit_2(workflow: Path) -> None:
+    workflow.write_text("schema_version: [\n", encoding="utf-8")
+    result = run_cli(workflow, "--node", "route")
+    assert result.returncode == 2 and "fix the YAML first" in result.stderr
+    result = run_cli(workflow.with_name("absent.relavium.yaml"), "--node", "route")
+    assert result.returncode == 2 and "cannot read it" in result.stderr

@@ -1,0 +1,166 @@
+"""`analysis.sample_scope`: choosing the samples and building the scope as the engine does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from analysis import analyze
+from analysis.sample_scope import (
+    SYNTHESIZED,
+    SampleScopeError,
+    Samples,
+    build_sample_scope,
+    find_samples,
+    parse_samples,
+    sidecar_path,
+)
+from tests.conftest import EXAMPLES
+
+EXAMPLE = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")
+
+TAINT = """\
+schema_version: '1.0'
+workflow:
+  id: taint
+  inputs:
+    - { name: b, type: string }
+    - { name: a, type: number, default: 3 }
+    - { name: key, type: secret, required: true }
+    - { name: spare, type: secret }
+  context:
+    - { key: plain, value: 'team {{ inputs.b | default("none") }}' }
+    - { key: auth, value: 'Bearer {{ inputs.key }}' }
+    - { key: header, value: 'X {{ ctx.auth }}' }
+    - { key: file, value: '{{ inputs.b | read_file }}' }
+  nodes:
+    - { id: start, type: input }
+    - { id: t, type: transform, transform: 'inputs' }
+  edges:
+    - { from: start, to: t }
+"""
+
+
+def scope_for(text: str, node: str, samples: Samples = SYNTHESIZED) -> dict[str, object]:
+    result = analyze(text, "x.relavium.yaml")
+    assert result.workflow is not None and result.graph is not None
+    return build_sample_scope(result.workflow, result.graph, node, samples).scope
+
+
+def samples(raw: dict[str, object]) -> Samples:
+    return parse_samples(json.dumps(raw), "s.json", "explicit", is_json=True)
+
+
+@pytest.mark.parametrize(
+    ("workflow", "sidecar"),
+    [
+        ("w/ticket.relavium.yaml", "w/ticket.samples.json"),
+        ("w/ticket.relavium.yml", "w/ticket.samples.json"),
+        ("w/.relavium/flow.yaml", "w/.relavium/flow.samples.json"),
+    ],
+)
+def test_sidecar_name(workflow: str, sidecar: str) -> None:
+    assert sidecar_path(Path(workflow)) == Path(sidecar)
+
+
+def test_precedence_explicit_then_json_then_yaml_then_synthesized(tmp_path: Path) -> None:
+    workflow = tmp_path / "t.relavium.yaml"
+    assert find_samples(str(workflow)) is SYNTHESIZED
+    (tmp_path / "t.samples.yaml").write_text("inputs: { b: yes }\n", encoding="utf-8")
+    found = find_samples(str(workflow))
+    assert (found.origin, found.inputs) == ("sidecar", {"b": "yes"})  # YAML 1.2: yes is a string
+    (tmp_path / "t.samples.json").write_text('{"inputs": {"b": "json"}}', encoding="utf-8")
+    assert find_samples(str(workflow)).inputs == {"b": "json"}
+    explicit = tmp_path / "mine.json"
+    explicit.write_text('{"run": {"outputs": {"start": 1}}}', encoding="utf-8")
+    found = find_samples(str(workflow), str(explicit))
+    assert (found.origin, found.outputs) == ("explicit", {"start": 1})
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ('{"inputs": [1]}', "inputs must be an object"),
+        ('{"secret_inputs": ["x"]}', "unknown key `secret_inputs` (the workflow declares"),
+        ('{"nodes": {"t": {"colour": 1}}}', "unknown key `nodes.t.colour`"),
+        ('{"nodes": {"t": {"branches": {}}}}', "nodes.t.branches must be an array"),
+        ('{"run": {"outputs": {}, "id": 1}}', "`run` may only hold `outputs`"),
+        ("[1, 2]", "expected an object"),
+        ('{"inputs": ', "invalid JSON"),
+    ],
+)
+def test_bad_samples_name_the_field(text: str, says: str) -> None:
+    with pytest.raises(SampleScopeError) as raised:
+        parse_samples(text, "s.json", "explicit", is_json=True)
+    assert says in str(raised.value)
+
+
+def test_yaml_samples_refuse_anchors() -> None:
+    with pytest.raises(SampleScopeError, match="anchor"):
+        parse_samples("inputs: &a { b: 1 }\nctx: *a\n", "s.yaml", "sidecar", is_json=False)
+
+
+def test_inputs_supplied_then_defaults_with_secrets_denied() -> None:
+    scope = scope_for(TAINT, "t", samples({"inputs": {"b": "x", "key": "hunter2", "zz": 1}}))
+    # supplied order, then declared defaults; the secret's value is gone; `spare` stays absent
+    assert scope["inputs"] == {"b": "x", "key": None, "a": 3}
+    assert scope["secret_inputs"] == ["key"]
+
+
+def test_synthesized_required_secret_is_present_and_denied() -> None:
+    scope = scope_for(TAINT, "t")
+    assert scope["inputs"] == {"a": 3, "key": None}
+    assert scope["secret_inputs"] == ["key"]
+
+
+def test_context_taint_is_transitive_and_templates_resolve() -> None:
+    scope = scope_for(TAINT, "t", samples({"inputs": {"b": "blue"}}))
+    assert scope["ctx"] == {
+        "plain": "team blue",
+        "auth": None,
+        "header": None,
+        "file": "{{ inputs.b | read_file }}",  # a filter a sample cannot run: kept, and noted
+    }
+    assert scope["secret_ctx"] == ["auth", "header"]
+    assert scope_for(TAINT, "t")["ctx"]["plain"] == "team none"  # type: ignore[index]
+
+
+def test_outputs_are_narrowed_to_ancestors_and_sorted() -> None:
+    outputs = {"sentiment": 1, "history": 2, "escalate": 3, "start": 4, "classify": 5}
+    scope = scope_for(EXAMPLE, "combine", samples({"outputs": outputs}))
+    assert list(scope["run"]["outputs"]) == ["classify", "history", "sentiment", "start"]  # type: ignore[index]
+    assert scope["branches"] == [2, 1]  # enrich's parallel_of order: history, sentiment
+
+
+def test_node_overrides_win() -> None:
+    raw = {
+        "outputs": {"history": 1, "sentiment": 2},
+        "nodes": {"combine": {"outputs": {"history": 10}, "branches": ["given"]}},
+    }
+    scope = scope_for(EXAMPLE, "combine", samples(raw))
+    assert scope["run"]["outputs"]["history"] == 10  # type: ignore[index]
+    assert scope["branches"] == ["given"]
+    assert "branches" not in scope_for(EXAMPLE, "history", samples(raw))
+
+
+def test_only_expression_nodes_run() -> None:
+    result = analyze(EXAMPLE, "x.relavium.yaml")
+    assert result.workflow is not None and result.graph is not None
+    with pytest.raises(SampleScopeError, match="no node with id `nope`"):
+        build_sample_scope(result.workflow, result.graph, "nope")
+    with pytest.raises(SampleScopeError, match="`classify` .type agent. has no expression"):
+        build_sample_scope(result.workflow, result.graph, "classify")
+
+
+@given(st.text(max_size=200), st.booleans())
+def test_any_samples_text_parses_or_is_refused_clearly(text: str, is_json: bool) -> None:
+    try:
+        parsed = parse_samples(text, "s", "sidecar", is_json=is_json)
+    except SampleScopeError as error:
+        assert str(error).startswith("sample scope s")
+    else:
+        assert isinstance(parsed.inputs, dict) and isinstance(parsed.nodes, dict)
