@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from analysis import analyze
 from analysis.sample_scope import (
     SYNTHESIZED,
-    SampleScopeError,
     Samples,
+    SampleScopeError,
     build_sample_scope,
     find_samples,
     parse_samples,
@@ -152,7 +152,7 @@ def test_only_expression_nodes_run() -> None:
     assert result.workflow is not None and result.graph is not None
     with pytest.raises(SampleScopeError, match="no node with id `nope`"):
         build_sample_scope(result.workflow, result.graph, "nope")
-    with pytest.raises(SampleScopeError, match="`classify` .type agent. has no expression"):
+    with pytest.raises(SampleScopeError, match=r"`classify` \(type agent\) has no expression"):
         build_sample_scope(result.workflow, result.graph, "classify")
 
 
