@@ -39,10 +39,6 @@ class AnalysisResult:
     diagnostics: list[Diagnostic]
     suppressed: list[Diagnostic] = field(default_factory=list)
 
-    @property
-    def has_errors(self) -> bool:
-        return any(d.severity == Severity.ERROR for d in self.diagnostics)
-
     def last_good(self, previous: AnalysisResult | None) -> AnalysisResult | None:
         """This result if it has a model, else `previous` (the last one that had)."""
         return self if self.workflow is not None else previous
