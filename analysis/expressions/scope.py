@@ -158,6 +158,8 @@ class ScopeResolver:
     def is_free(self, reference: Node, name: str) -> bool:
         node = reference.parent
         while node is not None:
+            if node.type == "with_statement":
+                return False  # any name may resolve to the object's property (sloppy code only)
             if node.type in SCOPES:
                 declared = self._declared.get(node.id)
                 if declared is None:

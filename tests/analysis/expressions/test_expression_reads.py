@@ -84,6 +84,7 @@ def test_true_reads(expression: str, expected: list[tuple[str, ReadForm, ReadGra
         "(class { static { const run = x; run.outputs.a } })",
         "({ m(run) { return run.outputs.a } })",
         "((r\\u0075n) => run.outputs.a)(x)",
+        "(() => { with (o) { return run.outputs.a / 1 } })()",
         # aliases are not literal reads
         "((o) => o.a)(run.outputs)",
         "(({ outputs }) => outputs.a)(run)",
