@@ -9,6 +9,7 @@ offsets into the expression string itself.
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_right
 from collections.abc import Sequence
 from itertools import accumulate
@@ -17,7 +18,17 @@ import tree_sitter_javascript
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 LANGUAGE = Language(tree_sitter_javascript.language())
-_PARSER = Parser(LANGUAGE)
+
+
+class _ThreadParser(threading.local):
+    """A tree-sitter Parser must not be used by two threads at once (the language server
+    analyses documents on a thread pool), so each thread keeps its own."""
+
+    def __init__(self) -> None:
+        self.parser = Parser(LANGUAGE)
+
+
+_PARSERS = _ThreadParser()
 
 _PREFIX = b"(\n"
 # A newline before the closing parenthesis, so a trailing `// comment` cannot swallow it.
@@ -52,7 +63,7 @@ class ParsedExpression:
         # three bytes tree-sitter treats as an invalid character.
         body = source.encode("utf-8", "surrogatepass")
         self.data = _PREFIX + body + _SUFFIX
-        self.root: Node = _PARSER.parse(self.data).root_node
+        self.root: Node = _PARSERS.parser.parse(self.data).root_node
         # Code point i starts at byte _byte_starts[i] of `body`; None when every character is ASCII.
         self._byte_starts: Sequence[int] | None = (
             None

@@ -51,3 +51,12 @@ def test_text_inside_a_string_literal_is_never_a_read(body: str) -> None:
         facts = analyze_expression(expression)
         assert facts.output_reads == () and facts.forbidden == () and facts.scope_reads == ()
         assert engine_output_reads(expression) == ()
+
+
+def test_threads_analyse_concurrently_with_the_same_answers() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    sources = [f"run.outputs.n{i} + inputs.x{i} / 2 + Date.now()" for i in range(400)]
+    expected = [analyze_expression.__wrapped__(source) for source in sources]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert list(pool.map(analyze_expression.__wrapped__, sources)) == expected
