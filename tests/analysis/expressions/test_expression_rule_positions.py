@@ -43,3 +43,11 @@ def test_range_is_exact_in_every_scalar_style(rule: str, code: str, covered: str
     text = document(f"{PREFIX} + {code}", style)
     (found,) = diagnostics(text, rule)
     assert range_text(text, found) == covered
+
+
+@pytest.mark.parametrize("style", ["literal", "folded"])
+@pytest.mark.parametrize(("rule", "code", "covered"), CASES)
+def test_range_is_exact_with_crlf_line_breaks(rule: str, code: str, covered: str, style: str):
+    text = document(f"{PREFIX} + {code}", style).replace("\n", "\r\n")
+    (found,) = diagnostics(text, rule)
+    assert range_text(text, found) == covered
