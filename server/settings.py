@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analysis.diagnostics import Severity
+from analysis.rules import RULES
 
 SECTION = "relavium"
 DEFAULT_DEBOUNCE_MS = 200
@@ -92,7 +93,11 @@ def _rules(value: Any, problems: list[str]) -> dict[str, Severity | None]:
         return {}
     rules: dict[str, Severity | None] = {}
     for rule, level in value.items():
-        if level == RULE_OFF:
+        if rule not in RULES:
+            problems.append(
+                f"relavium.rules.{rule} is not a rule id (see docs/rules.md for the list); ignored"
+            )
+        elif level == RULE_OFF:
             rules[rule] = None
         elif isinstance(level, str) and level in SEVERITY_NAMES:
             rules[rule] = SEVERITY_NAMES[level]

@@ -34,6 +34,7 @@ def test_valid_settings_parse() -> None:
         ({"rules": ["cycle"]}, "relavium.rules"),
         ({"rules": {"cycle": "loud"}}, "relavium.rules.cycle"),
         ({"sampleScope": 3}, "relavium.sampleScope"),
+        ({"rules": {"cylce": "off"}}, "relavium.rules.cylce is not a rule id"),
         ({"debounce": 3}, "relavium.debounce"),
         ("everything", "relavium settings"),
     ],
