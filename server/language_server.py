@@ -17,9 +17,15 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from analysis import analyze
+from analysis import AnalysisResult, analyze
 from sandbox import WorkerPool
-from server.documents import DocumentState, Snapshot, apply_change, is_workflow_uri
+from server.documents import (
+    DocumentState,
+    Snapshot,
+    apply_change,
+    is_workflow_uri,
+    uri_to_path,
+)
 from server.settings import Settings, parse_settings
 
 logger = logging.getLogger("relavium-lsp")
@@ -106,6 +112,18 @@ class RelaviumLanguageServer(LanguageServer):
             if snapshot is None or snapshot.version == state.version:
                 return snapshot
         return None
+
+    async def analysis_of(self, uri: str) -> AnalysisResult | None:
+        """The open document's current analysis, else the saved file's (None when the URI is
+        not a workflow file). Raises OSError/UnicodeDecodeError when the file cannot be read."""
+        if self.documents.get(uri) is not None:
+            snapshot = await self.fresh_snapshot(uri)
+            return snapshot.result if snapshot is not None else None
+        if not is_workflow_uri(uri):
+            return None
+        path = uri_to_path(uri)
+        text = await asyncio.to_thread(_read_text, path)
+        return await asyncio.to_thread(analyze, text, path)
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -213,6 +231,11 @@ class RelaviumLanguageServer(LanguageServer):
             for listener in self._analysis_listeners:
                 listener(snapshot)
         return snapshot
+
+
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8", newline="") as handle:
+        return handle.read()
 
 
 def create_server() -> RelaviumLanguageServer:

@@ -33,13 +33,16 @@ def register(ls: RelaviumLanguageServer) -> None:
         path = to_fs_path(uri)
         if path is None or not uri.startswith("file:"):
             return _failure(ls, "save the workflow to a file first; the sidecar sits next to it")
-        snapshot = await ls.fresh_snapshot(uri)
-        if snapshot is None:
-            return _failure(ls, f"{uri} is not an open workflow document")
-        good = snapshot if snapshot.is_good else ls.last_good_snapshot(uri)
-        if good is None or good.result.workflow is None:
+        try:
+            result = await ls.analysis_of(uri)
+        except (OSError, UnicodeDecodeError) as error:
+            return _failure(ls, f"cannot read {path} ({error})")
+        if result is None:
+            return _failure(ls, f"{uri} is not a Relavium workflow file")
+        good = ls.last_good_snapshot(uri)
+        workflow = result.workflow or (good.result.workflow if good is not None else None)
+        if workflow is None:
             return _failure(ls, "fix the YAML syntax error first")
-        workflow = good.result.workflow
         existing = existing_sidecar(Path(path))
         target = existing or sidecar_path(Path(path))
         created = existing is None

@@ -13,9 +13,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from analysis import analyze
 from server import dry_run
-from server.documents import is_workflow_uri, uri_to_path
+from server.documents import uri_to_path
 from server.handlers import guarded
 from server.language_server import RelaviumLanguageServer
 
@@ -39,15 +38,6 @@ def _explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str
     return str(Path(root, chosen))
 
 
-async def _analysis(ls: RelaviumLanguageServer, uri: str, path: str) -> Any:
-    """The open document's current analysis, else the saved file's."""
-    if ls.document(uri) is not None:
-        snapshot = await ls.fresh_snapshot(uri)
-        return snapshot.result if snapshot is not None else None
-    text = await asyncio.to_thread(Path(path).read_text, encoding="utf-8")
-    return await asyncio.to_thread(analyze, text, path)
-
-
 def register(ls: RelaviumLanguageServer) -> None:
     @ls.command(COMMAND)
     @guarded(
@@ -65,15 +55,13 @@ def register(ls: RelaviumLanguageServer) -> None:
             scope is None or isinstance(scope, str)
         ):
             return _failure(ls, USAGE)
-        if not is_workflow_uri(uri):
-            return _failure(ls, f"{uri} is not a Relavium workflow file")
         path = uri_to_path(uri)
         try:
-            result = await _analysis(ls, uri, path)
+            result = await ls.analysis_of(uri)
         except (OSError, UnicodeDecodeError) as error:
             return _failure(ls, f"cannot read {path} ({error})")
         if result is None:
-            return _failure(ls, f"{uri} is not open")
+            return _failure(ls, f"{uri} is not a Relavium workflow file")
         try:
             sample, sandbox_scope = await asyncio.to_thread(
                 dry_run.prepare, result, path, node, _explicit_scope(ls, scope, path)

@@ -78,3 +78,25 @@ def test_out_of_range_change_is_clamped_not_lost() -> None:
     assert (new, clamped) == ("a\nb!", True)
     new, clamped = apply_change("abc", partial((0, 2), (0, 1), ""), UTF16)
     assert (new, clamped) == ("ac", True)
+
+
+def splice_reference(text: str, start: int, end: int, new: str) -> str:
+    return text[:start] + new + text[end:]
+
+
+@given(
+    st.text(alphabet=st.sampled_from("ab\né😀\r")),
+    st.tuples(st.integers(0, 6), st.integers(0, 12)),
+    st.tuples(st.integers(0, 6), st.integers(0, 12)),
+    st.text(alphabet=st.sampled_from("x\n😀")),
+)
+def test_any_edit_applies_like_a_splice_of_the_clamped_range(
+    text: str, start: tuple[int, int], end: tuple[int, int], new: str
+) -> None:
+    index = LineIndex(text, UTF16)
+    result, _ = apply_change(text, partial(start, end, new), UTF16)
+    offsets = sorted(
+        index.client_offset(types.Position(line=line, character=column))
+        for line, column in (start, end)
+    )
+    assert result == splice_reference(text, offsets[0], offsets[1], new)

@@ -234,3 +234,11 @@ async def test_create_sample_scope_writes_a_sidecar_once(
     assert json.loads(sidecar.read_text(encoding="utf-8")) == {
         "outputs": {"classify": {"severity": 9}}
     }
+
+
+async def test_a_saved_workflow_runs_without_being_open(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    workspace.write("on-disk.relavium.yaml", workflow("inputs.ticket.toUpperCase()"))
+    result = await run(client, workspace.uri("on-disk.relavium.yaml"), "calc")
+    assert (result["ok"], result["value"]) == (True, "HELLO")
