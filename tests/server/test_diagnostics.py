@@ -119,3 +119,22 @@ async def test_a_position_inside_a_block_scalar_after_emoji(
         line=text.splitlines().index(line),
         character=units(line[: line.index("??")], client.encoding),
     )
+
+
+async def test_a_repeated_pull_answers_unchanged(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    if not client.pull_mode:
+        pytest.skip("only pull clients send result ids")
+    uri = workspace.open("unchanged.relavium.yaml", "schema_version: [\n")
+    params = types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    first = await client.text_document_diagnostic_async(params)
+    assert isinstance(first, types.RelatedFullDocumentDiagnosticReport) and first.result_id
+    params.previous_result_id = first.result_id
+    again = await client.text_document_diagnostic_async(params)
+    assert isinstance(again, types.RelatedUnchangedDocumentDiagnosticReport)
+    assert again.result_id == first.result_id
+    client.replace_all(uri, EXAMPLE)
+    changed = await client.text_document_diagnostic_async(params)
+    assert isinstance(changed, types.RelatedFullDocumentDiagnosticReport)
+    assert changed.result_id != first.result_id and list(changed.items) == []
