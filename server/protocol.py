@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -51,16 +52,18 @@ class RelaviumProtocol(LanguageServerProtocol):
         self, params: types.DidChangeTextDocumentParams
     ) -> Generator[Any, Any, None]:
         ls = self._server
+        uri = params.text_document.uri
+        if unquote(uri) not in self.workspace.text_documents:  # pygls keys them unquoted
+            ls.log_warning(f"didChange for {uri}, which is not open; ignored")
+            return
         ls.change_document(params)
-        state = ls.document(params.text_document.uri)
+        state = ls.document(uri)
         if state is not None:
-            mirrored = types.DidChangeTextDocumentParams(
+            params = types.DidChangeTextDocumentParams(
                 text_document=params.text_document,
                 content_changes=[types.TextDocumentContentChangeWholeDocument(text=state.text)],
             )
-            yield from super().lsp_text_document__did_change(mirrored)
-        else:
-            yield from super().lsp_text_document__did_change(params)
+        yield from super().lsp_text_document__did_change(params)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(

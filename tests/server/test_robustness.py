@@ -64,6 +64,7 @@ async def test_closed_documents_answer_empty_and_are_cleared(
 
 
 async def test_a_change_to_an_unopened_document_is_ignored(client: RelaviumClient) -> None:
+    shown = len(client.messages)
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=NOWHERE, version=7),
@@ -71,6 +72,10 @@ async def test_a_change_to_an_unopened_document_is_ignored(client: RelaviumClien
         )
     )
     await assert_answers_empty(client, NOWHERE)
+    await client.wait_for(
+        lambda: any(NOWHERE in m.message for m in client.log_messages), "the warning"
+    )
+    assert client.messages[shown:] == []
 
 
 async def test_out_of_range_edits_are_clamped(client: RelaviumClient, workspace: Workspace) -> None:
