@@ -229,7 +229,10 @@ class RelaviumLanguageServer(LanguageServer):
         state.record(snapshot)
         if self.documents.get(state.uri) is state and state.version == version:
             for listener in self._analysis_listeners:
-                listener(snapshot)
+                try:
+                    listener(snapshot)
+                except Exception:  # one feature's bug must not stop the others hearing
+                    logger.exception("analysis listener %r failed", listener)
         return snapshot
 
 
