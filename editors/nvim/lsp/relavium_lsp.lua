@@ -6,9 +6,10 @@ local workflow = require('relavium_lsp.workflow')
 local RUN = 'relavium.runWithSampleScope'
 local CREATE_SCOPE = 'relavium.createSampleScope'
 
---- Shows a run result (notification now, full text in :RelaviumShowResult) and keeps it on
---- the buffer as b:relavium_last_run = { node = ..., result = ... }.
-local function show_run_result(bufnr, node, err, result)
+--- Keeps a run's result on the buffer as b:relavium_last_run = { node = ..., result = ... } for
+--- :RelaviumShowResult. The server itself reports each run with window/showMessage, which
+--- Neovim shows through vim.notify, so only a failed request is reported here.
+local function keep_run_result(bufnr, node, err, result)
   if err then
     vim.notify(('relavium: run %s failed: %s'):format(node, err.message), vim.log.levels.ERROR)
     return
@@ -16,18 +17,12 @@ local function show_run_result(bufnr, node, err, result)
   if vim.api.nvim_buf_is_valid(bufnr) then
     vim.b[bufnr].relavium_last_run = { node = node, result = result }
   end
-  local lines = workflow.describe_result(node, result)
-  local ok = type(result) == 'table' and result.ok == true
-  vim.notify(
-    'relavium: ' .. table.concat(lines, ' | ', 1, math.min(#lines, 4)),
-    ok and vim.log.levels.INFO or vim.log.levels.WARN
-  )
 end
 
---- Sends `relavium.runWithSampleScope` for `argument` ({ uri, node, scope? }) and shows its result.
+--- Sends `relavium.runWithSampleScope` for `argument` ({ uri, node, scope? }).
 local function run(client, bufnr, argument)
   client:request('workspace/executeCommand', { command = RUN, arguments = { argument } }, function(err, result)
-    show_run_result(bufnr, argument.node, err, result)
+    keep_run_result(bufnr, argument.node, err, result)
   end, bufnr)
 end
 
@@ -92,7 +87,7 @@ return {
   end,
   -- The `relavium` section the server reads: debounceMs, rules, sampleScope.
   settings = { relavium = vim.empty_dict() },
-  -- Code lens runs land here too, so every run is shown the same way.
+  -- Code lens runs land here too, so :RelaviumShowResult shows them as well.
   commands = {
     [RUN] = function(command, ctx)
       local client = assert(vim.lsp.get_client_by_id(ctx.client_id))

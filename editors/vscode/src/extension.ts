@@ -1,5 +1,7 @@
 // VS Code glue: starts the server once a workflow file is open, and wires the commands. Every
 // decision that can be made without `vscode` lives in the sibling modules and is unit-tested.
+// A run's result needs no code here: the server reports it as window/showMessage (the
+// notification) and window/logMessage (the detail, in the Relavium output channel).
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -11,7 +13,6 @@ import {
   type Middleware,
 } from 'vscode-languageclient/node';
 import { LaunchError, resolveLaunch } from './launch';
-import { describeRunResult } from './runResult';
 import { RESTART_SETTINGS, readLaunchSettings, serverSection } from './settings';
 import { DOCUMENT_SELECTOR, isWorkflowPath } from './workflowFiles';
 import { nodeAtOffset, workflowNodes } from './workflowNodes';
@@ -108,27 +109,7 @@ const middleware: Middleware = {
       );
     },
   },
-  // Code lenses and the palette both end here, so every run is reported the same way.
-  executeCommand: async (command, args, next) => {
-    const result = await next(command, args);
-    if (command === SERVER_RUN) {
-      const node = String((args[0] as { node?: unknown } | undefined)?.node ?? '?');
-      showRunResult(node, result);
-    }
-    return result;
-  },
 };
-
-function showRunResult(node: string, result: unknown): void {
-  const report = describeRunResult(node, result);
-  output.info(report.detail);
-  const show = report.ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-  void show(`Relavium: ${report.summary}`, 'Show output').then((choice) => {
-    if (choice !== undefined) {
-      output.show(true);
-    }
-  });
-}
 
 async function runWithSampleScope(): Promise<void> {
   const editor = vscode.window.activeTextEditor;
@@ -168,7 +149,7 @@ async function createSampleScope(): Promise<void> {
   }
 }
 
-/** Runs a server command through the client (and so through the middleware above). */
+/** Runs a server command through the VS Code command vscode-languageclient registers for it. */
 async function serverCommand(command: string, argument: object): Promise<unknown> {
   if (client === undefined || !client.isRunning()) {
     warn('The Relavium language server is not running: see "Relavium: Show Output".');

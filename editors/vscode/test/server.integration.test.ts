@@ -58,6 +58,23 @@ test('the fixture reports each deliberate problem with its rule id and exact ran
   assert.equal(unordered?.relatedInformation?.[0]?.location.uri, uri);
 });
 
+test('Run with Sample Scope evaluates the node with its sidecar and reports it', async () => {
+  const fixture = path.join(FIXTURES, 'problems.relavium.yaml');
+  const uri = pathToFileURL(fixture).href;
+  const result = await session.request<Record<string, any>>('workspace/executeCommand', {
+    command: 'relavium.runWithSampleScope',
+    arguments: [{ uri, node: 'classify' }],
+  });
+  // problems.samples.json gives the ticket text; the transform returns its length
+  assert.equal(result.ok, true, JSON.stringify(result));
+  assert.deepEqual(result.value, { severity: 'The export button does nothing'.length });
+  assert.equal(result.scope.source, 'sidecar');
+  assert.equal(result.scope.path, path.join(FIXTURES, 'problems.samples.json'));
+  // What VS Code shows: the summary as a notification, the detail in the output channel.
+  assert.ok(session.shown.some((message) => message.startsWith('classify → ')), session.shown.join('\n'));
+  assert.ok(session.logged.some((message) => message.includes('sidecar')), session.logged.join('\n'));
+});
+
 test('a duplicate key is reported with its rule id, range and rule link', async () => {
   const uri = pathToFileURL(path.join(REPO_ROOT, 'examples', 'unsaved.relavium.yaml')).href;
   const text = "schema_version: '1.0'\nschema_version: '1.0'\n";
@@ -73,7 +90,7 @@ test('a duplicate key is reported with its rule id, range and rule link', async 
 
 test('the launch keys VS Code sends along are filtered out before the server sees them', () => {
   assert.deepEqual(
-    session.messages.filter((message) => /is not a setting|relavium\.(server|python)/.test(message)),
+    [...session.shown, ...session.logged].filter((message) => /is not a setting|relavium\.(server|python)/.test(message)),
     [],
   );
 });

@@ -40,8 +40,10 @@ export const VSCODE_SECTION = {
 };
 
 export class ServerSession {
-  /** Every window/logMessage and window/showMessage text, in arrival order. */
-  readonly messages: string[] = [];
+  /** window/showMessage texts (VS Code shows them as notifications), in arrival order. */
+  readonly shown: string[] = [];
+  /** window/logMessage texts (they go to the output channel), in arrival order. */
+  readonly logged: string[] = [];
   initializeResult: InitializeResult | undefined;
   private readonly published = new Map<string, Diagnostic[]>();
   private readonly waiters: Array<() => void> = [];
@@ -64,10 +66,10 @@ export class ServerSession {
     this.connection.onRequest(RegistrationRequest.type, () => undefined);
     this.connection.onRequest(WorkDoneProgressCreateRequest.type, () => undefined);
     this.connection.onNotification(LogMessageNotification.type, ({ message }) => {
-      this.messages.push(message);
+      this.logged.push(message);
     });
     this.connection.onNotification(ShowMessageNotification.type, ({ message }) => {
-      this.messages.push(message);
+      this.shown.push(message);
     });
     this.connection.onNotification(PublishDiagnosticsNotification.type, (params) => {
       this.published.set(params.uri, params.diagnostics);

@@ -94,8 +94,8 @@ function M.node_at_row(lines, row)
   return current and item_id(lines, current, item_indent) or nil
 end
 
---- The lines shown by :RelaviumShowResult for a `relavium.runWithSampleScope` result (the sandbox
---- `eval` JSON shape plus the scope used). Never shows `error.detail`: it is private.
+--- The lines shown by :RelaviumShowResult for a `relavium.runWithSampleScope` result: the sandbox
+--- `eval` shape plus `scope` ({ source, path, values, notes }). Never shows `error.detail`.
 ---@param node string
 ---@param result any
 ---@return string[]
@@ -104,22 +104,29 @@ function M.describe_result(node, result)
     return { ('run %s: the server returned no result (%s)'):format(node, vim.inspect(result)) }
   end
   local lines = { ('run %s'):format(node) }
-  if result.scope ~= nil then
-    table.insert(lines, 'scope: ' .. vim.json.encode(result.scope))
+  local scope = type(result.scope) == 'table' and result.scope or {}
+  if type(scope.source) == 'string' then
+    local path = type(scope.path) == 'string' and (' ' .. scope.path) or ''
+    table.insert(lines, ('scope: %s%s'):format(scope.source, path))
+  end
+  for _, note in ipairs(type(scope.notes) == 'table' and scope.notes or {}) do
+    table.insert(lines, 'note: ' .. tostring(note))
+  end
+  if scope.values ~= nil then
+    table.insert(lines, 'values: ' .. vim.json.encode(scope.values))
   end
   if result.ok == true then
-    table.insert(lines, 'ok: true')
     -- JSON has no NaN, ±Infinity or -0: the eval shape sends `"value": null` plus `"number"`.
     local value = type(result.number) == 'string' and result.number or vim.json.encode(result.value)
     table.insert(lines, 'value: ' .. value)
   else
     local error = type(result.error) == 'table' and result.error or {}
-    table.insert(lines, 'ok: false')
+    local reason = error.reason and (' ' .. tostring(error.reason)) or ''
     table.insert(
       lines,
-      ('error: %s %s%s: %s'):format(
+      ('error: %s%s%s: %s'):format(
         tostring(error.code or 'sandbox_error'),
-        tostring(error.reason or 'unknown reason'),
+        reason,
         error.retryable == true and ' (retryable)' or '',
         tostring(error.message or 'no message')
       )
