@@ -1,5 +1,6 @@
 """A "Run with sample scope" lens above every expression field (condition `expression`,
-transform `transform`, merge `merge_fn`)."""
+transform `transform`, merge `merge_fn`), placed in the live text even while the YAML is
+half-typed (served from the last good analysis, see `server.serving`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from lsprotocol import types
 
 from server.handlers import guarded
 from server.language_server import RelaviumLanguageServer
+from server.serving import view_of
 
 RUN_COMMAND = "relavium.runWithSampleScope"
 TITLE = "▶ Run with sample scope"
@@ -15,31 +17,21 @@ TITLE = "▶ Run with sample scope"
 def register(ls: RelaviumLanguageServer) -> None:
     @ls.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     @guarded(empty=list)
-    def code_lens(
+    async def code_lens(
         ls: RelaviumLanguageServer, params: types.CodeLensParams
     ) -> list[types.CodeLens]:
-        snapshot = ls.last_good_snapshot(params.text_document.uri)
-        if snapshot is None or snapshot.result.workflow is None:
+        uri = params.text_document.uri
+        view = await view_of(ls, uri)
+        if view is None:
             return []
         lenses = []
-        for field in snapshot.result.workflow.expression_fields():
-            node_id = field.node.id
+        for field in view.workflow.expression_fields():
             entry = field.node.entry(field.name)
-            if node_id is None or entry is None:
-                continue
-            lines = snapshot.lines
-            key = types.Range(
-                start=lines.to_client_position(lines.position_at(entry.key.start)),
-                end=lines.to_client_position(lines.position_at(entry.key.end)),
+            key = view.client_range(*entry.key.span) if entry is not None else None
+            if field.node.id is None or key is None:
+                continue  # an id-less node cannot run; a key inside the edit has no place
+            command = types.Command(
+                title=TITLE, command=RUN_COMMAND, arguments=[{"uri": uri, "node": field.node.id}]
             )
-            lenses.append(
-                types.CodeLens(
-                    range=key,
-                    command=types.Command(
-                        title=TITLE,
-                        command=RUN_COMMAND,
-                        arguments=[{"uri": snapshot.uri, "node": node_id}],
-                    ),
-                )
-            )
+            lenses.append(types.CodeLens(range=key, command=command))
         return lenses

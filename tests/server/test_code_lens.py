@@ -65,3 +65,24 @@ async def test_lenses_stay_while_the_yaml_is_half_typed(
     client.replace_all(uri, EXAMPLE.replace("  edges:\n", "  edges: [\n"))
     assert [d.code for d in await client.diagnostics_for(uri)] == ["yaml-syntax"]
     assert len(await lenses(client, uri)) == len(EXPRESSION_KEYS)
+
+
+async def test_lenses_follow_a_half_typed_edit(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    uri = workspace.open("lens-shifted.relavium.yaml", EXAMPLE)
+    await client.diagnostics_for(uri)
+    # a new, unfinished line between route and the other expression nodes
+    at = types.Position(line=EXAMPLE.splitlines().index("    - id: escalate") + 1, character=0)
+    client.change(
+        uri,
+        types.TextDocumentContentChangePartial(
+            range=types.Range(start=at, end=at), text="      label: [\n"
+        ),
+    )
+    assert [d.code for d in await client.diagnostics_for(uri)] == ["yaml-syntax"]
+    found = await lenses(client, uri)
+    shift = {"route": 0, "history": 1, "sentiment": 1, "combine": 1}
+    assert [lens.range.start.line for lens in found] == [
+        key_line(node) + shift[node] for node in EXPRESSION_KEYS
+    ]
