@@ -148,9 +148,12 @@ test('completion inside run.outputs[" offers only the ancestors of the node', fu
   local bufnr = vim.fn.bufnr(fixture)
   local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
   local row, col = find(lines, 'run.outputs["classify"]')
+  -- the line has an emoji and an accent before the read: convert bytes to the negotiated units
+  local encoding = assert(relavium_client(bufnr)).offset_encoding
+  local character = vim.str_utfindex(lines[row + 1], encoding, col + #'run.outputs["')
   local responses = vim.lsp.buf_request_sync(bufnr, 'textDocument/completion', {
     textDocument = { uri = vim.uri_from_bufnr(bufnr) },
-    position = { line = row, character = col + #'run.outputs["' },
+    position = { line = row, character = character },
   }, WAIT_MS)
   local response = assert(responses and next(responses) and select(2, next(responses)), 'no answer')
   assert(response.err == nil, vim.inspect(response.err))
