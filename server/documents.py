@@ -66,6 +66,8 @@ class DocumentState:
     uri: str
     version: int
     text: str
+    # which didOpen this is: versions restart when a document is reopened
+    opening: int = 0
     latest: Snapshot | None = None
     last_good: Snapshot | None = None
     pending: asyncio.Task[Snapshot | None] | None = field(default=None, repr=False)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import itertools
 import logging
 import pkgutil
 from collections.abc import Callable
@@ -57,6 +58,7 @@ class RelaviumLanguageServer(LanguageServer):
         self._close_listeners: list[UriListener] = []
         self._settings_listeners: list[SettingsListener] = []
         self._sandbox_pool: WorkerPool | None = None
+        self._openings = itertools.count()
 
     @property
     def sandbox_pool(self) -> WorkerPool:
@@ -142,7 +144,9 @@ class RelaviumLanguageServer(LanguageServer):
     def open_document(self, item: types.TextDocumentItem) -> None:
         if not is_workflow_uri(item.uri):
             return
-        self.documents[item.uri] = DocumentState(item.uri, item.version, item.text)
+        self.documents[item.uri] = DocumentState(
+            item.uri, item.version, item.text, opening=next(self._openings)
+        )
         self._schedule(self.documents[item.uri], delay_ms=0)
 
     def change_document(self, params: types.DidChangeTextDocumentParams) -> None:

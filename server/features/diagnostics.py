@@ -55,9 +55,10 @@ def register(ls: RelaviumLanguageServer) -> None:
     ) -> types.DocumentDiagnosticReport:
         uri = params.text_document.uri
         snapshot = await ls.fresh_snapshot(uri) if is_workflow_uri(uri) else None
-        if snapshot is None:
+        state = ls.document(uri)
+        if snapshot is None or state is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
-        result_id = f"{snapshot.version}.{ls.settings_generation}"
+        result_id = f"{state.opening}.{snapshot.version}.{ls.settings_generation}"
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         return types.RelatedFullDocumentDiagnosticReport(
