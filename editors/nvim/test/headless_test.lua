@@ -216,6 +216,26 @@ test('a code lens run goes through the config and is kept for :RelaviumShowResul
   assert(result.ok == false and result.error.reason == 'runtime', vim.inspect(result))
 end)
 
+test(':RelaviumCreateSampleScope writes a sidecar skeleton next to the workflow', function()
+  local fresh = scratch .. '/.relavium/fresh.yml'
+  vim.fn.writefile(vim.fn.readfile(fixture), fresh)
+  vim.cmd.edit(fresh)
+  local bufnr = vim.api.nvim_get_current_buf()
+  wait_for('the client to attach to .relavium/fresh.yml', function()
+    return relavium_client(bufnr) ~= nil
+  end)
+  local sidecar = scratch .. '/.relavium/fresh.samples.json'
+  assert(vim.fn.filereadable(sidecar) == 0, 'sidecar exists before the command')
+  vim.api.nvim_buf_call(bufnr, function()
+    vim.cmd('RelaviumCreateSampleScope')
+  end)
+  wait_for('the sidecar', function()
+    return vim.fn.filereadable(sidecar) == 1
+  end)
+  local skeleton = vim.json.decode(table.concat(vim.fn.readfile(sidecar), '\n'))
+  assert(type(skeleton.inputs) == 'table' and skeleton.inputs.ticket ~= nil, vim.inspect(skeleton))
+end)
+
 -- io.stdout, not print(): print goes through Neovim's message area, whose newlines come before
 -- a message, which would glue the closing line to the previous one.
 local function say(text)
