@@ -256,6 +256,30 @@ def _opens_multiline(rest: str) -> bool:
     return False
 
 
+def _in_literal(code: str) -> bool:
+    """Whether the end of `code` is inside a string, template or comment."""
+    quote = ""
+    index = 0
+    while index < len(code):
+        char = code[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"`":
+            quote = char
+        elif code.startswith("//", index):
+            return True
+        elif code.startswith("/*", index):
+            close = code.find("*/", index + 2)
+            if close == -1:
+                return True
+            index = close + 1
+        index += 1
+    return bool(quote)
+
+
 def complete(result: AnalysisResult, text: str, offset: int) -> list[Candidate]:
     workflow, graph = result.workflow, result.graph
     if workflow is None or graph is None:
@@ -342,17 +366,28 @@ class _Facts:
 
     # -- contexts ------------------------------------------------------------------------------
 
+    def code_prefix(self) -> str:
+        """The JavaScript before the cursor on this line (without a YAML quote opening it)."""
+        if not self.field.same_line:
+            return self.cursor.prefix
+        value = self.field.value_prefix.lstrip(" \t")
+        return value[1:] if value[:1] in ("'", '"') else value
+
     def expression(self) -> list[Candidate]:
-        prefix = self.prefix
+        prefix = self.code_prefix()
         reader = self.reader()
         ancestors = self.authored(self.graph.ancestors(reader.id)) if reader and reader.id else []
         ancestors = [node_id for node_id in ancestors if reader is None or node_id != reader.id]
-        if match := _OUTPUTS_BRACKET.search(prefix):
-            closing = "" if self.cursor.after.startswith(match.group(1)) else match.group(1) + "]"
+        bracket = _OUTPUTS_BRACKET.search(prefix)
+        if _in_literal(prefix[: bracket.start()] if bracket else prefix):
+            return []
+        if bracket is not None:
+            quote = bracket.group(1)
+            closing = "" if self.cursor.after.startswith(quote) else quote + "]"
             return [
                 Candidate(c.label, c.kind, c.detail, c.replace, c.documentation,
                           insert=c.label + closing)
-                for c in self.nodes(ancestors, match.group(2), relation="ancestor")
+                for c in self.nodes(ancestors, bracket.group(2), relation="ancestor")
             ]
         if match := _OUTPUTS_DOT.search(prefix):
             return self.dotted_nodes(ancestors, match, "ancestor")
@@ -382,16 +417,21 @@ class _Facts:
             for name, doc in GLOBAL_DOCS.items()
         ]
 
-    def dotted_nodes(self, ids: list[str], match: re.Match[str], relation: str) -> list[Candidate]:
-        """`run.outputs.x`: identifier ids as typed, kebab ids rewritten to the bracket form."""
+    def dotted_nodes(self, ids: list[str], match: re.Match[str], relation: str,
+                     *, brackets: bool = False) -> list[Candidate]:
+        """`run.outputs.x`: identifier ids as typed, others (or all, with `brackets`) rewritten to
+        the bracket form from the `.` on. `match` searched a string ending at the cursor."""
         typed = match.group(2) or ""
+        searched = match.string
         dot = match.start(1)
         # `run.outputs?.x` keeps its `?.`: `run.outputs?.["id"]`
-        start = self.offset - len(self.prefix) + dot + (1 if self.prefix[dot - 1] == "?" else 0)
+        start = self.offset - len(searched) + dot + (1 if searched[dot - 1] == "?" else 0)
         quote = self.quote()
+        if brackets and quote == "'":
+            quote = '\\"'  # a template needs `"` for the edge: escaped in a double-quoted scalar
         found = []
         for candidate in self.nodes(ids, typed, relation=relation):
-            if _JS_IDENTIFIER.match(candidate.label):
+            if _JS_IDENTIFIER.match(candidate.label) and not brackets:
                 found.append(candidate)
             else:
                 found.append(Candidate(
@@ -422,6 +462,9 @@ class _Facts:
                           insert=c.label + closing)
                 for c in self.nodes(feeders, match.group(2))
             ]
+        if match := _TEMPLATE_DOT.match(body):
+            # only the bracket-and-quote form orders the read (a data edge): always write it
+            return self.dotted_nodes(feeders, match, "", brackets=True)
         if match := _TEMPLATE_HEAD.match(body):
             typed = match.group(1) or ""
             heads = [("inputs.", "a workflow input"), ("ctx.", "a context value")]

@@ -1,0 +1,133 @@
+"""Completion contexts read from the live text: scalar styles, flow and block YAML, half-typed
+files served from an older model, and text that is not a workflow at all."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analysis import AnalysisResult, analyze
+from analysis.completion import Candidate, complete
+from tests.conftest import EXAMPLES
+
+EXAMPLE = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")
+MODEL = analyze(EXAMPLE)
+
+
+def at_end_of(text: str, needle: str, result: AnalysisResult = MODEL) -> list[Candidate]:
+    return complete(result, text, text.index(needle) + len(needle))
+
+
+def labels(found: list[Candidate]) -> list[str]:
+    return [candidate.label for candidate in found]
+
+
+def test_expression_in_each_scalar_style() -> None:
+    for written in ("'run.outputs.'", '"run.outputs."', "|\n        run.outputs.",
+                    ">-\n        (1 +\n        run.outputs.", "run.outputs."):
+        text = EXAMPLE.replace(
+            "'({ topic: run.outputs.classify.topic, tier: inputs.customer_tier ?? \"free\" })'",
+            written,
+        )
+        assert labels(at_end_of(text, "run.outputs.", analyze(text))) == [
+            "start", "classify", "route", "enrich"
+        ], written
+
+
+def test_a_bracket_read_uses_a_quote_the_yaml_scalar_allows() -> None:
+    text = EXAMPLE.replace("transform: '({ topic: run.outputs.classify.topic,",
+                           "transform: \"({ topic: run.outputs.classify.topic,")
+    text = text.replace("?? \"free\" })'", "?? 'free' })\"")
+    extended = text.replace("- { id: done,", "- id: last\n      type: transform\n"
+                            "      transform: \"run.outputs.dr\"\n    - { id: done,")
+    extended = extended.replace("{ from: draft-reply, to: done }",
+                                "{ from: draft-reply, to: last }")
+    found = at_end_of(extended, "transform: \"run.outputs.dr", analyze(extended))
+    (draft,) = [c for c in found if c.label == "draft-reply"]
+    assert draft.text == "['draft-reply']"
+    assert extended[draft.replace[0]:draft.replace[1]] == ".dr"
+
+
+def test_a_new_node_not_yet_in_the_model_offers_no_outputs() -> None:
+    text = EXAMPLE.replace("- { id: done,", "- id: fresh\n      type: transform\n"
+                           "      transform: run.outputs.\n    - { id: done,")
+    assert at_end_of(text, "transform: run.outputs.") == []
+    assert "inputs" in labels(at_end_of(text.replace("run.outputs.", "in"), "transform: in"))
+
+
+def test_block_nodes_find_their_id_below_the_field() -> None:
+    text = EXAMPLE.replace(
+        "    - id: history\n      type: transform\n      transform: '({ topic: run.outputs."
+        "classify.topic, tier: inputs.customer_tier ?? \"free\" })'",
+        "    - type: transform\n      transform: |\n        run.outputs[\"\n      id: history",
+    )
+    found = at_end_of(text, 'transform: |\n        run.outputs["')
+    assert labels(found) == ["start", "classify", "route", "enrich"]
+
+
+def test_not_in_strings_or_after_other_members() -> None:
+    text = EXAMPLE.replace("Object.assign({}, ...branches, { team: ctx.team })",
+                           "Object.assign({}, ...branches, { team: 'ctx.tea")
+    assert at_end_of(text, "'ctx.tea") == []  # inside a string
+    text = EXAMPLE.replace("Object.assign({}, ...branches, { team: ctx.team })",
+                           "Object.assign({}, ...branches) /* ctx.")
+    assert at_end_of(text, "/* ctx.") == []  # inside a comment
+    text = EXAMPLE.replace("Object.assign({}, ...branches, { team: ctx.team })",
+                           "Object.assign({}, ...branches, { a: 'x', b: /* c */ ctx.")
+    assert labels(at_end_of(text, "/* c */ ctx.")) == ["team", "crm_auth"]
+    text = EXAMPLE.replace("Object.assign({}, ...branches, { team: ctx.team })",
+                           "Object.assign({}, ...branches, { team: foo.ctx")
+    assert at_end_of(text, "foo.ctx") == []
+
+
+def test_template_heads_and_save_to() -> None:
+    text = EXAMPLE.replace("save_to: 'replies/{{ run.id }}.json'", "save_to: 'replies/{{ r")
+    assert labels(at_end_of(text, "replies/{{ r")) == ["inputs.", "ctx.", "run.id"]
+    text = EXAMPLE.replace("Ticket: {{ inputs.ticket_text }}", "Ticket: {{ inputs.ti }}")
+    found = at_end_of(text, "Ticket: {{ inputs.ti")
+    assert labels(found)[0] == "ticket_text"
+    assert text[found[0].replace[0]:found[0].replace[1]] == "ti"
+    assert at_end_of(EXAMPLE, "Ticket: {{ inputs.ticket_text }}") == []  # closed
+
+
+def test_template_dot_reads_are_written_as_edges() -> None:
+    text = EXAMPLE.replace("Ticket: {{ inputs.ticket_text }}", "Ticket: {{ run.outputs.hi")
+    found = at_end_of(text, "Ticket: {{ run.outputs.hi")
+    (history,) = [c for c in found if c.label == "history"]
+    assert history.text == '["history"]'
+    assert text[history.replace[0]:history.replace[1]] == ".hi"
+    text = EXAMPLE.replace("message_template: 'Urgent {{ run.outputs[\"classify\"].topic }}",
+                           'message_template: "Urgent {{ run.outputs.c')
+    (classify,) = [c for c in at_end_of(text, "Urgent {{ run.outputs.c") if c.label == "classify"]
+    assert classify.text == '[\\"classify\\"]'
+
+
+def test_yaml_values_in_block_style() -> None:
+    text = EXAMPLE.replace("gate_type: approval", "gate_type: ap")
+    assert labels(at_end_of(text, "gate_type: ap")) == ["approval", "input", "review"]
+    text = EXAMPLE.replace("      default: enrich", "      default: ")
+    assert "route" not in labels(at_end_of(text, "      default: "))  # not itself
+    text = EXAMPLE.replace("trigger: { type: manual }", "trigger: { type: ma")
+    assert labels(at_end_of(text, "trigger: { type: ma")) == [
+        "manual", "webhook", "schedule", "file_change", "mcp_call"
+    ]
+    text = EXAMPLE.replace("output_schema:\n        type: object",
+                           "output_schema:\n        type: ob")
+    assert at_end_of(text, "type: ob") == []  # a JSON schema's type is free
+
+
+def test_no_model_no_candidates() -> None:
+    broken = analyze("workflow: [\n")
+    assert complete(broken, "workflow: [\n", 5) == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from("- {}[]:'\"\n ab.#|>\\é😀runoutps(){}ctx"), max_size=80),
+       st.data())
+def test_never_raises_on_any_text_and_offset(noise: str, data: st.DataObject) -> None:
+    cut = data.draw(st.integers(0, len(EXAMPLE)))
+    text = EXAMPLE[:cut] + noise + EXAMPLE[cut:]
+    offset = data.draw(st.integers(-2, len(text) + 2))
+    for candidate in complete(MODEL, text, offset):
+        start, end = candidate.replace
+        assert 0 <= start <= end <= len(text)
