@@ -23,6 +23,7 @@ Contexts and what they offer:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import StrEnum
@@ -168,6 +169,17 @@ class _Cursor:
             return last
         return above[0] if above is not None else None
 
+    def _written_lines_above(self, line: int, indent: int) -> Iterator[tuple[int, str, int]]:
+        """(line, text, indentation) of the non-blank, non-comment lines above `line` that are
+        indented less than `indent`, nearest first (within the scan limit)."""
+        for above in range(line - 1, max(line - _SCAN_LIMIT, -1), -1):
+            content = self.lines[above]
+            if not content.strip() or content.lstrip().startswith("#"):
+                continue
+            own = len(content) - len(content.lstrip(" \t"))
+            if own < indent:
+                yield above, content, own
+
     def _enclosing_key(self) -> tuple[_Field, str] | None:
         """The nearest less-indented key line above the cursor's line, and the text after its
         colon."""
@@ -175,13 +187,7 @@ class _Cursor:
         indent = len(line_text) - len(line_text.lstrip(" \t"))
         if not line_text.strip():
             indent = len(self.prefix)
-        for line in range(self.line - 1, max(self.line - _SCAN_LIMIT, -1), -1):
-            content = self.lines[line]
-            if not content.strip() or content.lstrip().startswith("#"):
-                continue
-            own = len(content) - len(content.lstrip(" \t"))
-            if own >= indent:
-                continue
+        for line, content, _ in self._written_lines_above(self.line, indent):
             block = _BLOCK_KEY.match(content)
             if block is None:
                 return None
@@ -228,11 +234,7 @@ class _Cursor:
                 return flow.group(1)
         content = self.lines[field.line]
         target = len(content) - len(content.lstrip(" \t"))
-        for line in range(field.line - 1, max(field.line - _SCAN_LIMIT, -1), -1):
-            content = self.lines[line]
-            if not content.strip() or content.lstrip().startswith("#"):
-                continue
-            own = len(content) - len(content.lstrip(" \t"))
+        for _, content, own in self._written_lines_above(field.line, target):
             if own >= target:
                 continue
             block = _BLOCK_KEY.match(content)

@@ -19,9 +19,10 @@ Contract:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TypeVar
 from weakref import WeakKeyDictionary
 
 from analysis.expressions import ReadForm, analyze_expression
@@ -33,6 +34,8 @@ from analysis.model import (
     TemplateField,
     Workflow,
 )
+
+F = TypeVar("F", bound=ScalarText)
 
 
 class SymbolKind(StrEnum):
@@ -208,26 +211,24 @@ def _template_occurrences(template: TemplateField) -> Iterator[Occurrence]:
                        reader, form)
 
 
-def expression_at(workflow: Workflow, offset: int) -> tuple[ExpressionField, int] | None:
-    """The expression field whose scalar holds `offset`, and the decoded index there."""
-    for field in workflow.expression_fields():
+def _scalar_at(fields: Iterable[F], offset: int) -> tuple[F, int] | None:
+    for field in fields:
         scalar = field.scalar
         if scalar.content_start <= offset <= scalar.end:
             index = field.decoded_index_of(offset)
             if index is not None:
                 return field, index
     return None
+
+
+def expression_at(workflow: Workflow, offset: int) -> tuple[ExpressionField, int] | None:
+    """The expression field whose scalar holds `offset`, and the decoded index there."""
+    return _scalar_at(workflow.expression_fields(), offset)
 
 
 def template_at(workflow: Workflow, offset: int) -> tuple[TemplateField, int] | None:
     """The template field whose scalar holds `offset`, and the decoded index there."""
-    for field in workflow.template_fields():
-        scalar = field.scalar
-        if scalar.content_start <= offset <= scalar.end:
-            index = field.decoded_index_of(offset)
-            if index is not None:
-                return field, index
-    return None
+    return _scalar_at(workflow.template_fields(), offset)
 
 
 def node_at(workflow: Workflow, offset: int) -> NodeDef | None:

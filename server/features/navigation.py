@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from analysis.navigation import Occurrence, symbol_index
+from analysis.navigation import Occurrence, SymbolIndex, symbol_index
 from analysis.rename import RenameRefused, plan_rename, rename_target
 from server.edits import workspace_edit
 from server.handlers import guarded
@@ -15,6 +17,7 @@ from server.serving import View, view_of
 
 # LSP's RequestFailed: the client shows the message (e.g. in VS Code's rename box).
 REQUEST_FAILED = -32803
+T = TypeVar("T")
 
 
 def _location(view: View, occurrence: Occurrence) -> types.Location | None:
@@ -32,14 +35,24 @@ async def _under_cursor(
     return (view, occurrence) if occurrence is not None else None
 
 
-async def _rename_view(ls: RelaviumLanguageServer, uri: str) -> View:
-    """Rename edits must apply to exactly the text the client has."""
+async def _rename_target(
+    ls: RelaviumLanguageServer, uri: str, position: types.Position
+) -> tuple[View, SymbolIndex, Occurrence]:
+    """The node id to rename; edits must apply to exactly the text the client has."""
     view = await view_of(ls, uri)
     if view is None:
         raise RenameRefused("this document is not an open Relavium workflow")
     if not view.current:
         raise RenameRefused("the YAML does not parse right now; fix the syntax error, then rename")
-    return view
+    index = symbol_index(view.workflow)
+    return view, index, rename_target(index, view.offset(position))
+
+
+def _answer(outcome: T | str) -> T:
+    """A refusal (a message) becomes an error response the client shows to the user."""
+    if isinstance(outcome, str):
+        raise JsonRpcException(outcome, code=REQUEST_FAILED)
+    return outcome
 
 
 def register(ls: RelaviumLanguageServer) -> None:
@@ -74,19 +87,16 @@ def register(ls: RelaviumLanguageServer) -> None:
     async def prepare_rename(
         ls: RelaviumLanguageServer, params: types.PrepareRenameParams
     ) -> types.PrepareRenamePlaceholder | None:
-        outcome = await _prepare(ls, params)
-        if isinstance(outcome, str):
-            raise JsonRpcException(outcome, code=REQUEST_FAILED)
-        return outcome
+        return _answer(await _prepare(ls, params))
 
     @guarded()
     async def _prepare(
         ls: RelaviumLanguageServer, params: types.PrepareRenameParams
     ) -> types.PrepareRenamePlaceholder | str | None:
         try:
-            view = await _rename_view(ls, params.text_document.uri)
-            index = symbol_index(view.workflow)
-            occurrence = rename_target(index, view.offset(params.position))
+            view, _, occurrence = await _rename_target(
+                ls, params.text_document.uri, params.position
+            )
         except RenameRefused as refused:
             return str(refused)
         found = view.client_range(occurrence.start, occurrence.end)
@@ -98,19 +108,16 @@ def register(ls: RelaviumLanguageServer) -> None:
     async def rename(
         ls: RelaviumLanguageServer, params: types.RenameParams
     ) -> types.WorkspaceEdit | None:
-        outcome = await _rename(ls, params)
-        if isinstance(outcome, str):
-            raise JsonRpcException(outcome, code=REQUEST_FAILED)
-        return outcome
+        return _answer(await _rename(ls, params))
 
     @guarded()
     async def _rename(
         ls: RelaviumLanguageServer, params: types.RenameParams
     ) -> types.WorkspaceEdit | str | None:
         try:
-            view = await _rename_view(ls, params.text_document.uri)
-            index = symbol_index(view.workflow)
-            occurrence = rename_target(index, view.offset(params.position))
+            view, index, occurrence = await _rename_target(
+                ls, params.text_document.uri, params.position
+            )
             replacements = plan_rename(index, occurrence, params.new_name)
         except RenameRefused as refused:
             return str(refused)

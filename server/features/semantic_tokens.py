@@ -87,28 +87,27 @@ def _relative(tokens: list[Encoded]) -> list[int]:
     return data
 
 
+async def _tokens(ls: RelaviumLanguageServer, uri: str) -> list[Encoded]:
+    view = await view_of(ls, uri)
+    return encoded_tokens(view) if view is not None else []
+
+
 def register(ls: RelaviumLanguageServer) -> None:
     @ls.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
     @guarded(empty=lambda: types.SemanticTokens(data=[]))
     async def full(
         ls: RelaviumLanguageServer, params: types.SemanticTokensParams
     ) -> types.SemanticTokens:
-        view = await view_of(ls, params.text_document.uri)
-        if view is None:
-            return types.SemanticTokens(data=[])
-        return types.SemanticTokens(data=_relative(encoded_tokens(view)))
+        return types.SemanticTokens(data=_relative(await _tokens(ls, params.text_document.uri)))
 
     @ls.feature(types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, LEGEND)
     @guarded(empty=lambda: types.SemanticTokens(data=[]))
     async def in_range(
         ls: RelaviumLanguageServer, params: types.SemanticTokensRangeParams
     ) -> types.SemanticTokens:
-        view = await view_of(ls, params.text_document.uri)
-        if view is None:
-            return types.SemanticTokens(data=[])
         start, end = params.range.start, params.range.end
         inside = [
-            token for token in encoded_tokens(view)
+            token for token in await _tokens(ls, params.text_document.uri)
             if (token[0], token[1] + token[2]) > (start.line, start.character)
             and (token[0], token[1]) < (end.line, end.character)
         ]
