@@ -1,67 +1,73 @@
-// The injection grammar's regexes, run line by line the way a TextMate engine applies a
-// begin/end rule: which lines of a workflow become embedded JavaScript. (The YAML and JavaScript
-// grammars themselves ship with VS Code, so only the injection's own logic is checked here.)
+// The injection grammar run by vscode-textmate (the engine VS Code uses) over the TextMate YAML and
+// JavaScript grammars from tm-grammars: which text of a workflow becomes embedded JavaScript.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { test } from 'node:test';
+import { before, test } from 'node:test';
+import * as oniguruma from 'vscode-oniguruma';
+import { INITIAL, Registry, parseRawGrammar, type IGrammar } from 'vscode-textmate';
 import { EXAMPLE_WORKFLOW, PACKAGE_ROOT } from './paths';
 
-interface Rule {
-  begin?: string;
-  end?: string;
-  match?: string;
-  captures?: Record<string, { name: string }>;
+const EMBEDDED = 'meta.embedded.expression.relavium';
+const manifest = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8'));
+const injection = manifest.contributes.grammars[0];
+const GRAMMAR_FILES: Record<string, string> = {
+  'source.yaml': require.resolve('tm-grammars/grammars/yaml.json'),
+  'source.js': require.resolve('tm-grammars/grammars/javascript.json'),
+  [injection.scopeName]: path.join(PACKAGE_ROOT, injection.path),
+};
+
+let yaml: IGrammar;
+
+before(async () => {
+  const wasm = fs.readFileSync(require.resolve('vscode-oniguruma/release/onig.wasm'));
+  await oniguruma.loadWASM(wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength));
+  const registry = new Registry({
+    onigLib: Promise.resolve({
+      createOnigScanner: (sources) => new oniguruma.OnigScanner(sources),
+      createOnigString: (text) => new oniguruma.OnigString(text),
+    }),
+    loadGrammar: async (scopeName) => {
+      const file = GRAMMAR_FILES[scopeName];
+      return file === undefined ? null : parseRawGrammar(fs.readFileSync(file, 'utf8'), file);
+    },
+    // what `injectTo` in the manifest asks VS Code to do
+    getInjections: (scopeName) =>
+      injection.injectTo.includes(scopeName) ? [injection.scopeName] : undefined,
+  });
+  const loaded = await registry.loadGrammar('source.yaml');
+  assert.ok(loaded !== null);
+  yaml = loaded;
+});
+
+interface Token {
+  text: string;
+  scopes: string[];
 }
 
-const grammar = JSON.parse(
-  fs.readFileSync(
-    path.join(PACKAGE_ROOT, 'syntaxes', 'relavium-expression.injection.tmLanguage.json'),
-    'utf8',
-  ),
-);
-const rules: Rule[] = grammar.patterns.map(
-  (pattern: { include: string }) => grammar.repository[pattern.include.slice(1)],
-);
-const EMBEDDED = 'meta.embedded.expression.relavium';
+function tokenize(text: string): Token[][] {
+  let state = INITIAL;
+  return text.split('\n').map((line) => {
+    const result = yaml.tokenizeLine(line, state);
+    state = result.ruleStack;
+    return result.tokens.map((token) => ({
+      text: line.slice(token.startIndex, token.endIndex),
+      scopes: token.scopes,
+    }));
+  });
+}
 
-/** The JavaScript text the grammar embeds, one entry per embedded line or span. */
+/** Per line, the text tokenized as embedded JavaScript, trimmed; lines without any left out. */
 function embeddedJavaScript(text: string): string[] {
-  const lines = text.split('\n');
-  const found: string[] = [];
-  for (let index = 0; index < lines.length; index += 1) {
-    const line = lines[index] ?? '';
-    for (const rule of rules) {
-      if (rule.match !== undefined) {
-        const match = new RegExp(rule.match).exec(line);
-        const group = Object.entries(rule.captures ?? {}).find(([, c]) => c.name.startsWith(EMBEDDED));
-        if (match !== null && group !== undefined) {
-          found.push(match[Number(group[0])] ?? '');
-          break;
-        }
-        continue;
-      }
-      const begin = new RegExp(rule.begin ?? '').exec(line);
-      if (begin === null) {
-        continue;
-      }
-      const endSource = (rule.end ?? '').replace(/\\(\d)/g, (_, n: string) =>
-        (begin[Number(n)] ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-      );
-      const rest = line.slice(begin.index + begin[0].length);
-      const sameLineEnd = new RegExp(endSource).exec(rest);
-      if (rule.end?.startsWith('^') !== true && sameLineEnd !== null) {
-        found.push(rest.slice(0, sameLineEnd.index)); // a quoted scalar closed on its own line
-        break;
-      }
-      while (index + 1 < lines.length && !new RegExp(endSource).test(lines[index + 1] ?? '')) {
-        index += 1;
-        found.push((lines[index] ?? '').trim());
-      }
-      break;
-    }
-  }
-  return found.filter((each) => each !== '');
+  return tokenize(text)
+    .map((tokens) =>
+      tokens
+        .filter((token) => token.scopes.includes(EMBEDDED))
+        .map((token) => token.text)
+        .join('')
+        .trim(),
+    )
+    .filter((line) => line !== '');
 }
 
 test('the example workflow embeds exactly its four expressions', () => {
@@ -73,6 +79,15 @@ test('the example workflow embeds exactly its four expressions', () => {
     '({ mood: /refund|angry|cancel/i.test(inputs.ticket_text) ? "upset" : "calm" })',
     'Object.assign({}, ...branches, { team: ctx.team })',
   ]);
+});
+
+test('the embedded text is highlighted by the JavaScript grammar', () => {
+  const tokens = tokenize('    - id: x\n      transform: |\n        inputs.n ?? "none"\n').flat();
+  const scopesOf = (text: string): string[] =>
+    tokens.find((token) => token.text.trim() === text)?.scopes ?? [];
+  assert.ok(scopesOf('??').some((scope) => scope.startsWith('keyword.operator')), 'no operator');
+  assert.ok(scopesOf('"').some((scope) => scope.startsWith('string.quoted.double.js')));
+  assert.ok(scopesOf('inputs').includes('source.js'));
 });
 
 test('a block scalar after "- " ends at the next key of the same item', () => {
@@ -93,12 +108,26 @@ test('a block scalar after "- " ends at the next key of the same item', () => {
   ]);
 });
 
+test('a half-typed expression does not leak past its block scalar', () => {
+  const text = [
+    '    - id: x',
+    '      type: transform',
+    '      transform: |',
+    '        ({ open: [1, `unclosed',
+    '      retry: { max: 2 }',
+    '    - { id: y, type: input }',
+  ].join('\n');
+  assert.deepEqual(embeddedJavaScript(text), ['({ open: [1, `unclosed']);
+});
+
 test('plain and double-quoted one-liners embed their value, not a trailing comment', () => {
   const text = [
     '    expression: inputs.n > 2   # why',
     '    transform: "[1, 2].map((x) => x * 2)"',
     '    expression_type: js',
-    '    label: transform: not a field',
+    '    label: "transform: not a field"',
+    '    prompt_template: |',
+    '      {{ run.outputs["x"] }} transform: no',
   ].join('\n');
   assert.deepEqual(embeddedJavaScript(text), ['inputs.n > 2', '[1, 2].map((x) => x * 2)']);
 });
