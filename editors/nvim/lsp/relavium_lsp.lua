@@ -21,7 +21,8 @@ end
 
 --- Sends `relavium.runWithSampleScope` for `argument` ({ uri, node, scope? }).
 local function run(client, bufnr, argument)
-  client:request('workspace/executeCommand', { command = RUN, arguments = { argument } }, function(err, result)
+  local params = { command = RUN, arguments = { argument } }
+  client:request('workspace/executeCommand', params, function(err, result)
     keep_run_result(bufnr, argument.node, err, result)
   end, bufnr)
 end
@@ -51,7 +52,8 @@ local function attach_commands(client, bufnr)
       node = workflow.node_at_row(lines, vim.api.nvim_win_get_cursor(0)[1] - 1)
     end
     if not node then
-      vim.notify('relavium: put the cursor in a node or give its id: :RelaviumRun ID', vim.log.levels.WARN)
+      local hint = 'relavium: put the cursor in a node or give its id: :RelaviumRun ID'
+      vim.notify(hint, vim.log.levels.WARN)
       return
     end
     run(client, bufnr, { uri = vim.uri_from_bufnr(bufnr), node = node, scope = opts.fargs[2] })
@@ -68,7 +70,8 @@ local function attach_commands(client, bufnr)
       arguments = { { uri = vim.uri_from_bufnr(bufnr) } },
     }, function(err)
       if err then
-        vim.notify('relavium: creating the sample scope failed: ' .. err.message, vim.log.levels.ERROR)
+        local message = 'relavium: creating the sample scope failed: ' .. err.message
+        vim.notify(message, vim.log.levels.ERROR)
       end
     end, bufnr)
   end, { desc = 'Write a sample-scope sidecar skeleton for this workflow' })

@@ -19,8 +19,9 @@ local workflow = require('relavium_lsp.workflow')
 local scratch = vim.fn.tempname()
 vim.fn.mkdir(scratch .. '/.relavium', 'p')
 local fixture = scratch .. '/problems.relavium.yaml'
-vim.fn.writefile(vim.fn.readfile(repo .. '/editors/fixtures/problems.relavium.yaml'), fixture)
-vim.fn.writefile(vim.fn.readfile(repo .. '/editors/fixtures/problems.samples.json'), scratch .. '/problems.samples.json')
+for _, name in ipairs({ 'problems.relavium.yaml', 'problems.samples.json' }) do
+  vim.fn.writefile(vim.fn.readfile(repo .. '/editors/fixtures/' .. name), scratch .. '/' .. name)
+end
 
 local function find(lines, needle)
   for index, line in ipairs(lines) do
@@ -82,7 +83,8 @@ test('the node under the cursor is found for block and flow items', function()
   for _, case in ipairs(cases) do
     local row = find(lines, case[1])
     local got = workflow.node_at_row(lines, row)
-    assert(got == case[2], ('%s: expected %s, got %s'):format(case[1], tostring(case[2]), tostring(got)))
+    local message = ('%s: expected %s, got %s'):format(case[1], tostring(case[2]), tostring(got))
+    assert(got == case[2], message)
   end
 end)
 
@@ -141,7 +143,8 @@ test('each deliberate problem is reported with its rule id and exact range', fun
     expected('js-syntax', '*', '1 +* 2'),
     expected('unknown-node', 'nowhere'),
   }
-  assert(vim.deep_equal(got, want), 'diagnostics:\n' .. vim.inspect(got) .. '\nexpected:\n' .. vim.inspect(want))
+  local message = 'diagnostics:\n' .. vim.inspect(got) .. '\nexpected:\n' .. vim.inspect(want)
+  assert(vim.deep_equal(got, want), message)
 end)
 
 test('completion inside run.outputs[" offers only the ancestors of the node', function()
@@ -205,7 +208,8 @@ test('a code lens run goes through the config and is kept for :RelaviumShowResul
       lens = each
     end
   end
-  assert(lens and lens.command.command == 'relavium.runWithSampleScope', vim.inspect(response.result))
+  local lenses = vim.inspect(response.result)
+  assert(lens and lens.command.command == 'relavium.runWithSampleScope', lenses)
   vim.b[bufnr].relavium_last_run = nil
   client:exec_cmd(lens.command, { bufnr = bufnr })
   wait_for('the code lens run', function()

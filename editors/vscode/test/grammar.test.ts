@@ -85,7 +85,10 @@ test('the embedded text is highlighted by the JavaScript grammar', () => {
   const tokens = tokenize('    - id: x\n      transform: |\n        inputs.n ?? "none"\n').flat();
   const scopesOf = (text: string): string[] =>
     tokens.find((token) => token.text.trim() === text)?.scopes ?? [];
-  assert.ok(scopesOf('??').some((scope) => scope.startsWith('keyword.operator')), 'no operator');
+  assert.ok(
+    scopesOf('??').some((scope) => scope.startsWith('keyword.operator')),
+    'no operator',
+  );
   assert.ok(scopesOf('"').some((scope) => scope.startsWith('string.quoted.double.js')));
   assert.ok(scopesOf('inputs').includes('source.js'));
 });
@@ -101,11 +104,7 @@ test('a block scalar after "- " ends at the next key of the same item', () => {
     '      x > 1',
     '  - id: next',
   ].join('\n');
-  assert.deepEqual(embeddedJavaScript(text), [
-    '{ ...branches[0],',
-    '...branches[1] }',
-    'x > 1',
-  ]);
+  assert.deepEqual(embeddedJavaScript(text), ['{ ...branches[0],', '...branches[1] }', 'x > 1']);
 });
 
 test('a half-typed expression does not leak past its block scalar', () => {

@@ -26,18 +26,27 @@ test('the server-side settings match what server/settings.py parses', () => {
   const parsed = [...known.matchAll(/"([^"]+)"/g)].map((match) => match[1]);
   assert.deepEqual(parsed.sort(), [...SERVER_SETTING_KEYS].sort());
   const debounce = /DEFAULT_DEBOUNCE_MS = (\d+)/.exec(serverSettings)?.[1];
-  assert.equal(manifest.contributes.configuration.properties['relavium.debounceMs'].default, Number(debounce));
+  assert.equal(
+    manifest.contributes.configuration.properties['relavium.debounceMs'].default,
+    Number(debounce),
+  );
 });
 
 test('the rule ids offered for relavium.rules are rules documented in docs/rules.md', () => {
   const documented = new Set(
-    [...fs.readFileSync(path.join(REPO_ROOT, 'docs', 'rules.md'), 'utf8').matchAll(/^### ([a-z-]+)$/gm)]
-      .map((match) => match[1]),
+    [
+      ...fs
+        .readFileSync(path.join(REPO_ROOT, 'docs', 'rules.md'), 'utf8')
+        .matchAll(/^### ([a-z-]+)$/gm),
+    ].map((match) => match[1]),
   );
   const rules = manifest.contributes.configuration.properties['relavium.rules'];
   const offered = Object.keys(rules.properties);
   assert.ok(offered.length >= 20, `only ${offered.length} rule ids offered`);
-  assert.deepEqual(offered.filter((rule) => !documented.has(rule)), []);
+  assert.deepEqual(
+    offered.filter((rule) => !documented.has(rule)),
+    [],
+  );
   for (const rule of offered) {
     assert.deepEqual(rules.properties[rule].enum, rules.additionalProperties.enum, rule);
   }
@@ -45,11 +54,19 @@ test('the rule ids offered for relavium.rules are rules documented in docs/rules
 
 test('vscode-languageclient supports the VS Code range the extension declares', () => {
   const client = JSON.parse(
-    fs.readFileSync(path.join(PACKAGE_ROOT, 'node_modules', 'vscode-languageclient', 'package.json'), 'utf8'),
+    fs.readFileSync(
+      path.join(PACKAGE_ROOT, 'node_modules', 'vscode-languageclient', 'package.json'),
+      'utf8',
+    ),
   );
   assert.equal(client.engines.vscode, manifest.engines.vscode);
   assert.equal(
-    JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'node_modules', '@types', 'vscode', 'package.json'), 'utf8')).version,
+    JSON.parse(
+      fs.readFileSync(
+        path.join(PACKAGE_ROOT, 'node_modules', '@types', 'vscode', 'package.json'),
+        'utf8',
+      ),
+    ).version,
     manifest.engines.vscode.replace('^', ''),
   );
 });

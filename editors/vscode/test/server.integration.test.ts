@@ -71,8 +71,14 @@ test('Run with Sample Scope evaluates the node with its sidecar and reports it',
   assert.equal(result.scope.source, 'sidecar');
   assert.equal(result.scope.path, path.join(FIXTURES, 'problems.samples.json'));
   // What VS Code shows: the summary as a notification, the detail in the output channel.
-  assert.ok(session.shown.some((message) => message.startsWith('classify → ')), session.shown.join('\n'));
-  assert.ok(session.logged.some((message) => message.includes('sidecar')), session.logged.join('\n'));
+  assert.ok(
+    session.shown.some((message) => message.startsWith('classify → ')),
+    session.shown.join('\n'),
+  );
+  assert.ok(
+    session.logged.some((message) => message.includes('sidecar')),
+    session.logged.join('\n'),
+  );
 });
 
 test('a duplicate key is reported with its rule id, range and rule link', async () => {
@@ -90,7 +96,9 @@ test('a duplicate key is reported with its rule id, range and rule link', async 
 
 test('the launch keys VS Code sends along are filtered out before the server sees them', () => {
   assert.deepEqual(
-    [...session.shown, ...session.logged].filter((message) => /is not a setting|relavium\.(server|python)/.test(message)),
+    [...session.shown, ...session.logged].filter((message) =>
+      /is not a setting|relavium\.(server|python)/.test(message),
+    ),
     [],
   );
 });

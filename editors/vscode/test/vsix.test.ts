@@ -45,7 +45,7 @@ function readVsix(wanted: string[]): Promise<{ names: string[]; contents: Map<st
   });
 }
 
-test('the packaged .vsix carries the manifest, the bundle, the grammar and the docs only', async () => {
+test('the .vsix holds only the manifest, the bundle, the grammar and the docs', async () => {
   assert.ok(fs.existsSync(VSIX), `${VSIX} is missing: run "npm run build && npm run package"`);
   const bundle = 'extension/out/extension.js';
   const { names, contents } = await readVsix(['extension/package.json', bundle]);
