@@ -10,6 +10,7 @@ dropped rather than shown somewhere wrong).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -20,6 +21,19 @@ from analysis.model import Workflow
 from server.documents import Snapshot
 from server.language_server import RelaviumLanguageServer
 from server.positions import LineIndex
+
+
+def _longest(holds: Callable[[int], bool], limit: int) -> int:
+    """The largest n <= limit for which `holds(n)` (monotone: true up to some n), by bisection:
+    slice comparisons run in C, a character loop over a large file would not."""
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if holds(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 @dataclass
@@ -43,14 +57,11 @@ class View:
 
     @cached_property
     def _common(self) -> tuple[int, int]:
+        """The lengths of the common prefix and (not overlapping it) common suffix."""
         old, new = self.snapshot.text, self.live
         limit = min(len(old), len(new))
-        prefix = 0
-        while prefix < limit and old[prefix] == new[prefix]:
-            prefix += 1
-        suffix = 0
-        while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
-            suffix += 1
+        prefix = _longest(lambda n: old[:n] == new[:n], limit)
+        suffix = _longest(lambda n: old[len(old) - n:] == new[len(new) - n:], limit - prefix)
         return prefix, suffix
 
     @cached_property
@@ -91,11 +102,24 @@ class View:
         live_start, live_end = self.to_live(start), self.to_live(end)
         if live_start is None or live_end is None:
             return None
-        lines = self.live_lines
         return types.Range(
-            start=lines.to_client_position(lines.position_at(live_start)),
-            end=lines.to_client_position(lines.position_at(live_end)),
+            start=self.client_position(live_start), end=self.client_position(live_end)
         )
+
+    def client_position(self, live_offset: int) -> types.Position:
+        line, character = self.client_point(live_offset)
+        return types.Position(line=line, character=character)
+
+    def client_point(self, live_offset: int) -> tuple[int, int]:
+        """A live offset as (line, character in client units): through pygls' codec unless the
+        line's prefix is ASCII, where every encoding counts one unit per character (a large
+        outline or token list converts thousands of positions)."""
+        lines = self.live_lines
+        position = lines.position_at(live_offset)
+        if lines.line_text(position.line)[: position.character].isascii():
+            return position.line, position.character
+        client = lines.to_client_position(position)
+        return client.line, client.character
 
 
 async def view_of(ls: RelaviumLanguageServer, uri: str) -> View | None:

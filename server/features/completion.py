@@ -27,7 +27,6 @@ _KINDS = {
 
 
 def _item(view: View, candidate: Candidate, order: int) -> types.CompletionItem:
-    lines = view.live_lines
     start, end = candidate.replace
     return types.CompletionItem(
         label=candidate.label,
@@ -41,10 +40,7 @@ def _item(view: View, candidate: Candidate, order: int) -> types.CompletionItem:
         sort_text=f"{candidate.rank}{order:05d}",
         filter_text=candidate.filter,
         text_edit=types.TextEdit(
-            range=types.Range(
-                start=lines.to_client_position(lines.position_at(start)),
-                end=lines.to_client_position(lines.position_at(end)),
-            ),
+            range=types.Range(start=view.client_position(start), end=view.client_position(end)),
             new_text=candidate.text,
         ),
     )

@@ -57,7 +57,6 @@ def _line_pieces(field: ExpressionField, start: int, end: int) -> Iterator[tuple
 
 def encoded_tokens(view: View) -> list[Encoded]:
     tokens: list[Encoded] = []
-    lines = view.live_lines
     for field in view.workflow.expression_fields():
         if not field.exact:
             continue
@@ -67,12 +66,9 @@ def encoded_tokens(view: View) -> list[Encoded]:
                 start, end = view.to_live(doc_start), view.to_live(doc_end)
                 if start is None or end is None or end <= start:
                     continue
-                first = lines.to_client_position(lines.position_at(start))
-                last = lines.to_client_position(lines.position_at(end))
-                if first.line != last.line:
-                    continue
-                tokens.append((first.line, first.character, last.character - first.character,
-                               token_type, modifiers))
+                (line, first), (last_line, last) = view.client_point(start), view.client_point(end)
+                if line == last_line:
+                    tokens.append((line, first, last - first, token_type, modifiers))
     tokens.sort()
     return tokens
 

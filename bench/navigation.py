@@ -1,0 +1,102 @@
+"""Editor features on a generated 1,000-node workflow, against `analyze()` of the same text.
+
+Each request a keystroke or a cursor move triggers is timed as the server computes it (without the
+protocol): completion of `run.outputs["` in the last node (1,000 ancestors to filter), hover
+and references of a node id, rename planning, semantic tokens of every expression, document
+symbols and folding ranges, and the symbol index they share (built once per analysis). Rounds are
+interleaved in one run; the ratio of each median to analyze()'s is the number to report. Prints
+one table and exits 0; it never asserts a timing.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from analysis import analyze
+from analysis.completion import complete
+from analysis.navigation import SymbolIndex, SymbolKind
+from analysis.rename import plan_rename, rename_target
+from server.documents import Snapshot
+from server.features.folding import folding_ranges
+from server.features.semantic_tokens import encoded_tokens
+from server.features.symbols import outline
+from server.serving import View
+from tests.analysis.large_workflow import large_workflow
+
+ROUNDS = 20
+
+
+def timed(action: Callable[[], object]) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def main() -> int:
+    text = large_workflow(100)
+    result = analyze(text)
+    workflow = result.workflow
+    assert workflow is not None
+    view = View(Snapshot("file:///bench.relavium.yaml", 1, text, result, "utf-16"), text)
+    # the cursor just after `run.outputs["` in the last node's transform
+    typing_at = text.rindex('run.outputs["') + len('run.outputs["')
+    node_at = text.index("- id: b50-join") + len("- id: ")
+
+    def fresh_index() -> SymbolIndex:
+        from analysis.navigation import _collect
+
+        return SymbolIndex(workflow, tuple(sorted(_collect(workflow),
+                                                  key=lambda o: (o.start, o.end))))
+
+    index = fresh_index()
+
+    def find_references() -> object:
+        found = index.at(node_at)
+        assert found is not None
+        return index.references(SymbolKind.NODE, found.name)
+
+    def rename() -> object:
+        return plan_rename(index, rename_target(index, node_at), "b50-merge")
+
+    measures: dict[str, Callable[[], object]] = {
+        "analysis.analyze (baseline)": lambda: analyze(text),
+        "symbol index (once per analysis)": fresh_index,
+        "completion run.outputs[\"": lambda: complete(result, text, typing_at),
+        "references of a node id": find_references,
+        "rename plan": rename,
+        "semantic tokens (full)": lambda: encoded_tokens(view),
+        "document symbols": lambda: outline(view, workflow, result.graph),
+        "folding ranges": lambda: folding_ranges(view),
+    }
+    samples: dict[str, list[float]] = {name: [] for name in measures}
+    for _ in range(ROUNDS):
+        for name, action in measures.items():
+            samples[name].append(timed(action))
+    candidates = complete(result, text, typing_at)
+    print(f"workflow: {len(workflow.nodes)} nodes, {len(text.splitlines())} lines, "
+          f"{len(index.occurrences)} symbol occurrences, {len(candidates)} completion "
+          f"candidates; {ROUNDS} interleaved rounds")
+    baseline = statistics.median(samples["analysis.analyze (baseline)"])
+    print(f"{'measure':<36}{'p50 ms':>10}{'p95 ms':>10}{'/ analyze':>11}")
+    for name, values in samples.items():
+        median = statistics.median(values)
+        print(f"{name:<36}{median * 1e3:>10.2f}{percentile(values, 0.95) * 1e3:>10.2f}"
+              f"{median / baseline:>11.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
