@@ -22,7 +22,7 @@ from analysis.expressions.js_text import (
     inside_literal_or_comment,
 )
 from analysis.expressions.parsing import ParsedExpression, query
-from analysis.expressions.scope import ScopeResolver
+from analysis.expressions.scope import ScopedWalk
 
 # The bindings the engine injects into every expression's scope (`branches`: merge_fn only).
 SCOPE_BINDINGS = frozenset({"inputs", "ctx", "run", "branches"})
@@ -48,14 +48,12 @@ FORBIDDEN_GLOBALS = frozenset(
 )
 _INTERESTING = SCOPE_BINDINGS | FORBIDDEN_GLOBALS | {"Math", "globalThis"}
 
-_QUERY = query(
-    """
-    [(identifier) (shorthand_property_identifier)] @reference
-    ["async" "await"] @keyword
-    (import) @import
-    """
-)
 _BRACE_QUERY = query('"{" @brace')
+# Where the tree scan may have something to say: identifiers, and keywords the sandbox lacks.
+_CANDIDATE_QUERY = query(
+    '[(identifier) (shorthand_property_identifier) "async" "await" (import)] @candidate'
+)
+_INTERESTING_BYTES = frozenset(name.encode() for name in _INTERESTING)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,16 +208,32 @@ def _template_braces(parsed: ParsedExpression) -> tuple[Span, ...]:
     return tuple(spans)
 
 
-def _outer(node: Node) -> tuple[Node, Node | None]:
-    """The node with any parentheses around it, and the parent beyond them."""
-    parent = node.parent
-    while parent is not None and parent.type == "parenthesized_expression":
-        node, parent = parent, parent.parent
-    return node, parent
+def _candidates(parsed: ParsedExpression) -> list[int]:
+    """Start bytes of the nodes the scan must visit, so the walk can skip every other subtree."""
+    found = QueryCursor(_CANDIDATE_QUERY).captures(parsed.root).get("candidate", [])
+    return sorted(
+        node.start_byte
+        for node in found
+        if node.type in ("async", "await", "import")
+        or (text := node.text or b"") in _INTERESTING_BYTES
+        or b"\\" in text
+    )
+
+
+def _outer(path: list[Node], index: int) -> tuple[int, int | None]:
+    """For `path[index]`: the index of the node with any parentheses around it, and the index of
+    the parent beyond them (None at the root)."""
+    while index > 0 and path[index - 1].type == "parenthesized_expression":
+        index -= 1
+    return index, (index - 1 if index > 0 else None)
+
+
+# Leaves whose text is never code: no need to walk into them.
+_OPAQUE = frozenset({"string", "comment", "html_comment", "regex", "number"})
 
 
 class _TreeScan:
-    """One pass over the free references of interest in a tree without errors."""
+    """One walk over a tree without errors, collecting the free references of interest."""
 
     def __init__(self, parsed: ParsedExpression) -> None:
         self.parsed = parsed
@@ -228,13 +242,16 @@ class _TreeScan:
         self.whole_scope_reads: list[WholeScopeRead] = []
         self.forbidden: list[ForbiddenUse] = []
         self.branches_uses: list[Span] = []
-        self._scopes = ScopeResolver(self._name_of)
-        captures = QueryCursor(_QUERY).captures(parsed.root)
-        # Capture lists are not in source order; the answers are.
-        for node in sorted(captures.get("reference", []), key=lambda node: node.start_byte):
-            self._reference(node)
-        for node in captures.get("keyword", []) + captures.get("import", []):
-            self.forbidden.append(ForbiddenUse(parsed.text(node), self._span(node)))
+        self._walk = ScopedWalk(parsed.root, self._name_of, _candidates(parsed))
+        self.path = self._walk.path
+        for node in self._walk:
+            kind = node.type
+            if kind in ("identifier", "shorthand_property_identifier"):
+                self._reference(node)
+            elif kind in ("async", "await") or (kind == "import" and node.is_named):
+                self.forbidden.append(ForbiddenUse(kind, self._span(node)))
+            elif kind in _OPAQUE:
+                self._walk.skip_children()
 
     def _name_of(self, node: Node) -> str | None:
         return decode_identifier(self.parsed.text(node))
@@ -244,7 +261,7 @@ class _TreeScan:
 
     def _reference(self, node: Node) -> None:
         name = self._name_of(node)
-        if name not in _INTERESTING or not self._scopes.is_free(node, name):
+        if name not in _INTERESTING or not self._walk.is_free(name):
             return
         if name == "branches":
             self.branches_uses.append(self._span(node))
@@ -253,22 +270,26 @@ class _TreeScan:
             if name in FORBIDDEN_GLOBALS:
                 self.forbidden.append(ForbiddenUse(name, self._span(node)))
             return
+        index = len(self.path) - 1
         if name in FORBIDDEN_GLOBALS:
-            outer, parent = _outer(node)
-            if not _is_typeof_operand(outer, parent):
+            if not self._is_typeof_operand(index):
                 self.forbidden.append(ForbiddenUse(name, self._span(node)))
         elif name == "run":
-            self._run_read(node)
+            self._run_read(index)
         elif name in ("inputs", "ctx"):
-            self._scope_read(node, name)
+            self._scope_read(index, name)
         else:
-            self._global_member(node, name)
+            self._global_member(index, name)
 
-    def _member(self, base: Node) -> tuple[str, Span, ReadForm, Node] | None:
-        """`base.key`, `base["key"]` or `base[`key`]` (parentheses allowed around base), as
-        (key, key span, form, access node); None for a computed or absent key."""
-        outer, access = _outer(base)
-        if access is None or access.child_by_field_name("object") != outer:
+    def _member(self, base: int) -> tuple[str, Span, ReadForm, int] | None:
+        """`base.key`, `base["key"]` or `base[`key`]` (parentheses allowed around base) for the
+        path node at index `base`: (key, key span, form, path index of the access); None for a
+        computed or absent key."""
+        outer, access_index = _outer(self.path, base)
+        if access_index is None:
+            return None
+        access = self.path[access_index]
+        if access.child_by_field_name("object") != self.path[outer]:
             return None
         parsed = self.parsed
         if access.type == "member_expression":
@@ -297,9 +318,12 @@ class _TreeScan:
             return None
         if not key:
             return None
-        return key, span, form, access
+        return key, span, form, access_index
 
-    def _run_read(self, run: Node) -> None:
+    def _access_span(self, base: int, access: int) -> Span:
+        return Span(self.parsed.start(self.path[base]), self.parsed.end(self.path[access]))
+
+    def _run_read(self, run: int) -> None:
         outputs = self._member(run)
         if outputs is None or outputs[0] != "outputs":
             return
@@ -307,34 +331,32 @@ class _TreeScan:
         if read is None:
             return
         node_id, key, form, access = read
-        if _is_write_target(access):
+        if self._is_write_target(access):
             return
-        span = Span(self.parsed.start(run), self.parsed.end(access))
+        span = self._access_span(run, access)
         self.output_reads.append(OutputRead(node_id, key, span, form, ReadGrade.SYNTAX_TREE))
 
-    def _scope_read(self, binding: Node, name: str) -> None:
+    def _scope_read(self, binding: int, name: str) -> None:
         read = self._member(binding)
         if read is None:
             if self._reads_every_value(binding):
-                self.whole_scope_reads.append(WholeScopeRead(name, self._span(binding)))
-            return
-        if _is_write_target(read[3]):
+                self.whole_scope_reads.append(WholeScopeRead(name, self._span(self.path[binding])))
             return
         key_name, key, _, access = read
-        span = Span(self.parsed.start(binding), self.parsed.end(access))
-        self.scope_reads.append(ScopeRead(name, key_name, key, span))
+        if self._is_write_target(access):
+            return
+        self.scope_reads.append(ScopeRead(name, key_name, key, self._access_span(binding, access)))
 
-    def _reads_every_value(self, binding: Node) -> bool:
-        outer, parent = _outer(binding)
-        if parent is None:
+    def _reads_every_value(self, binding: int) -> bool:
+        outer, parent_index = _outer(self.path, binding)
+        if parent_index is None:
             return False
+        parent = self.path[parent_index]
         if parent.type == "spread_element":
-            container = parent.parent
-            return container is not None and container.type == "object"
-        if parent.type != "arguments":
+            return parent_index > 0 and self.path[parent_index - 1].type == "object"
+        if parent.type != "arguments" or parent_index == 0:
             return False
-        call = parent.parent
-        callee = call.child_by_field_name("function") if call is not None else None
+        callee = self.path[parent_index - 1].child_by_field_name("function")
         if callee is None or callee.type != "member_expression":
             return False
         callee_object = callee.child_by_field_name("object")
@@ -344,50 +366,51 @@ class _TreeScan:
         owner = self._name_of(callee_object)
         method = self._name_of(callee_property)
         arguments = parent.named_children
-        if owner is None or not self._scopes.is_free(callee_object, owner):
+        value = self.path[outer]
+        # No scope lies between the call and its argument: the walk's answer holds for `owner`.
+        if owner is None or not self._walk.is_free(owner):
             return False
         if owner == "JSON":  # a replacer other than null / undefined may filter the keys
             return (
                 method == "stringify"
-                and arguments[:1] == [outer]
+                and arguments[:1] == [value]
                 and (len(arguments) == 1 or arguments[1].type in ("null", "undefined"))
             )
         if owner == "Object" and method in ("values", "entries"):
-            return bool(arguments) and arguments[0] == outer
-        return owner == "Object" and method == "assign" and outer in arguments[1:]
+            return bool(arguments) and arguments[0] == value
+        return owner == "Object" and method == "assign" and value in arguments[1:]
 
-    def _global_member(self, base: Node, name: str) -> None:
+    def _global_member(self, base: int, name: str) -> None:
         """`Math.random` and `globalThis.Date`-style reads of a forbidden global."""
         read = self._member(base)
         if read is None:
             return
         key_name, _, _, access = read
-        outer, parent = _outer(access)
-        if _is_typeof_operand(outer, parent):
+        if self._is_typeof_operand(access):
             return
-        span = Span(self.parsed.start(base), self.parsed.end(access))
+        span = self._access_span(base, access)
         if name == "Math" and key_name == "random":
             self.forbidden.append(ForbiddenUse("Math.random", span))
         elif name == "globalThis" and key_name in FORBIDDEN_GLOBALS:
             self.forbidden.append(ForbiddenUse(key_name, span))
 
+    def _is_typeof_operand(self, index: int) -> bool:
+        """`typeof Date` is legal and safe when Date is absent: it is not a use worth reporting."""
+        _, parent_index = _outer(self.path, index)
+        if parent_index is None or self.path[parent_index].type != "unary_expression":
+            return False
+        operator = self.path[parent_index].child_by_field_name("operator")
+        return operator is not None and operator.type == "typeof"
 
-def _is_typeof_operand(node: Node, parent: Node | None) -> bool:
-    """`typeof Date` is legal and safe when Date is absent: it is not a use worth reporting."""
-    if parent is None or parent.type != "unary_expression":
+    def _is_write_target(self, access: int) -> bool:
+        """`run.outputs.x = …` and `delete run.outputs.x` touch the key without reading it."""
+        outer, parent_index = _outer(self.path, access)
+        if parent_index is None:
+            return False
+        parent = self.path[parent_index]
+        if parent.type == "assignment_expression":
+            return parent.child_by_field_name("left") == self.path[outer]
+        if parent.type == "unary_expression":
+            operator = parent.child_by_field_name("operator")
+            return operator is not None and operator.type == "delete"
         return False
-    operator = parent.child_by_field_name("operator")
-    return operator is not None and operator.type == "typeof"
-
-
-def _is_write_target(access: Node) -> bool:
-    """`run.outputs.x = …` and `delete run.outputs.x` touch the key without reading it."""
-    outer, parent = _outer(access)
-    if parent is None:
-        return False
-    if parent.type == "assignment_expression":
-        return parent.child_by_field_name("left") == outer
-    if parent.type == "unary_expression":
-        operator = parent.child_by_field_name("operator")
-        return operator is not None and operator.type == "delete"
-    return False

@@ -8,7 +8,8 @@ enclosing function.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Sequence
 
 from tree_sitter import Node
 
@@ -36,22 +37,24 @@ NameOf = Callable[[Node], "str | None"]
 
 def pattern_names(pattern: Node, name_of: NameOf) -> Iterator[str]:
     """The names a binding pattern (parameter, declarator target, catch parameter) declares."""
-    kind = pattern.type
-    if kind in ("identifier", "shorthand_property_identifier_pattern"):
-        name = name_of(pattern)
-        if name is not None:
-            yield name
-    elif kind == "pair_pattern":
-        value = pattern.child_by_field_name("value")
-        if value is not None:
-            yield from pattern_names(value, name_of)
-    elif kind in ("assignment_pattern", "object_assignment_pattern"):
-        left = pattern.child_by_field_name("left")
-        if left is not None:
-            yield from pattern_names(left, name_of)
-    elif kind in ("object_pattern", "array_pattern", "rest_pattern", "formal_parameters"):
-        for child in pattern.named_children:
-            yield from pattern_names(child, name_of)
+    stack = [pattern]  # not recursion: `[[[[x]]]]` may nest thousands deep
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        if kind in ("identifier", "shorthand_property_identifier_pattern"):
+            name = name_of(node)
+            if name is not None:
+                yield name
+        elif kind == "pair_pattern":
+            value = node.child_by_field_name("value")
+            if value is not None:
+                stack.append(value)
+        elif kind in ("assignment_pattern", "object_assignment_pattern"):
+            left = node.child_by_field_name("left")
+            if left is not None:
+                stack.append(left)
+        elif kind in ("object_pattern", "array_pattern", "rest_pattern", "formal_parameters"):
+            stack.extend(node.named_children)
 
 
 def _declarator_names(declaration: Node, name_of: NameOf) -> Iterator[str]:
@@ -146,26 +149,68 @@ def _block_names(block: Node, name_of: NameOf) -> Iterator[str]:
             yield from _block_names(statement, name_of)
 
 
-class ScopeResolver:
-    """Answers "is this reference free?" for one tree, caching each scope's declarations."""
+class ScopedWalk:
+    """A depth-first walk in source order that knows, at each node, its ancestors and which
+    names the scopes around it declare.
 
-    __slots__ = ("_declared", "_name_of")
+    tree-sitter finds a node's parent by descending from the root, so walking up from every
+    reference costs O(depth) per step and made long expressions (`a + a + … + a`, thousands of
+    levels deep) cubic; this walk keeps the path itself. Iterating yields each node; `path` then
+    ends with it, `is_free(name)` answers for it, and `skip_children()` prunes its subtree.
+    Given `targets` (sorted start bytes), it enters only subtrees that contain one of them.
+    """
 
-    def __init__(self, name_of: NameOf) -> None:
+    def __init__(self, root: Node, name_of: NameOf, targets: Sequence[int] | None = None) -> None:
+        self._root = root
+        self._targets = targets
         self._name_of = name_of
-        self._declared: dict[int, frozenset[str]] = {}
+        self.path: list[Node] = []
+        self._declared: dict[str, int] = {}  # name → number of enclosing scopes declaring it
+        self._frames: list[tuple[int, frozenset[str]]] = []  # (depth of the scope, its names)
+        self._with_depths: list[int] = []
+        self._skip = False
 
-    def is_free(self, reference: Node, name: str) -> bool:
-        node = reference.parent
-        while node is not None:
-            if node.type == "with_statement":
-                return False  # any name may resolve to the object's property (sloppy code only)
-            if node.type in SCOPES:
-                declared = self._declared.get(node.id)
-                if declared is None:
-                    declared = declared_names(node, self._name_of)
-                    self._declared[node.id] = declared
-                if name in declared:
-                    return False
-            node = node.parent
-        return True
+    def is_free(self, name: str) -> bool:
+        """Whether `name` at the current node is the global (no enclosing declaration)."""
+        # Inside `with (o)` (sloppy code only) any name may be a property of `o`.
+        return not self._with_depths and not self._declared.get(name)
+
+    def skip_children(self) -> None:
+        self._skip = True
+
+    def __iter__(self) -> Iterator[Node]:
+        stack: list[tuple[Node, int]] = [(self._root, 0)]
+        while stack:
+            node, depth = stack.pop()
+            self._leave_to(depth)
+            self.path.append(node)
+            kind = node.type
+            if kind in SCOPES:
+                names = declared_names(node, self._name_of)
+                for name in names:
+                    self._declared[name] = self._declared.get(name, 0) + 1
+                self._frames.append((depth, names))
+            elif kind == "with_statement":
+                self._with_depths.append(depth)
+            self._skip = False
+            yield node
+            if not self._skip:
+                stack.extend(
+                    (child, depth + 1)
+                    for child in reversed(node.children)
+                    if self._targets is None or self._holds_target(child)
+                )
+
+    def _holds_target(self, node: Node) -> bool:
+        assert self._targets is not None
+        first = bisect_left(self._targets, node.start_byte)
+        return first < len(self._targets) and self._targets[first] < node.end_byte
+
+    def _leave_to(self, depth: int) -> None:
+        """Pop the path (and the scopes it opened) back to the parent of a node at `depth`."""
+        del self.path[depth:]
+        while self._frames and self._frames[-1][0] >= depth:
+            for name in self._frames.pop()[1]:
+                self._declared[name] -= 1
+        while self._with_depths and self._with_depths[-1] >= depth:
+            self._with_depths.pop()

@@ -16,7 +16,7 @@ from tree_sitter import Node
 from analysis.expressions.facts import SCOPE_BINDINGS, Span
 from analysis.expressions.js_text import decode_identifier
 from analysis.expressions.parsing import ParsedExpression
-from analysis.expressions.scope import ScopeResolver
+from analysis.expressions.scope import ScopedWalk
 
 
 class TokenKind(StrEnum):
@@ -76,52 +76,50 @@ _NAMED_FUNCTIONS = frozenset(
 @lru_cache(maxsize=1024)
 def semantic_tokens(source: str) -> tuple[Token, ...]:
     """Classify every token of `source` (error-tolerant: a broken expression is still lexed)."""
-    parsed = ParsedExpression(source)
-    classifier = _Classifier(parsed)
-    classifier.visit(parsed.root)
-    return tuple(classifier.tokens)
+    return _Classifier(ParsedExpression(source)).tokens()
 
 
 class _Classifier:
     def __init__(self, parsed: ParsedExpression) -> None:
         self.parsed = parsed
-        self.tokens: list[Token] = []
-        self._scopes = ScopeResolver(lambda node: decode_identifier(parsed.text(node)))
+        self._tokens: list[Token] = []
+        self._walk = ScopedWalk(parsed.root, lambda node: decode_identifier(parsed.text(node)))
 
-    def emit(self, node: Node, kind: TokenKind) -> None:
+    def tokens(self) -> tuple[Token, ...]:
+        walk = self._walk
+        for node in walk:
+            kind = node.type
+            whole = _WHOLE.get(kind)
+            if whole is not None:
+                self._emit(node, whole)
+                walk.skip_children()
+            elif kind == "template_string":
+                self._template_text(node)  # the walk goes on into the substitutions' code
+            elif kind in ("identifier", "shorthand_property_identifier"):
+                self._emit(node, self._identifier(node))
+            elif kind == "property_identifier":
+                called = self._is_called_member()
+                self._emit(node, TokenKind.FUNCTION if called else TokenKind.PROPERTY)
+            elif node.child_count == 0:
+                if kind in _OPERATORS:
+                    self._emit(node, TokenKind.OPERATOR)
+                elif kind.isalpha() and not node.is_named:
+                    self._emit(node, TokenKind.KEYWORD)
+        # A template's text pieces were emitted before its substitutions' tokens.
+        return tuple(sorted(self._tokens, key=lambda token: token.span.start))
+
+    def _emit(self, node: Node, kind: TokenKind) -> None:
         if self.parsed.in_expression(node):
-            self.tokens.append(Token(Span(self.parsed.start(node), self.parsed.end(node)), kind))
+            self._tokens.append(Token(Span(self.parsed.start(node), self.parsed.end(node)), kind))
 
-    def visit(self, node: Node) -> None:
-        kind = node.type
-        whole = _WHOLE.get(kind)
-        if whole is not None:
-            self.emit(node, whole)
-        elif kind == "template_string":
-            self._template(node)
-        elif kind in ("identifier", "shorthand_property_identifier"):
-            self.emit(node, self._identifier(node))
-        elif kind == "property_identifier":
-            self.emit(node, TokenKind.FUNCTION if _is_called_member(node) else TokenKind.PROPERTY)
-        elif node.child_count == 0:
-            if kind in _OPERATORS:
-                self.emit(node, TokenKind.OPERATOR)
-            elif kind.isalpha() and node.is_named is False:
-                self.emit(node, TokenKind.KEYWORD)
-        else:
-            for child in node.children:
-                self.visit(child)
-
-    def _template(self, template: Node) -> None:
-        """Text pieces as STRING (adjacent pieces merged), substitutions' code classified."""
+    def _template_text(self, template: Node) -> None:
+        """The text pieces of a template as STRING tokens, adjacent pieces merged."""
         pending_start: int | None = None
         for child in template.children:
             if child.type == "template_substitution":
                 if pending_start is not None:
                     self._text_piece(pending_start, child.start_byte)
                     pending_start = None
-                for inner in child.named_children:
-                    self.visit(inner)
             elif pending_start is None:
                 pending_start = child.start_byte
         if pending_start is not None:
@@ -130,13 +128,14 @@ class _Classifier:
     def _text_piece(self, start_byte: int, end_byte: int) -> None:
         start, end = self.parsed.offset(start_byte), self.parsed.offset(end_byte)
         if end > start:
-            self.tokens.append(Token(Span(start, end), TokenKind.STRING))
+            self._tokens.append(Token(Span(start, end), TokenKind.STRING))
 
     def _identifier(self, node: Node) -> TokenKind:
         name = decode_identifier(self.parsed.text(node))
-        if name in SCOPE_BINDINGS and self._scopes.is_free(node, name):
+        if name in SCOPE_BINDINGS and self._walk.is_free(name):
             return TokenKind.SCOPE_BINDING
-        parent = node.parent
+        path = self._walk.path
+        parent = path[-2] if len(path) > 1 else None
         if parent is not None:
             callee_field = _CALLEES.get(parent.type)
             if callee_field is not None and parent.child_by_field_name(callee_field) == node:
@@ -145,19 +144,17 @@ class _Classifier:
                 return TokenKind.FUNCTION
         return TokenKind.VARIABLE
 
-
-def _is_called_member(node: Node) -> bool:
-    """`x.map(...)`'s `map`, and a method definition's name."""
-    parent = node.parent
-    if parent is None:
-        return False
-    if parent.type == "method_definition":
-        return True
-    if parent.type != "member_expression":
-        return False
-    caller = parent.parent
-    return (
-        caller is not None
-        and caller.type in _CALLEES
-        and caller.child_by_field_name(_CALLEES[caller.type]) == parent
-    )
+    def _is_called_member(self) -> bool:
+        """`x.map(...)`'s `map`, and a method definition's name (the current node)."""
+        path = self._walk.path
+        if len(path) < 2:
+            return False
+        parent = path[-2]
+        if parent.type == "method_definition":
+            return True
+        if parent.type != "member_expression" or len(path) < 3:
+            return False
+        caller = path[-3]
+        return (
+            caller.type in _CALLEES and caller.child_by_field_name(_CALLEES[caller.type]) == parent
+        )

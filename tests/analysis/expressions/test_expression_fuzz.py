@@ -60,3 +60,14 @@ def test_threads_analyse_concurrently_with_the_same_answers() -> None:
     expected = [analyze_expression.__wrapped__(source) for source in sources]
     with ThreadPoolExecutor(max_workers=8) as pool:
         assert list(pool.map(analyze_expression.__wrapped__, sources)) == expected
+
+
+def test_very_long_and_very_deep_expressions() -> None:
+    # 20,000 terms nest 20,000 levels deep: no recursion, and no walk up from each reference
+    # (tree-sitter finds a parent from the root, which made this cubic: minutes, not ms).
+    wide = " + ".join(["inputs.x"] * 20_000)
+    deep = "(" * 5_000 + "run.outputs.a" + ")" * 5_000
+    assert len(analyze_expression(wide).scope_reads) == 20_000
+    assert len(semantic_tokens(wide)) == 3 * 20_000 - 1
+    assert [read.node_id for read in analyze_expression(deep).output_reads] == ["a"]
+    assert len(semantic_tokens(deep)) == 3
