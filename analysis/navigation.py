@@ -108,12 +108,17 @@ _CACHE: WeakKeyDictionary[Workflow, SymbolIndex] = WeakKeyDictionary()
 
 
 def symbol_index(workflow: Workflow) -> SymbolIndex:
+    """The model's index, built once per model."""
     index = _CACHE.get(workflow)
     if index is None:
-        found = sorted(_collect(workflow), key=lambda o: (o.start, o.end))
-        index = SymbolIndex(workflow, tuple(found))
+        index = build_index(workflow)
         _CACHE[workflow] = index
     return index
+
+
+def build_index(workflow: Workflow) -> SymbolIndex:
+    found = sorted(_collect(workflow), key=lambda o: (o.start, o.end))
+    return SymbolIndex(workflow, tuple(found))
 
 
 def _in_text(

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from analysis import analyze
 from analysis.completion import complete
-from analysis.navigation import SymbolIndex, SymbolKind
+from analysis.navigation import SymbolKind, build_index
 from analysis.rename import plan_rename, rename_target
 from server.documents import Snapshot
 from server.features.folding import folding_ranges
@@ -55,13 +55,7 @@ def main() -> int:
     typing_at = text.rindex('run.outputs["') + len('run.outputs["')
     node_at = text.index("- id: b50-join") + len("- id: ")
 
-    def fresh_index() -> SymbolIndex:
-        from analysis.navigation import _collect
-
-        return SymbolIndex(workflow, tuple(sorted(_collect(workflow),
-                                                  key=lambda o: (o.start, o.end))))
-
-    index = fresh_index()
+    index = build_index(workflow)
 
     def find_references() -> object:
         found = index.at(node_at)
@@ -73,7 +67,7 @@ def main() -> int:
 
     measures: dict[str, Callable[[], object]] = {
         "analysis.analyze (baseline)": lambda: analyze(text),
-        "symbol index (once per analysis)": fresh_index,
+        "symbol index (once per analysis)": lambda: build_index(workflow),
         "completion run.outputs[\"": lambda: complete(result, text, typing_at),
         "references of a node id": find_references,
         "rename plan": rename,
