@@ -37,11 +37,12 @@ async def _under_cursor(
 
 async def _rename_target(
     ls: RelaviumLanguageServer, uri: str, position: types.Position
-) -> tuple[View, SymbolIndex, Occurrence]:
-    """The node id to rename; edits must apply to exactly the text the client has."""
+) -> tuple[View, SymbolIndex, Occurrence] | None:
+    """The node id to rename (None for a document that is not an open workflow); edits must
+    apply to exactly the text the client has."""
     view = await view_of(ls, uri)
     if view is None:
-        raise RenameRefused("this document is not an open Relavium workflow")
+        return None
     if not view.current:
         raise RenameRefused("the YAML does not parse right now; fix the syntax error, then rename")
     index = symbol_index(view.workflow)
@@ -94,11 +95,12 @@ def register(ls: RelaviumLanguageServer) -> None:
         ls: RelaviumLanguageServer, params: types.PrepareRenameParams
     ) -> types.PrepareRenamePlaceholder | str | None:
         try:
-            view, _, occurrence = await _rename_target(
-                ls, params.text_document.uri, params.position
-            )
+            target = await _rename_target(ls, params.text_document.uri, params.position)
         except RenameRefused as refused:
             return str(refused)
+        if target is None:
+            return None
+        view, _, occurrence = target
         found = view.client_range(occurrence.start, occurrence.end)
         if found is None:
             return None
@@ -115,9 +117,10 @@ def register(ls: RelaviumLanguageServer) -> None:
         ls: RelaviumLanguageServer, params: types.RenameParams
     ) -> types.WorkspaceEdit | str | None:
         try:
-            view, index, occurrence = await _rename_target(
-                ls, params.text_document.uri, params.position
-            )
+            target = await _rename_target(ls, params.text_document.uri, params.position)
+            if target is None:
+                return None
+            view, index, occurrence = target
             replacements = plan_rename(index, occurrence, params.new_name)
         except RenameRefused as refused:
             return str(refused)

@@ -229,3 +229,18 @@ async def test_served_from_the_last_good_model_while_half_typed(
         await rename(client, uri, at, "draft")
     assert "fix the syntax error" in raised.value.message
     assert offset_of(broken, "draft-reply") > 0
+
+
+async def test_unknown_documents_answer_empty(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    uri = workspace.uri("never-opened-rename.relavium.yaml")
+    at = types.Position(line=3, character=6)
+    assert await references(client, uri, at) == []
+    assert await rename(client, uri, at, "x") is None
+    assert await client.text_document_prepare_rename_async(
+        types.PrepareRenameParams(text_document=identifier(uri), position=at)
+    ) is None
+    opened = workspace.open("closed-later.relavium.yaml", EXAMPLE)
+    client.close(opened)
+    assert await definition(client, opened, position(client, EXAMPLE, "to: classify", at=5)) == []
