@@ -236,7 +236,11 @@ async def test_unknown_documents_answer_empty(
 ) -> None:
     uri = workspace.uri("never-opened-rename.relavium.yaml")
     at = types.Position(line=3, character=6)
-    assert await references(client, uri, at) == []
+    found = await client.text_document_references_async(
+        types.ReferenceParams(text_document=identifier(uri), position=at,
+                              context=types.ReferenceContext(include_declaration=True))
+    )
+    assert found is not None and list(found) == []
     assert await rename(client, uri, at, "x") is None
     assert await client.text_document_prepare_rename_async(
         types.PrepareRenameParams(text_document=identifier(uri), position=at)
