@@ -11,8 +11,8 @@ Contexts and what they offer:
 - expression fields (`expression`, `transform`, `merge_fn`): `run.outputs.` / `run.outputs["` →
   the ancestors of the node only; `inputs.` → declared inputs (secrets marked and ranked last);
   `ctx.` → context keys (secret-derived ones likewise); `Math.`, `JSON.`, … → members (no
-  `Math.random`); a bare identifier → the scope bindings (`branches` only in `merge_fn`) and the
-  sandbox's globals.
+  `Math.random`); a name being typed → the scope bindings (`branches` only in `merge_fn`) and the
+  sandbox's globals. Nothing inside strings and comments.
 - template fields, inside an open `{{`: `inputs.`, `ctx.`, `run.outputs["` (nodes that can feed
   this node without a cycle; none in a context value, where run.outputs is refused).
 - YAML values: node ids for `to`/`from`/`target_node`/`default`/`parallel_of` (and a condition's
@@ -405,9 +405,11 @@ class _Facts:
             return [Candidate(name, CandidateKind.MEMBER, doc, self.span(typed))
                     for name, doc in MEMBER_DOCS.get(owner, {}).items()]
         word = _WORD.search(prefix)
-        typed = word.group(0) if word else ""
+        if word is None:
+            return []  # not after every space or operator: only once a name is being typed
+        typed = word.group(0)
         before = prefix[: len(prefix) - len(typed)].rstrip()
-        if before.endswith(".") or (before and before[-1] in "\"'`"):
+        if before.endswith(".") or (before and before[-1] in "\"'`") or before[-1:].isdigit():
             return []
         bindings = [name for name in ("inputs", "ctx", "run", "branches")
                     if name != "branches" or self.field.key == "merge_fn"]

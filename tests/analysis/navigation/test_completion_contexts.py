@@ -131,3 +131,9 @@ def test_never_raises_on_any_text_and_offset(noise: str, data: st.DataObject) ->
     for candidate in complete(MODEL, text, offset):
         start, end = candidate.replace
         assert 0 <= start <= end <= len(text)
+
+
+def test_no_list_after_every_space_in_an_expression() -> None:
+    text = EXAMPLE.replace("(inputs.severity_floor ?? 7)", "(inputs.severity_floor ?? ")
+    assert at_end_of(text, "severity_floor ?? ") == []
+    assert "inputs" in labels(at_end_of(text.replace("?? ", "?? i"), "severity_floor ?? i"))
