@@ -10,10 +10,8 @@ one table and exits 0; it never asserts a timing.
 
 from __future__ import annotations
 
-import gc
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +21,7 @@ from analysis import analyze
 from analysis.completion import complete
 from analysis.navigation import SymbolKind, build_index
 from analysis.rename import plan_rename, rename_target
+from bench.analysis import percentile, timed
 from server.documents import Snapshot
 from server.features.folding import folding_ranges
 from server.features.semantic_tokens import encoded_tokens
@@ -31,18 +30,6 @@ from server.serving import View
 from tests.analysis.large_workflow import large_workflow
 
 ROUNDS = 20
-
-
-def timed(action: Callable[[], object]) -> float:
-    gc.collect()
-    start = time.perf_counter()
-    action()
-    return time.perf_counter() - start
-
-
-def percentile(samples: list[float], fraction: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def main() -> int:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from lsprotocol import types
@@ -18,6 +20,7 @@ from server.serving import View, view_of
 # LSP's RequestFailed: the client shows the message (e.g. in VS Code's rename box).
 REQUEST_FAILED = -32803
 T = TypeVar("T")
+P = TypeVar("P")
 
 
 def _location(view: View, occurrence: Occurrence) -> types.Location | None:
@@ -49,11 +52,34 @@ async def _rename_target(
     return view, index, rename_target(index, view.offset(position))
 
 
-def _answer(outcome: T | str) -> T:
-    """A refusal (a message) becomes an error response the client shows to the user."""
-    if isinstance(outcome, str):
-        raise JsonRpcException(outcome, code=REQUEST_FAILED)
-    return outcome
+class _Refused:
+    """A `RenameRefused` carried out of `guarded` (which answers None to any other error)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+def _refusable(
+    handler: Callable[[RelaviumLanguageServer, P], Awaitable[T | None]],
+) -> Callable[[RelaviumLanguageServer, P], Awaitable[T | None]]:
+    """Run a rename handler guarded; its refusal becomes an error response the client shows
+    to the user (LSP's way to say why a rename cannot be done)."""
+
+    @guarded()
+    async def carried(ls: RelaviumLanguageServer, params: P) -> T | _Refused | None:
+        try:
+            return await handler(ls, params)
+        except RenameRefused as refused:
+            return _Refused(str(refused))
+
+    @functools.wraps(handler)
+    async def answer(ls: RelaviumLanguageServer, params: P) -> T | None:
+        outcome = await carried(ls, params)
+        if isinstance(outcome, _Refused):
+            raise JsonRpcException(outcome.message, code=REQUEST_FAILED)
+        return outcome
+
+    return answer
 
 
 def register(ls: RelaviumLanguageServer) -> None:
@@ -85,19 +111,11 @@ def register(ls: RelaviumLanguageServer) -> None:
         return [loc for place in places if (loc := _location(view, place)) is not None]
 
     @ls.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    @_refusable
     async def prepare_rename(
         ls: RelaviumLanguageServer, params: types.PrepareRenameParams
     ) -> types.PrepareRenamePlaceholder | None:
-        return _answer(await _prepare(ls, params))
-
-    @guarded()
-    async def _prepare(
-        ls: RelaviumLanguageServer, params: types.PrepareRenameParams
-    ) -> types.PrepareRenamePlaceholder | str | None:
-        try:
-            target = await _rename_target(ls, params.text_document.uri, params.position)
-        except RenameRefused as refused:
-            return str(refused)
+        target = await _rename_target(ls, params.text_document.uri, params.position)
         if target is None:
             return None
         view, _, occurrence = target
@@ -107,21 +125,13 @@ def register(ls: RelaviumLanguageServer) -> None:
         return types.PrepareRenamePlaceholder(range=found, placeholder=occurrence.name)
 
     @ls.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
+    @_refusable
     async def rename(
         ls: RelaviumLanguageServer, params: types.RenameParams
     ) -> types.WorkspaceEdit | None:
-        return _answer(await _rename(ls, params))
-
-    @guarded()
-    async def _rename(
-        ls: RelaviumLanguageServer, params: types.RenameParams
-    ) -> types.WorkspaceEdit | str | None:
-        try:
-            target = await _rename_target(ls, params.text_document.uri, params.position)
-            if target is None:
-                return None
-            view, index, occurrence = target
-            replacements = plan_rename(index, occurrence, params.new_name)
-        except RenameRefused as refused:
-            return str(refused)
+        target = await _rename_target(ls, params.text_document.uri, params.position)
+        if target is None:
+            return None
+        view, index, occurrence = target
+        replacements = plan_rename(index, occurrence, params.new_name)
         return workspace_edit(ls.client_capabilities, view.snapshot, replacements)
