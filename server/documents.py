@@ -12,28 +12,15 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from analysis.sample_scope import is_sidecar
+from analysis.files import is_workflow_path
 from server.positions import LineIndex
 
 if TYPE_CHECKING:
     from analysis import AnalysisResult
 
-WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml")
-YAML_SUFFIXES = (".yaml", ".yml")
-WORKFLOW_FOLDER = ".relavium"
-
-
 def is_workflow_uri(uri: str) -> bool:
-    """The document selector: `*.relavium.yaml|yml` anywhere, any YAML under a `.relavium/`
-    folder except sample-scope sidecars (`*.samples.yaml|yml`, which are not workflows).
-    Works for `file:` and for unsaved (`untitled:`) URIs alike."""
-    path = PurePosixPath(unquote(urlparse(uri).path))
-    name = path.name.lower()
-    if is_sidecar(name):
-        return False
-    if name.endswith(WORKFLOW_SUFFIXES):
-        return True
-    return name.endswith(YAML_SUFFIXES) and WORKFLOW_FOLDER in path.parent.parts
+    """The document selector (`analysis.files`), for `file:` and unsaved (`untitled:`) URIs."""
+    return is_workflow_path(PurePosixPath(unquote(urlparse(uri).path)))
 
 
 def uri_to_path(uri: str) -> str:

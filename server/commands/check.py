@@ -17,6 +17,7 @@ from pathlib import Path
 
 from analysis import analyze
 from analysis.diagnostics import Severity
+from analysis.files import is_workflow_path
 from analysis.report import FileReport, format_text, to_json, to_sarif
 
 NAME = "check"
@@ -26,8 +27,6 @@ EXIT_CLEAN = 0
 EXIT_ERRORS = 1
 EXIT_USAGE = 2
 STDIN = "-"
-WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml")
-YAML_SUFFIXES = (".yaml", ".yml")
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
 # Below this many files a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 16
@@ -38,13 +37,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories; - is stdin")
 
 
-def is_workflow_file(path: Path) -> bool:
-    name = path.name
-    if name.endswith(WORKFLOW_SUFFIXES):
-        return True
-    return name.endswith(YAML_SUFFIXES) and ".relavium" in path.parts[:-1]
-
-
 def find_workflow_files(directory: Path) -> Iterator[Path]:
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(
@@ -53,7 +45,7 @@ def find_workflow_files(directory: Path) -> Iterator[Path]:
         )
         for name in sorted(files):
             path = Path(root, name)
-            if is_workflow_file(path):
+            if is_workflow_path(path):
                 yield path
 
 
