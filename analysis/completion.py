@@ -340,26 +340,41 @@ class _Facts:
                                    node_summary(self.workflow, node)))
         return found
 
+    def secret_refusal(self) -> str | None:
+        """Who refuses a secret here: expressions deny the read, node and agent templates may
+        not print it; a context value may be built from one (it becomes secret-derived)."""
+        if self.field.key in EXPRESSION_KEYS:
+            return "denied to expressions"
+        return None if self.field.key == "value" else "templates may not print it"
+
     def inputs(self, typed: str) -> list[Candidate]:
+        refusal = self.secret_refusal()
         found = []
         for decl in self.workflow.inputs:
             if decl.name is None:
                 continue
             secret = decl.name in self.graph.secret_inputs
-            detail = "secret input — denied to expressions" if secret else f"{decl.type} input"
+            detail = f"{decl.type} input"
+            if secret:
+                detail = f"secret input — {refusal}" if refusal else "secret input"
             found.append(Candidate(decl.name, CandidateKind.INPUT, detail, self.span(typed),
-                                   input_summary(decl, secret), rank=int(secret)))
+                                   input_summary(decl, secret), rank=int(secret and bool(refusal))))
         return found
 
     def context(self, typed: str) -> list[Candidate]:
+        refusal = self.secret_refusal()
         found = []
         for entry in self.workflow.context:
             if entry.key is None:
                 continue
             secret = entry.key in self.graph.secret_context
-            detail = "secret-derived context — denied to expressions" if secret else "context"
+            detail = "context"
+            if secret:
+                detail = (f"secret-derived context — {refusal}" if refusal
+                          else "secret-derived context")
             found.append(Candidate(entry.key, CandidateKind.CONTEXT, detail, self.span(typed),
-                                   context_summary(entry, secret), rank=int(secret)))
+                                   context_summary(entry, secret),
+                                   rank=int(secret and bool(refusal))))
         return found
 
     def authored(self, ids: AbstractSet[str]) -> list[str]:

@@ -137,3 +137,14 @@ def test_no_list_after_every_space_in_an_expression() -> None:
     text = EXAMPLE.replace("(inputs.severity_floor ?? 7)", "(inputs.severity_floor ?? ")
     assert at_end_of(text, "severity_floor ?? ") == []
     assert "inputs" in labels(at_end_of(text.replace("?? ", "?? i"), "severity_floor ?? i"))
+
+
+def test_secrets_are_ranked_last_where_they_are_refused() -> None:
+    text = EXAMPLE.replace("Ticket: {{ inputs.ticket_text }}", "Ticket: {{ inputs.")
+    found = at_end_of(text, "Ticket: {{ inputs.")
+    assert (found[-1].label, found[-1].detail, found[-1].rank) == (
+        "crm_token", "secret input — templates may not print it", 1)
+    text = EXAMPLE.replace("value: 'support-eu'", "value: '{{ inputs.")
+    found = at_end_of(text, "value: '{{ inputs.")
+    (token,) = [c for c in found if c.label == "crm_token"]
+    assert (token.detail, token.rank) == ("secret input", 0)  # a context value may hold one
