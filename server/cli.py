@@ -7,12 +7,10 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import version
 
-from server.commands import check, eval_cmd, run, serve
+from server.commands import EXIT_USAGE, check, eval_cmd, run, serve
 
 # Each subcommand module exposes NAME, HELP, add_arguments(parser) and main(args) -> exit code.
 SUBCOMMANDS = (serve, check, run, eval_cmd)
-
-EXIT_USAGE = 2
 
 
 def build_parser() -> argparse.ArgumentParser:

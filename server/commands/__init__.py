@@ -1,15 +1,15 @@
-"""One module per `relavium-lsp` subcommand; each is thin glue over analysis/ and sandbox/."""
+"""One module per `relavium-lsp` subcommand; each is thin glue over analysis/ and sandbox/.
+
+Every subcommand shares one exit-code contract: 0 success, 1 a finding (errors in `check`, a
+sandbox error in `run`/`eval`), 2 usage or I/O errors.
+"""
 
 import sys
 from typing import TextIO
 
+EXIT_OK = 0
+EXIT_FAILURE = 1
 EXIT_USAGE = 2
-
-
-def not_implemented(name: str) -> int:
-    """Honest placeholder until the subcommand's issue lands: never pretend to succeed."""
-    print(f"relavium-lsp {name}: not implemented yet", file=sys.stderr)
-    return EXIT_USAGE
 
 
 def print_safely(text: str, stream: TextIO | None = None) -> None:

@@ -19,13 +19,11 @@ from analysis import analyze
 from analysis.diagnostics import Severity
 from analysis.files import is_workflow_path
 from analysis.report import FileReport, format_text, to_json, to_sarif
+from server.commands import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 
 NAME = "check"
 HELP = "Check workflow files and print diagnostics."
 
-EXIT_CLEAN = 0
-EXIT_ERRORS = 1
-EXIT_USAGE = 2
 STDIN = "-"
 SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
 # Below this many files a process pool costs more than it saves.
@@ -122,4 +120,4 @@ def main(args: argparse.Namespace) -> int:
               f"{counts[Severity.WARNING]} warnings", file=sys.stderr)
     if errors:
         return EXIT_USAGE
-    return EXIT_ERRORS if counts[Severity.ERROR] else EXIT_CLEAN
+    return EXIT_FAILURE if counts[Severity.ERROR] else EXIT_OK

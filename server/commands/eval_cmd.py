@@ -16,16 +16,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TextIO
 
 from sandbox import Scope, ScopeError, WorkerPool
+from server.commands import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_safely
 
 NAME = "eval"
 HELP = "Evaluate a bare expression in the capped sandbox."
-
-EXIT_OK = 0
-EXIT_SANDBOX_ERROR = 1
-EXIT_USAGE = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,11 +52,6 @@ def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON; use null or a string")
 
 
-def _write(text: str, stream: TextIO | None = None) -> None:
-    # A JavaScript string may hold a lone surrogate; print it escaped instead of crashing.
-    print(text.encode("utf-8", "backslashreplace").decode("utf-8"), file=stream or sys.stdout)
-
-
 def main(args: argparse.Namespace) -> int:
     try:
         scope = load_scope(args.scope)
@@ -70,9 +61,9 @@ def main(args: argparse.Namespace) -> int:
     with WorkerPool() as pool:
         outcome = pool.run(args.expr, args.kind, scope)
     if args.format == "json":
-        _write(json.dumps(outcome.to_json(), ensure_ascii=True))
+        print_safely(json.dumps(outcome.to_json(), ensure_ascii=True))
     elif outcome.ok:
-        _write(outcome.to_text())
+        print_safely(outcome.to_text())
     else:
-        _write(outcome.to_text(), sys.stderr)
-    return EXIT_OK if outcome.ok else EXIT_SANDBOX_ERROR
+        print_safely(outcome.to_text(), sys.stderr)
+    return EXIT_OK if outcome.ok else EXIT_FAILURE

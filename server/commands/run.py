@@ -15,14 +15,10 @@ import sys
 from analysis import analyze
 from sandbox import WorkerPool
 from server import dry_run
-from server.commands import print_safely
+from server.commands import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_safely
 
 NAME = "run"
 HELP = "Evaluate a node's expression in the sandbox with a sample scope."
-
-EXIT_OK = 0
-EXIT_SANDBOX_ERROR = 1
-EXIT_USAGE = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,4 +49,4 @@ def main(args: argparse.Namespace) -> int:
         for note in sample.notes:
             print(f"note: {note}", file=sys.stderr)
         print_safely(result.outcome.to_text(), None if result.outcome.ok else sys.stderr)
-    return EXIT_OK if result.outcome.ok else EXIT_SANDBOX_ERROR
+    return EXIT_OK if result.outcome.ok else EXIT_FAILURE
