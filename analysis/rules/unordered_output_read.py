@@ -24,11 +24,15 @@ SEVERITY = Severity.ERROR
 SUMMARY = "An expression reads run.outputs of a node that is not one of its ancestors."
 
 
-def _message(site: ExpressionSite, read: OutputRead, reader: str) -> str:
+def _message(site: ExpressionSite, read: OutputRead, reader: str, graph: Graph) -> str:
     target = read.node_id
     if target == reader:
         problem = f"reads its own output `{output_access(target)}`, which never exists"
         fix = "read an upstream node's output instead"
+    elif reader in graph.ancestors(target):
+        # An ordering edge would close a cycle: the fix is to move the read, not add an edge.
+        problem = f"reads `{output_access(target)}`, but `{target}` runs after `{reader}`"
+        fix = f"move the read to a node downstream of `{target}`"
     else:
         problem = (
             f"reads `{output_access(target)}`, but `{target}` is not an ancestor of `{reader}`"
@@ -95,7 +99,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 RULE_ID,
                 SEVERITY if read.grade is ReadGrade.ENGINE else Severity.WARNING,
                 read.access,
-                _message(site, read, reader),
+                _message(site, read, reader, graph),
                 data={
                     "reader": reader,
                     "target": read.node_id,

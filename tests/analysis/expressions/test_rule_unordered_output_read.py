@@ -28,7 +28,10 @@ def test_engine_visible_read_of_a_downstream_node_is_an_error() -> None:
     assert found.severity is Severity.ERROR
     assert range_text(text, found) == "run.outputs.late"
     assert "the engine refuses this workflow" in found.message
-    assert "add an edge from `late` to `route`" in found.message
+    # `late` runs after `route`, so an ordering edge would close a cycle: move the read instead.
+    assert "`late` runs after `route`" in found.message
+    assert "move the read to a node downstream of `late`" in found.message
+    assert "add an edge" not in found.message
     assert found.data is not None
     assert (found.data["reader"], found.data["target"], found.data["grade"]) == (
         "route",
@@ -42,6 +45,20 @@ def test_engine_visible_read_of_a_downstream_node_is_an_error() -> None:
         ]
         == "late"
     )
+
+
+def test_read_of_an_unrelated_node_suggests_the_ordering_edge() -> None:
+    text = workflow(
+        "    - { id: start, type: input }\n"
+        "    - { id: side, type: transform, transform: '1' }\n"
+        "    - id: reader\n"
+        "      type: transform\n"
+        f"      transform:{scalar('run.outputs.side', 'plain')}\n",
+        edges="[{ from: start, to: side }, { from: start, to: reader }]",
+    )
+    (found,) = diagnostics(text, "unordered-output-read")
+    assert "`side` is not an ancestor of `reader`" in found.message
+    assert "add an edge from `side` to `reader`" in found.message
 
 
 def test_read_only_a_syntax_tree_sees_is_a_warning() -> None:
