@@ -4,8 +4,8 @@ mapping between the client's live text and that analysis's text.
 While the YAML is half-typed the newest analysis has no model, so requests are served from the
 last good one, whose offsets refer to older text. `View` maps between the two through their common
 prefix and suffix: offsets before the edited region are unchanged, offsets after it shift by the
-length difference, and a snapshot place inside the edited region has no live counterpart (it is
-dropped rather than shown somewhere wrong).
+length difference, and a place inside the edited region has no counterpart on the other side (it
+is dropped rather than shown somewhere wrong).
 """
 
 from __future__ import annotations
@@ -68,8 +68,9 @@ class View:
     def live_lines(self) -> LineIndex:
         return LineIndex(self.live, self.snapshot.encoding)
 
-    def to_snapshot(self, live_offset: int) -> int:
-        """The snapshot offset for a live offset (inside the edit: the edit's start)."""
+    def to_snapshot(self, live_offset: int) -> int | None:
+        """The snapshot offset of a live offset, None strictly inside the edited region (text
+        the analysis has not seen)."""
         if self.current:
             return live_offset
         prefix, suffix = self._common
@@ -77,7 +78,7 @@ class View:
             return live_offset
         if live_offset >= len(self.live) - suffix:
             return live_offset - len(self.live) + len(self.snapshot.text)
-        return prefix
+        return None
 
     def to_live(self, offset: int) -> int | None:
         """The live offset of a snapshot offset, None inside the edited region."""
@@ -93,8 +94,8 @@ class View:
     def live_offset(self, position: types.Position) -> int:
         return self.live_lines.client_offset(position)
 
-    def offset(self, position: types.Position) -> int:
-        """A client position in the live text as a snapshot offset."""
+    def offset(self, position: types.Position) -> int | None:
+        """A client position in the live text as a snapshot offset (None inside the edit)."""
         return self.to_snapshot(self.live_offset(position))
 
     def client_range(self, start: int, end: int) -> types.Range | None:

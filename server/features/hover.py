@@ -155,13 +155,17 @@ def register(ls: RelaviumLanguageServer) -> None:
         if view is None:
             return None
         offset = view.offset(params.position)
+        if offset is None:
+            return None
         found = _symbol_hover(view, offset) or _builtin_hover(view, offset)
+        span = view.client_range(*found[1]) if found else None
+        if span is None:
+            found = None  # a name the user is editing: its analysis is of older text
         sections = [found[0]] if found else []
         if view.current:
             sections.extend(_rule_texts(ls, view, offset))
         if not sections:
             return None
-        span = view.client_range(*found[1]) if found else None
         return types.Hover(
             contents=types.MarkupContent(
                 kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(sections)

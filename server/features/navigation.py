@@ -34,8 +34,11 @@ async def _under_cursor(
     view = await view_of(ls, uri)
     if view is None:
         return None
-    occurrence = symbol_index(view.workflow).at(view.offset(position))
-    return (view, occurrence) if occurrence is not None else None
+    offset = view.offset(position)
+    occurrence = symbol_index(view.workflow).at(offset) if offset is not None else None
+    if occurrence is None or view.client_range(occurrence.start, occurrence.end) is None:
+        return None  # nothing there, or a name the user is editing
+    return view, occurrence
 
 
 async def _rename_target(
@@ -49,7 +52,7 @@ async def _rename_target(
     if not view.current:
         raise RenameRefused("the YAML does not parse right now; fix the syntax error, then rename")
     index = symbol_index(view.workflow)
-    return view, index, rename_target(index, view.offset(position))
+    return view, index, rename_target(index, view.live_offset(position))
 
 
 class _Refused:

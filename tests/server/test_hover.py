@@ -124,3 +124,16 @@ async def test_emoji_and_accents_before_the_hovered_name(
                                 at=27)
     assert covered == "classify"
     assert "✓ an ancestor of `escalate`" in text
+
+
+async def test_half_typed_text_is_not_guessed(client: RelaviumClient, workspace: Workspace) -> None:
+    uri = workspace.open("hover-half.relavium.yaml", EXAMPLE)
+    await client.diagnostics_for(uri)
+    broken = EXAMPLE.replace("{ from: combine, to: draft-reply }", "{ from: combine, to: draft-re")
+    client.replace_all(uri, broken)
+    assert [d.code for d in await client.diagnostics_for(uri)] == ["yaml-syntax"]
+    # the edited text was never analysed: no answer rather than the old id's
+    assert await hover(client, uri, broken, "to: draft-re", at=7) == ("", None)
+    # everything else still answers from the last good analysis, at its new place
+    text, covered = await hover(client, uri, broken, "{ from: escalate", at=9)
+    assert covered == "escalate" and text.startswith("**node `escalate`** · `human_gate`")
