@@ -27,6 +27,13 @@ def _problem_span(source: str, offset: int) -> Span:
     return Span(offset, offset + 1)
 
 
+BLOCK_STYLES = ("|", ">")
+YAML_COMMENT_HINT = (
+    " A `#` inside a `|` or `>` block scalar is JavaScript text, not a YAML comment: write the "
+    "comment with `//`, or move it above the field."
+)
+
+
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     for site in expression_sites(ctx):
         source = site.field.value
@@ -35,12 +42,17 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         problem = syntax_problem(source)
         if problem is None:
             continue
+        # The engine's own docs fall into this trap (workflow-yaml.md, "A known trap").
+        comment_trap = site.field.scalar.style in BLOCK_STYLES and source.startswith(
+            "#", problem.offset
+        )
         yield site.diagnostic(
             ctx,
             RULE_ID,
             SEVERITY,
             _problem_span(source, problem.offset),
             f"JavaScript syntax error in {site.label}: {problem.message}. The engine parses an "
-            "expression only when its node runs, so fix it before the run.",
+            "expression only when its node runs, so fix it before the run."
+            + (YAML_COMMENT_HINT if comment_trap else ""),
             data={"node": site.node.id, "field": site.field.name},
         )

@@ -66,3 +66,17 @@ def test_a_merge_fn_the_engine_ignores_is_left_to_unused_merge_fn() -> None:
     }
     assert found == set()
     assert diagnostics(text, "unused-merge-fn")
+
+
+def test_yaml_comment_inside_a_block_scalar_gets_the_trap_hint() -> None:
+    # The engine's own merge_fn example: the `# …` is part of the JavaScript.
+    text = one_node("{ ...branches[0], ...branches[1] }   # branches = outputs", "literal")
+    (found,) = diagnostics(text, "js-syntax")
+    assert range_text(text, found).startswith("#")
+    assert "not a YAML comment" in found.message
+
+
+def test_a_hash_in_a_quoted_scalar_gets_no_yaml_comment_hint() -> None:
+    text = one_node("1 # two", "double-quoted")
+    (found,) = diagnostics(text, "js-syntax")
+    assert "YAML comment" not in found.message
