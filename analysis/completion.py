@@ -109,7 +109,7 @@ _KEY = re.compile(r"(?:^[ \t]*(?:-[ \t]+)*|[{,][ \t]*)([A-Za-z_$][A-Za-z0-9_$-]*
 _BLOCK_KEY = re.compile(r"^([ \t]*)(-[ \t]+)?([A-Za-z_$][A-Za-z0-9_$-]*)[ \t]*:(?=\s|$)(.*)")
 _FLOW_PARENT = re.compile(r"([A-Za-z_$][A-Za-z0-9_$-]*)[ \t]*:[ \t]*\{[^{}]*$")
 _SCAN_LIMIT = 400  # lines to look back for a key or an item's id (a node is never this long)
-_ID_VALUE = re.compile(r"[ \t]*['\"]?([a-z0-9]+(?:-[a-z0-9]+)*)")
+_SCALAR_VALUE = re.compile(r"[ \t]*['\"]?([^'\",{}\[\]#\s]+)")
 _JS_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 
 _WS = r"[ \t]*"
@@ -196,11 +196,12 @@ class _Cursor:
         return None
 
     def sibling(self, field: _Field, name: str) -> str | None:
-        """The plain value of key `name` in the mapping holding `field` (e.g. the item's id)."""
+        """The one-word value of key `name` in the mapping holding `field` (the item's id, an
+        edge's `from`)."""
         line_text = self.lines[field.line]
         for match in _KEY.finditer(line_text):
             if match.group(1) == name and match.start(1) != field.column:
-                found = _ID_VALUE.match(line_text, match.end())
+                found = _SCALAR_VALUE.match(line_text, match.end())
                 if found is not None:
                     return found.group(1)
         # block mapping: look up to the item's dash, then down to the item's end
@@ -220,7 +221,7 @@ class _Cursor:
                                              block.group(2)):
                     break
                 if column == field.column and block.group(3) == name:
-                    found = _ID_VALUE.match(block.group(4))
+                    found = _SCALAR_VALUE.match(block.group(4))
                     return found.group(1) if found else None
                 if column == field.column and block.group(2):
                     break  # the item's first line: nothing above belongs to it
@@ -518,6 +519,8 @@ class _Facts:
         if key in NODE_REFERENCE_KEYS:
             if key == "from" and ":" in typed:
                 return self.handles(*typed.split(":", 1))
+            if key == "to" and (targets := self.edge_targets()) is not None:
+                return self.nodes(targets, typed)
             own = self.cursor.sibling(self.field, "id") if key != "from" and key != "to" else None
             ids = [node_id for node_id in self.authored(set(self.workflow.nodes_by_id))
                    if node_id != own]
@@ -529,6 +532,23 @@ class _Facts:
         if key == "type":
             values = TYPE_VALUES.get(self.cursor.parent(self.field) or "")
         return [Candidate(v, CandidateKind.VALUE, key, self.span(typed)) for v in values or ()]
+
+    def edge_targets(self) -> list[str] | None:
+        """The only valid `to` of an edge whose `from` is a condition's handle (that branch's
+        target) or a parallel (its members); None when any node may follow."""
+        source = self.cursor.sibling(self.field, "from")
+        if source is None:
+            return None
+        node_id, _, handle = source.partition(":")
+        node = self.workflow.node(node_id)
+        if node is None:
+            return None
+        if node.type == "parallel":
+            return [member.id for member in node.parallel_of]
+        if node.type == "condition" and handle:
+            return [branch.target.id for branch in node.branches
+                    if branch.handle == handle and branch.target is not None]
+        return None
 
     def handles(self, node_id: str, typed: str) -> list[Candidate]:
         node = self.workflow.node(node_id)

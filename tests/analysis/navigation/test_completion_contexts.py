@@ -148,3 +148,15 @@ def test_secrets_are_ranked_last_where_they_are_refused() -> None:
     found = at_end_of(text, "value: '{{ inputs.")
     (token,) = [c for c in found if c.label == "crm_token"]
     assert (token.detail, token.rank) == ("secret input", 0)  # a context value may hold one
+
+
+def test_an_edge_target_is_narrowed_by_its_source() -> None:
+    text = EXAMPLE.replace("{ from: 'route:normal', to: enrich }", "{ from: 'route:normal', to: ")
+    assert labels(at_end_of(text, "{ from: 'route:normal', to: ")) == ["enrich"]
+    text = EXAMPLE.replace("{ from: enrich, to: history }", "{ from: enrich, to: h")
+    assert labels(at_end_of(text, "{ from: enrich, to: h")) == ["history", "sentiment"]
+    text = EXAMPLE.replace("{ from: history, to: combine }", "{ from: history, to: c")
+    assert len(at_end_of(text, "{ from: history, to: c")) == 10  # any node may follow
+    block = EXAMPLE.replace("    - { from: enrich, to: history }\n",
+                            "    - from: enrich\n      to: \n")
+    assert labels(at_end_of(block, "from: enrich\n      to: ")) == ["history", "sentiment"]
