@@ -5,6 +5,7 @@ Contract:
 - `symbol_index(workflow)` (cached per model, never raises) → `SymbolIndex`, whose
   `occurrences` are in document order. Each `Occurrence` is the span of the NAME's own characters
   (inside any quotes; for `from: 'route:high'` only `route`), as document offsets.
+- A condition's branch declares the handle `cond:when` (its `when` scalar); edges' `from` use it.
 - Node ids are referenced by edges (`from`, handle stripped, and `to`), `target_node`, `default`,
   `parallel_of`, literal `run.outputs` reads in expressions (every form the expression facts
   find) and `{{ run.outputs[…] }}` / `{{ run.outputs.x }}` in templates; inputs by `inputs.x` and
@@ -43,6 +44,7 @@ class SymbolKind(StrEnum):
     INPUT = "input"
     CONTEXT = "context"
     AGENT = "agent"
+    HANDLE = "handle"  # `cond:handle`: declared by a branch's `when`, used by edges' `from`
 
 
 class Role(StrEnum):
@@ -157,6 +159,9 @@ def _collect(workflow: Workflow) -> Iterator[Occurrence]:
     for edge in workflow.edges:
         if edge.from_field is not None and edge.source:
             yield _in_text(node, edge.from_field, 0, len(edge.source), Role.EDGE_FROM, edge.source)
+            if edge.handle is not None:
+                yield _in_text(SymbolKind.HANDLE, edge.from_field, len(edge.source) + 1,
+                               len(edge.from_field.value), Role.EDGE_FROM, edge.from_field.value)
         if edge.to is not None:
             yield _whole(workflow, node, edge.to, Role.EDGE_TO)
     for template in workflow.template_fields():
@@ -170,6 +175,10 @@ def _node_occurrences(workflow: Workflow, item: NodeDef) -> Iterator[Occurrence]
     for branch in item.branches:
         if branch.target is not None:
             yield _whole(workflow, node, branch.target, Role.TARGET_NODE)
+        if item.id is not None and branch.when is not None and branch.handle is not None:
+            when = ScalarText(branch.when, workflow.source)
+            yield _in_text(SymbolKind.HANDLE, when, 0, len(when.value), Role.DEFINITION,
+                           f"{item.id}:{branch.handle}")
     if item.default is not None:
         yield _whole(workflow, node, item.default, Role.DEFAULT)
     for member in item.parallel_of:

@@ -1,9 +1,11 @@
 """Hover: a node id or `run.outputs` key → the node and where it sits in the graph relative to the
-reader; `inputs.x` / `ctx.x` / `agent_ref` → the declaration; scope bindings and sandbox globals
-→ one-line docs; and the explanation of every diagnostic's rule under the cursor."""
+reader; `inputs.x` / `ctx.x` / `agent_ref` → the declaration; an edge's `cond:handle` or a
+branch's `when` → the branch; scope bindings and sandbox globals → one-line docs; and the
+explanation of every diagnostic's rule under the cursor."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from lsprotocol import types
@@ -19,6 +21,7 @@ from analysis.describe import (
     node_summary,
 )
 from analysis.expressions import TokenKind, analyze_expression, semantic_tokens
+from analysis.naming import js_string
 from analysis.navigation import Occurrence, Role, SymbolKind, expression_at, symbol_index
 from analysis.rules import RULES
 from server.handlers import guarded
@@ -79,13 +82,30 @@ def _declaration_text(view: View, occurrence: Occurrence) -> str:
     return f"**agent `{name}`** · {agent_summary(agent)}"
 
 
+def _handle_text(view: View, occurrence: Occurrence) -> str:
+    node_id, _, handle = occurrence.name.partition(":")
+    node = view.workflow.node(node_id)
+    branch = next((b for b in node.branches if b.handle == handle), None) if node else None
+    if branch is None or branch.when is None:
+        return f"**`{occurrence.name}`**: `{node_id}` has no branch whose `when` is `{handle}`"
+    when = branch.when.value
+    literal = json.dumps(when) if isinstance(when, str) else js_string(when)
+    target = f"`{branch.target.id}`" if branch.target is not None else "no target"
+    return (f"**branch `{handle}` of `{node_id}`** → {target}: taken when the expression's "
+            f"result `=== {literal}`")
+
+
 def _symbol_hover(view: View, offset: int) -> tuple[str, tuple[int, int]] | None:
     occurrence = symbol_index(view.workflow).at(offset)
     if occurrence is None:
         return None
     if occurrence.kind is SymbolKind.NODE:
-        return _node_text(view, occurrence), (occurrence.start, occurrence.end)
-    return _declaration_text(view, occurrence), (occurrence.start, occurrence.end)
+        text = _node_text(view, occurrence)
+    elif occurrence.kind is SymbolKind.HANDLE:
+        text = _handle_text(view, occurrence)
+    else:
+        text = _declaration_text(view, occurrence)
+    return text, (occurrence.start, occurrence.end)
 
 
 def _builtin_hover(view: View, offset: int) -> tuple[str, tuple[int, int]] | None:

@@ -71,6 +71,14 @@ async def test_declarations(client: RelaviumClient, workspace: Workspace) -> Non
                            "`anthropic` · You write short")
 
 
+async def test_a_handle(client: RelaviumClient, workspace: Workspace) -> None:
+    uri = workspace.open("hover-handle.relavium.yaml", EXAMPLE)
+    text, covered = await hover(client, uri, EXAMPLE, "'route:normal'", at=9)
+    assert covered == "normal"
+    assert text == ("**branch `normal` of `route`** → `enrich`: taken when the expression's "
+                    'result `=== "normal"`')
+
+
 async def test_bindings_and_builtins(client: RelaviumClient, workspace: Workspace) -> None:
     source = EXAMPLE.replace(
         "Object.assign({}, ...branches, { team: ctx.team })",

@@ -95,6 +95,15 @@ async def test_definition_of_inputs_ctx_and_agent_ref(
                                                  at=declared.index(name))
 
 
+async def test_definition_of_an_edge_handle_is_its_branch(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    uri = workspace.open("definition-handle.relavium.yaml", EXAMPLE)
+    (location,) = await definition(client, uri, position(client, EXAMPLE, "'route:urgent'", at=8))
+    assert location.range.start == position(client, EXAMPLE, "{ when: urgent", at=8)
+    assert spanned(client, EXAMPLE, location.range) == "urgent"
+
+
 async def test_nothing_to_define_answers_empty(
     client: RelaviumClient, workspace: Workspace
 ) -> None:

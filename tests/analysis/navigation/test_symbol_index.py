@@ -69,6 +69,16 @@ def test_inputs_context_and_agents() -> None:
     ]
 
 
+def test_handles_are_declared_by_branches() -> None:
+    assert places(EXAMPLE, SymbolKind.HANDLE, "route:urgent") == [
+        ("definition", "urgent", None), ("edge-from", "urgent", None),
+    ]
+    text = EXAMPLE.replace("when: normal", "when: 7").replace("'route:normal'", "'route:7'")
+    assert places(text, SymbolKind.HANDLE, "route:7") == [
+        ("definition", "7", None), ("edge-from", "7", None),
+    ]
+
+
 def test_reads_inside_strings_and_comments_are_not_references() -> None:
     text = EXAMPLE.replace(
         "Object.assign({}, ...branches, { team: ctx.team })",
@@ -84,7 +94,8 @@ def test_at_prefers_the_name_under_the_cursor_and_accepts_its_end() -> None:
     for offset in (start, start + 3, start + len("route")):
         found = index.at(offset)
         assert found is not None and (found.name, found.role) == ("route", Role.EDGE_FROM)
-    assert index.at(start + len("route:")) is None  # the handle is not a node id
+    handle = index.at(start + len("route:"))  # the handle is not a node id
+    assert handle is not None and (handle.kind, handle.name) == (SymbolKind.HANDLE, "route:urgent")
     assert index.at(EXAMPLE.index("max_parallel")) is None
 
 
