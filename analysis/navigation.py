@@ -90,8 +90,9 @@ class SymbolIndex:
     occurrences: tuple[Occurrence, ...]
 
     def at(self, offset: int) -> Occurrence | None:
-        """The occurrence under `offset`, preferring one that strictly contains it."""
-        touching = [o for o in self.occurrences if o.covers(offset)]
+        """The occurrence under `offset`, preferring one that strictly contains it (an inexact
+        one has no place of its own to be under)."""
+        touching = [o for o in self.occurrences if o.exact and o.covers(offset)]
         inside = [o for o in touching if o.start <= offset < o.end]
         found = inside or touching
         return found[0] if found else None
