@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analysis import analyze
-from analysis.navigation import symbol_index
+from analysis.navigation import SymbolKind, symbol_index
 from analysis.rename import RenameRefused, plan_rename, rename_target
 from tests.conftest import EXAMPLES
 
@@ -123,3 +123,17 @@ def test_any_free_kebab_id_renames_to_a_clean_file(new_id: str) -> None:
     assert errors(result) == []
     renamed_workflow = analyze(result).workflow
     assert renamed_workflow is not None and renamed_workflow.node(new_id) is not None
+
+
+def test_refuses_a_place_that_cannot_be_mapped_exactly() -> None:
+    # libyaml reads U+2028 as a line break, which the offset re-scan does not reproduce
+    text = EXAMPLE.replace("'({ topic: run.outputs.classify.topic,",
+                           "'({ topic: run.outputs.classify.topic \u2028,")
+    workflow = analyze(text).workflow
+    assert workflow is not None
+    index = symbol_index(workflow)
+    inexact = [o for o in index.references(SymbolKind.NODE, "classify") if not o.exact]
+    assert [o.reader for o in inexact] == ["history"]
+    assert index.at(inexact[0].start) is None or index.at(inexact[0].start).exact
+    with pytest.raises(RenameRefused, match="on line 63 is written in a way the server cannot"):
+        renamed(text, "- id: classify", "triage", skip=6)
