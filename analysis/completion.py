@@ -349,33 +349,32 @@ class _Facts:
         return None if self.field.key == "value" else "templates may not print it"
 
     def inputs(self, typed: str) -> list[Candidate]:
-        refusal = self.secret_refusal()
-        found = []
-        for decl in self.workflow.inputs:
-            if decl.name is None:
-                continue
-            secret = decl.name in self.graph.secret_inputs
-            detail = f"{decl.type} input"
-            if secret:
-                detail = f"secret input — {refusal}" if refusal else "secret input"
-            found.append(Candidate(decl.name, CandidateKind.INPUT, detail, self.span(typed),
-                                   input_summary(decl, secret), rank=int(secret and bool(refusal))))
-        return found
+        secret = self.graph.secret_inputs
+        return self.declared(typed, CandidateKind.INPUT, [
+            (decl.name, f"{decl.type} input", "secret input" if decl.name in secret else None,
+             input_summary(decl, decl.name in secret))
+            for decl in self.workflow.inputs if decl.name is not None
+        ])
 
     def context(self, typed: str) -> list[Candidate]:
+        secret = self.graph.secret_context
+        return self.declared(typed, CandidateKind.CONTEXT, [
+            (entry.key, "context", "secret-derived context" if entry.key in secret else None,
+             context_summary(entry, entry.key in secret))
+            for entry in self.workflow.context if entry.key is not None
+        ])
+
+    def declared(self, typed: str, kind: CandidateKind,
+                 entries: list[tuple[str, str, str | None, str]]) -> list[Candidate]:
+        """Inputs or context keys: (name, detail, what a secret one is called, docs); secrets
+        say who refuses them and sort last where they are refused."""
         refusal = self.secret_refusal()
         found = []
-        for entry in self.workflow.context:
-            if entry.key is None:
-                continue
-            secret = entry.key in self.graph.secret_context
-            detail = "context"
-            if secret:
-                detail = (f"secret-derived context — {refusal}" if refusal
-                          else "secret-derived context")
-            found.append(Candidate(entry.key, CandidateKind.CONTEXT, detail, self.span(typed),
-                                   context_summary(entry, secret),
-                                   rank=int(secret and bool(refusal))))
+        for name, detail, secret, documentation in entries:
+            if secret is not None:
+                detail = f"{secret} — {refusal}" if refusal else secret
+            found.append(Candidate(name, kind, detail, self.span(typed), documentation,
+                                   rank=int(secret is not None and refusal is not None)))
         return found
 
     def authored(self, ids: AbstractSet[str]) -> list[str]:
