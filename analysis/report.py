@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from analysis.diagnostics import Diagnostic, Position, Range, Severity
 from analysis.source import SourceText
@@ -93,15 +95,29 @@ def _region(source: SourceText, range_: Range) -> dict[str, int]:
     }
 
 
+STDIN_PATH = "<stdin>"
+
+
+def _artifact_location(path: str) -> dict[str, Any]:
+    """A URI reference code scanning can resolve: relative paths stay relative to the checkout,
+    absolute ones become `file:` URIs; stdin has no URI, only a description."""
+    if path == STDIN_PATH:
+        return {"description": {"text": "standard input"}}
+    as_path = Path(path)
+    if as_path.is_absolute():
+        return {"uri": as_path.as_uri()}
+    return {"uri": quote(as_path.as_posix())}
+
+
 def _location(path: str, source: SourceText, range_: Range) -> dict[str, Any]:
     return {"physicalLocation": {
-        "artifactLocation": {"uri": path.replace("\\", "/")},
+        "artifactLocation": _artifact_location(path),
         "region": _region(source, range_),
     }}
 
 
 def to_sarif(reports: list[FileReport]) -> dict[str, Any]:
-    from analysis.rules import RULES
+    from analysis.rules import RULES, docs_url
 
     rule_ids = sorted(RULES)
     rules = [
@@ -109,7 +125,7 @@ def to_sarif(reports: list[FileReport]) -> dict[str, Any]:
             "id": rule_id,
             "name": rule_id,
             "shortDescription": {"text": RULES[rule_id].summary},
-            "help": {"text": f"See {RULES[rule_id].docs_anchor} in relavium-lsp."},
+            "helpUri": docs_url(rule_id),
             "defaultConfiguration": {"level": _SARIF_LEVEL[RULES[rule_id].severity]},
         }
         for rule_id in rule_ids

@@ -5,16 +5,11 @@ from __future__ import annotations
 from lsprotocol import types
 
 from analysis.diagnostics import Diagnostic, Severity
+from analysis.rules import docs_url
 from server.documents import Snapshot
 from server.settings import Settings
 
 SOURCE = "relavium-lsp"
-RULES_URL = "https://github.com/HodeTech/relavium-lsp/blob/main/docs/rules.md"
-
-
-def rule_url(rule: str) -> str:
-    return f"{RULES_URL}#{rule}"
-
 
 def to_lsp_diagnostics(snapshot: Snapshot, settings: Settings) -> list[types.Diagnostic]:
     """The snapshot's diagnostics in client units, with the user's rule severities applied."""
@@ -31,7 +26,7 @@ def to_lsp(snapshot: Snapshot, diagnostic: Diagnostic, severity: Severity) -> ty
         range=snapshot.lines.to_client_range(diagnostic.range),
         severity=types.DiagnosticSeverity(severity),
         code=diagnostic.rule,
-        code_description=types.CodeDescription(href=rule_url(diagnostic.rule)),
+        code_description=types.CodeDescription(href=docs_url(diagnostic.rule)),
         source=SOURCE,
         message=diagnostic.message,
         # `rule` is repeated in data so a quick fix never depends on the client echoing `code`

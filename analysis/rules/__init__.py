@@ -27,7 +27,9 @@ from analysis.schema import validate
 from analysis.source import SourceText
 from analysis.yaml_tree import YamlDocument
 
-DOCS_URL = "docs/rules.md"
+# Where every rule has a section; diagnostics link `DOCS_URL#<rule-id>` (LSP codeDescription,
+# SARIF helpUri, hover).
+DOCS_URL = "https://github.com/HodeTech/relavium-lsp/blob/main/docs/rules.md"
 
 
 @dataclass
@@ -68,8 +70,12 @@ class Rule:
     check: Callable[[RuleContext], Iterable[Diagnostic]]
 
     @property
-    def docs_anchor(self) -> str:
-        return f"{DOCS_URL}#{self.id}"
+    def docs_url(self) -> str:
+        return docs_url(self.id)
+
+
+def docs_url(rule_id: str) -> str:
+    return f"{DOCS_URL}#{rule_id}"
 
 
 def _discover() -> dict[str, Rule]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from analysis import analyze
 from analysis.diagnostics import Severity
 from analysis.files import is_workflow_path
-from analysis.report import FileReport, format_text, to_json, to_sarif
+from analysis.report import STDIN_PATH, FileReport, format_text, to_json, to_sarif
 from server.commands import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 
 NAME = "check"
@@ -88,7 +88,7 @@ def _reports(files: list[str]) -> list[FileReport | str]:
     for path in files:
         if path == STDIN:
             result = analyze(sys.stdin.read(), None)
-            results.append(FileReport("<stdin>", result.source, result.diagnostics))
+            results.append(FileReport(STDIN_PATH, result.source, result.diagnostics))
         else:
             results.append(checked[path])
     return results

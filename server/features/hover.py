@@ -23,10 +23,9 @@ from analysis.describe import (
 from analysis.expressions import TokenKind, analyze_expression, semantic_tokens
 from analysis.naming import js_string
 from analysis.navigation import Occurrence, Role, SymbolKind, expression_at, symbol_index
-from analysis.rules import RULES
+from analysis.rules import RULES, docs_url
 from server.handlers import guarded
 from server.language_server import RelaviumLanguageServer
-from server.lsp_diagnostics import rule_url
 from server.serving import View, view_of
 
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
@@ -161,7 +160,7 @@ def _rule_texts(ls: RelaviumLanguageServer, view: View, offset: int) -> list[str
             continue
         rule = RULES.get(diagnostic.rule)
         summary = rule.summary if rule is not None else "see the rule's documentation"
-        text = f"**{diagnostic.rule}**: {summary} ([docs]({rule_url(diagnostic.rule)}))"
+        text = f"**{diagnostic.rule}**: {summary} ([docs]({docs_url(diagnostic.rule)}))"
         if text not in texts:
             texts.append(text)
     return texts

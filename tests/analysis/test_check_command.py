@@ -1,14 +1,16 @@
 """`relavium-lsp check`: discovery, stdin, formats and exit codes (in-process and one real run)."""
 
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from server.cli import main
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, FIXTURES
 
 BROKEN = """\
 schema_version: '1.0'
@@ -25,6 +27,15 @@ workflow:
   nodes:
     - { id: start, type: input }
   edges: []
+"""
+CYCLE = """\
+schema_version: '1.0'
+workflow:
+  id: demo
+  nodes:
+    - { id: a, type: transform, transform: '1' }
+    - { id: b, type: transform, transform: '2' }
+  edges: [{ from: a, to: b }, { from: b, to: a }]
 """
 
 
@@ -86,9 +97,31 @@ def test_sarif_output_is_a_code_scanning_log(
     assert rules[result["ruleIndex"]]["id"] == result["ruleId"] == "unknown-key"
     assert result["level"] == "error" and result["message"]["text"]
     location = result["locations"][0]["physicalLocation"]
-    assert location["artifactLocation"]["uri"] == str(path)
+    assert location["artifactLocation"]["uri"] == path.as_uri()
+    assert rules[result["ruleIndex"]]["helpUri"].endswith("/docs/rules.md#unknown-key")
     assert location["region"] == {"startLine": 5, "startColumn": 54, "endLine": 5,
                                   "endColumn": 60}
+
+
+def test_sarif_validates_against_the_sarif_2_1_0_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    schema = json.loads((FIXTURES / "sarif-2.1.0-rtm.5.schema.json").read_text(encoding="utf-8"))
+    (tmp_path / "dir with space").mkdir()
+    (tmp_path / "dir with space" / "broken.relavium.yaml").write_text(BROKEN, encoding="utf-8")
+    (tmp_path / "cycle.relavium.yaml").write_text(CYCLE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO(BROKEN))
+    code, out, _ = run(capsys, "--format", "sarif", ".", "-")
+    assert code == 1
+    log = json.loads(out)
+    jsonschema.Draft4Validator(schema).validate(log)
+    results = log["runs"][0]["results"]
+    locations = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in results]
+    # Relative to the checkout, percent-encoded: what code scanning resolves against the repo.
+    assert {"uri": "dir%20with%20space/broken.relavium.yaml"} in locations
+    assert {"description": {"text": "standard input"}} in locations
+    assert any("relatedLocations" in r for r in results if r["ruleId"] == "cycle")
 
 
 def test_directories_find_workflow_files_and_relavium_folders(

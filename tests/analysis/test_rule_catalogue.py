@@ -17,7 +17,7 @@ def test_every_rule_has_an_id_severity_and_one_line_summary() -> None:
         assert re.fullmatch(r"[a-z]+(?:-[a-z]+)*", rule_id)
         assert isinstance(rule.severity, Severity)
         assert rule.summary and "\n" not in rule.summary
-        assert rule.docs_anchor == f"docs/rules.md#{rule_id}"
+        assert rule.docs_url.endswith(f"/docs/rules.md#{rule_id}")
 
 
 def test_every_rule_has_exactly_one_section_and_every_section_is_a_rule() -> None:
