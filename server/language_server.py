@@ -38,6 +38,10 @@ UriListener = Callable[[str], None]
 SettingsListener = Callable[[], None]
 
 
+class CommandFailed(Exception):
+    """A command cannot start; the message names the problem and what to do."""
+
+
 class RelaviumLanguageServer(LanguageServer):
     def __init__(self) -> None:
         from server.protocol import RelaviumProtocol
@@ -126,6 +130,17 @@ class RelaviumLanguageServer(LanguageServer):
         path = uri_to_path(uri)
         text = await asyncio.to_thread(_read_text, path)
         return await asyncio.to_thread(analyze, text, path)
+
+    async def command_analysis(self, uri: str) -> AnalysisResult:
+        """`analysis_of` for commands: a `CommandFailed` that says what is wrong instead of None
+        or an I/O error."""
+        try:
+            result = await self.analysis_of(uri)
+        except (OSError, UnicodeDecodeError) as error:
+            raise CommandFailed(f"cannot read {uri_to_path(uri)} ({error})") from None
+        if result is None:
+            raise CommandFailed(f"{uri} is not a Relavium workflow file")
+        return result
 
     # -- events ---------------------------------------------------------------------------------
 

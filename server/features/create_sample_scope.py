@@ -12,7 +12,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from analysis.sample_scope import existing_sidecar, sidecar_path, sidecar_skeleton
 from server.handlers import guarded
-from server.language_server import RelaviumLanguageServer
+from server.language_server import CommandFailed, RelaviumLanguageServer
 
 COMMAND = "relavium.createSampleScope"
 
@@ -34,11 +34,9 @@ def register(ls: RelaviumLanguageServer) -> None:
         if path is None or not uri.startswith("file:"):
             return _failure(ls, "save the workflow to a file first; the sidecar sits next to it")
         try:
-            result = await ls.analysis_of(uri)
-        except (OSError, UnicodeDecodeError) as error:
-            return _failure(ls, f"cannot read {path} ({error})")
-        if result is None:
-            return _failure(ls, f"{uri} is not a Relavium workflow file")
+            result = await ls.command_analysis(uri)
+        except CommandFailed as failure:
+            return _failure(ls, str(failure))
         good = ls.last_good_snapshot(uri)
         workflow = result.workflow or (good.result.workflow if good is not None else None)
         if workflow is None:

@@ -16,7 +16,7 @@ from pygls.capabilities import get_capability
 from server import dry_run
 from server.documents import uri_to_path
 from server.handlers import guarded
-from server.language_server import RelaviumLanguageServer
+from server.language_server import CommandFailed, RelaviumLanguageServer
 
 COMMAND = "relavium.runWithSampleScope"
 USAGE = 'expected one argument {"uri": "<workflow uri>", "node": "<node id>", "scope"?: "<file>"}'
@@ -55,13 +55,11 @@ def register(ls: RelaviumLanguageServer) -> None:
             scope is None or isinstance(scope, str)
         ):
             return _failure(ls, USAGE)
-        path = uri_to_path(uri)
         try:
-            result = await ls.analysis_of(uri)
-        except (OSError, UnicodeDecodeError) as error:
-            return _failure(ls, f"cannot read {path} ({error})")
-        if result is None:
-            return _failure(ls, f"{uri} is not a Relavium workflow file")
+            result = await ls.command_analysis(uri)
+        except CommandFailed as failure:
+            return _failure(ls, str(failure))
+        path = uri_to_path(uri)
         try:
             sample, sandbox_scope = await asyncio.to_thread(
                 dry_run.prepare, result, path, node, _explicit_scope(ls, scope, path)
