@@ -12,12 +12,18 @@ from typing import Any, Literal
 
 from sandbox.errors import Reason, SandboxError
 from sandbox.limits import MEMORY_LIMIT_BYTES
+from sandbox.scope import MAX_SCOPE_DEPTH
 
 Kind = Literal["condition", "transform", "merge"]
 KINDS: tuple[Kind, ...] = ("condition", "transform", "merge")
 
 TRANSPORT_VERSION = 1
 MAX_SAFE_INTEGER = 2**53
+# Containers a result may nest. Python decodes and encodes JSON recursively (the worker, the pool,
+# the CLI and the language server's response all do), so a result the VM serialized ~1000 levels
+# deep would raise RecursionError in the host instead of an answer. Twice the scope depth: an
+# expression can always return any scope value wrapped in a few containers.
+MAX_RESULT_DEPTH = 2 * MAX_SCOPE_DEPTH
 MALFORMED = "malformed sandbox transport"
 
 # Top-level numbers JSON cannot carry keep their exact value through a private tag.
@@ -95,6 +101,29 @@ def _reject_constant(name: str) -> None:
     raise ValueError(name)
 
 
+def _too_deep() -> SandboxError:
+    return SandboxError("non_serializable", f"the result nests deeper than {MAX_RESULT_DEPTH}")
+
+
+def _nested_deeper_than(limit: int, payload: str, value: Any) -> bool:
+    """Whether the decoded `value` has more than `limit` nested containers (iteratively)."""
+    if payload.count("[") + payload.count("{") <= limit:
+        return False  # the common case: too few brackets to nest that deep, no walk needed
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            children = list(item.values())
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in children)
+    return False
+
+
 def _js_integer(text: str) -> int | float:
     """Every JavaScript number is a double: beyond 2**53 an integer literal names a double."""
     number = int(text)
@@ -123,6 +152,10 @@ def _success(record: dict[str, Any], kind: Kind) -> Any:
         value = json.loads(payload, parse_constant=_reject_constant, parse_int=_js_integer)
     except ValueError:
         raise SandboxError("runtime", MALFORMED) from None
+    except RecursionError:
+        raise _too_deep() from None
+    if _nested_deeper_than(MAX_RESULT_DEPTH, payload, value):
+        raise _too_deep()
     if vm_type == "object" and value is not None and not isinstance(value, dict | list):
         # A boxed primitive or an object whose toJSON returns a scalar: the VM type says object
         # while the marshaled value is a primitive. null stays the one accepted exception.

@@ -7,7 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from sandbox import SandboxError, Scope, evaluate
+from sandbox import SandboxError, Scope, WorkerPool, evaluate
+from sandbox.transport import MAX_RESULT_DEPTH
 
 Failure = Callable[..., SandboxError]
 
@@ -145,3 +146,30 @@ def test_nested_errors_keep_ordinary_json_semantics() -> None:
         {},
         {"e": {}},
     ]
+
+
+def nested_arrays(levels: int) -> str:
+    return f"Array.from({{ length: {levels - 1} }}).reduce((inner) => [inner], [])"
+
+
+def test_result_nesting_up_to_the_bound_is_a_value() -> None:
+    value = evaluate(nested_arrays(MAX_RESULT_DEPTH), "transform", Scope())
+    for _ in range(MAX_RESULT_DEPTH - 1):
+        value = value[0]
+    assert value == []
+
+
+@pytest.mark.parametrize("levels", [MAX_RESULT_DEPTH + 1, 990])
+def test_result_nested_deeper_than_the_host_can_carry_is_non_serializable(
+    failure: Failure, levels: int
+) -> None:
+    # ~990 levels serialize in the VM but used to raise RecursionError in the host's decoder.
+    assert failure(nested_arrays(levels), "transform").reason == "non_serializable"
+
+
+def test_deep_result_through_the_worker_is_non_serializable_not_a_dead_worker() -> None:
+    with WorkerPool() as pool:
+        outcome = pool.run(nested_arrays(990), "merge", Scope())
+        assert outcome.error is not None
+        assert outcome.error.reason == "non_serializable"
+        assert pool.evaluate("1", "transform", Scope()) == 1
