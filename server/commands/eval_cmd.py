@@ -18,6 +18,7 @@ import json
 import sys
 
 from sandbox import Scope, ScopeError, WorkerPool
+from sandbox.scope import MAX_SCOPE_DEPTH
 from server.commands import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_safely
 
 NAME = "eval"
@@ -42,6 +43,11 @@ def load_scope(path: str | None) -> Scope:
         raise ScopeError(f"{path}: cannot read: {error.strerror}") from None
     except (ValueError, UnicodeDecodeError) as error:
         raise ScopeError(f"{path}: not valid JSON: {error}") from None
+    except RecursionError:
+        # Python's JSON reader recurses per level; the scope admits far less nesting anyway.
+        raise ScopeError(
+            f"{path}: nested deeper than {MAX_SCOPE_DEPTH} levels; flatten it"
+        ) from None
     try:
         return Scope.from_json(document)
     except ScopeError as error:

@@ -111,6 +111,7 @@ def test_secret_never_appears_even_when_values_are_dumped(scope_file: Path) -> N
         ('{"ctx": {"a": 1}}', "scope.ctx.a: must be a string"),
         ('{"inputs": {"x": NaN}}', "NaN is not JSON"),
         ('{"branch": []}', "scope.branch: unknown field"),
+        ('{"inputs": {"a": ' + "[" * 100_000 + "]" * 100_000 + "}}", "nested deeper than 128"),
     ],
 )
 def test_bad_scope_file_is_a_usage_error_naming_the_field(
