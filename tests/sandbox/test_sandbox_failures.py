@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -89,6 +90,20 @@ def test_wall_clock_cap_is_the_one_retryable_failure(failure: Failure) -> None:
     error = failure("(() => { try { for (;;) {} } catch (e) { return 'caught' } })()")
     assert (error.reason, error.retryable) == ("timeout", True)
     assert error.message == MESSAGES["timeout"]
+
+
+def test_concurrent_in_process_timeouts_stay_retryable() -> None:
+    # QuickJS's limit counts the whole process's CPU time, which parallel evaluations advance
+    # faster than the wall clock; an early interrupt used to surface as a fatal `runtime`.
+    def reason(_: int) -> tuple[str, bool]:
+        try:
+            evaluate("(() => { for (;;) {} })()", "transform", Scope())
+        except SandboxError as error:
+            return error.reason, error.retryable
+        return "value", False
+
+    with ThreadPoolExecutor(max_workers=3) as threads:
+        assert list(threads.map(reason, range(3))) == [("timeout", True)] * 3
 
 
 def test_catastrophic_regex_backtracking_is_interrupted(failure: Failure) -> None:
