@@ -27,7 +27,8 @@ def prepare(source: str, kind: Kind, scope: Scope) -> str:
         raise SandboxError("scope", f"unknown expression kind {kind!r}")
     problem = check_syntax(source)
     if problem is not None:
-        raise SandboxError("syntax", f"{problem.message} (at offset {problem.offset})")
+        reason = problem.cap or "syntax"
+        raise SandboxError(reason, f"{problem.message} (at offset {problem.offset})")
     try:
         return scope.vm_request(kind, authored_script(source, bindings_for(kind)))
     except ScopeError as error:

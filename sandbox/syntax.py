@@ -13,6 +13,7 @@ import json
 import re
 import threading
 from dataclasses import dataclass
+from typing import Literal
 
 import quickjs
 import tree_sitter_javascript
@@ -20,6 +21,7 @@ from tree_sitter import Language, Node, Parser
 
 from sandbox.authored import ALL_BINDINGS, SOURCE_FIRST_LINE, authored_script
 from sandbox.limits import MEMORY_LIMIT_BYTES, STACK_LIMIT_BYTES
+from sandbox.vm import MEMORY_MARKERS, STACK_MARKERS
 
 NOT_ONE_EXPRESSION = "expected exactly one expression"
 # A parser message may quote one token; an author's megabyte-long identifier stays out of it.
@@ -40,6 +42,9 @@ class SyntaxProblem:
 
     offset: int
     message: str
+    # Set when the parser hit a sandbox cap rather than a grammar error: the evaluation then
+    # fails with that reason (`stack`/`memory`), as the engine compiling it would.
+    cap: Literal["memory", "stack"] | None = None
 
 
 class _ThreadParsers(threading.local):
@@ -100,7 +105,15 @@ def _problem_from_engine(source: str, report: str) -> SyntaxProblem | None:
         message = message[: MESSAGE_LIMIT - 1] + "…"
     position = _ENGINE_POSITION.match(frames)
     offset = 0 if position is None else _offset(source, int(position[1]), int(position[2]))
-    return SyntaxProblem(offset=offset, message=message)
+    return SyntaxProblem(offset=offset, message=message, cap=_cap_tripped(first_line))
+
+
+def _cap_tripped(first_line: str) -> Literal["memory", "stack"] | None:
+    if first_line.startswith(MEMORY_MARKERS):
+        return "memory"
+    if first_line.startswith(STACK_MARKERS):
+        return "stack"
+    return None
 
 
 def _offset(source: str, engine_line: int, engine_column: int) -> int:

@@ -26,8 +26,8 @@ DRIVER = "\n".join(
 TIME_LIMIT_SECONDS = TIME_LIMIT_MS / 1000
 # The interrupt marker of the engine's own deadline; authored code cannot throw it uncatchably.
 INTERRUPTED = "InternalError: interrupted"
-_MEMORY_MARKERS = ("InternalError: out of memory", "InternalError: string too long", "null")
-_STACK_MARKERS = ("RangeError: Maximum call stack size exceeded", "InternalError: stack overflow")
+MEMORY_MARKERS = ("InternalError: out of memory", "InternalError: string too long", "null")
+STACK_MARKERS = ("RangeError: Maximum call stack size exceeded", "InternalError: stack overflow")
 
 
 class _EarlyInterrupt(Exception):
@@ -108,8 +108,8 @@ def _raise_if_early(deadline: float) -> None:
 def _escaped(report: str) -> SandboxError:
     """Classify what escaped the driver's catch-all: only engine-made failures can."""
     first_line = report.partition("\n")[0]
-    if first_line.startswith(_MEMORY_MARKERS):
+    if first_line.startswith(MEMORY_MARKERS):
         return SandboxError("memory", first_line)
-    if first_line.startswith(_STACK_MARKERS):
+    if first_line.startswith(STACK_MARKERS):
         return SandboxError("stack", first_line)
     return SandboxError("runtime", first_line)

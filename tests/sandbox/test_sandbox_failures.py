@@ -59,6 +59,7 @@ def test_authored_interrupted_error_stays_a_fatal_runtime_error(failure: Failure
         "(() => { const a = []; for (;;) a.push({ x: [1, 2, 3] }) })()",  # the engine's null throw
         "(() => { let s = 'ab'; for (;;) s = s + s })()",  # string too long
         "'x'.repeat(5 << 20)",  # the result does not fit next to its serialization
+        "[" + "1," * 3_000_000 + "1]",  # the parser itself runs out of heap
     ],
 )
 def test_memory_cap_trips_fatal_memory(failure: Failure, source: str) -> None:
@@ -72,6 +73,7 @@ def test_memory_cap_trips_fatal_memory(failure: Failure, source: str) -> None:
         "(function f() { return f() })()",
         "(function f(n) { return [f(n + 1)] })(0)",
         "JSON.parse('['.repeat(100000) + ']'.repeat(100000))",
+        "(" * 5000 + "1" + ")" * 5000,  # the parser itself overflows: a cap, not a syntax error
     ],
 )
 def test_stack_cap_trips_fatal_stack(failure: Failure, source: str) -> None:

@@ -113,7 +113,9 @@ def test_nothing_authored_runs_during_the_check() -> None:
 
 def test_too_deep_nesting_reports_the_engine_stack_error() -> None:
     problem = check_syntax("(" * 5000 + "1" + ")" * 5000)
-    assert problem == SyntaxProblem(offset=0, message="Maximum call stack size exceeded")
+    assert problem == SyntaxProblem(
+        offset=0, message="Maximum call stack size exceeded", cap="stack"
+    )
 
 
 def test_message_quotes_a_token_but_never_the_whole_long_source() -> None:
