@@ -62,6 +62,9 @@ class RelaviumLanguageServer(LanguageServer):
         self._close_listeners: list[UriListener] = []
         self._settings_listeners: list[SettingsListener] = []
         self._sandbox_pool: WorkerPool | None = None
+        # A run waits here, on the event loop, for a free worker: waiting inside pygls' thread
+        # pool instead would hold a thread, and enough queued runs starve the stdin reader.
+        self.sandbox_turns = asyncio.Semaphore(SANDBOX_WORKERS)
         self._openings = itertools.count()
 
     @property

@@ -68,9 +68,10 @@ def register(ls: RelaviumLanguageServer) -> None:
             return _failure(ls, str(error))
         token = await _begin_progress(ls, node)
         try:
-            run = await asyncio.get_running_loop().run_in_executor(
-                ls.thread_pool, dry_run.evaluate, ls.sandbox_pool, sample, sandbox_scope
-            )
+            async with ls.sandbox_turns:
+                run = await asyncio.get_running_loop().run_in_executor(
+                    ls.thread_pool, dry_run.evaluate, ls.sandbox_pool, sample, sandbox_scope
+                )
         finally:
             if token is not None:
                 ls.work_done_progress.end(token, types.WorkDoneProgressEnd())

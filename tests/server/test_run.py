@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from typing import Any
 
 import pytest
@@ -171,6 +172,23 @@ async def test_a_hang_is_killed_while_the_server_keeps_answering(
     assert result["error"]["reason"] == "timeout" and result["error"]["retryable"] is True
     after = workspace.open("after-hang.relavium.yaml", workflow("inputs.ticket + '!'"))
     assert (await run(client, after, "calc"))["value"] == "hello!"
+
+
+async def test_queued_runs_do_not_starve_other_requests(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    # More hanging runs than pygls' thread pool (min(32, cpus + 4)) has threads: a run waiting
+    # for a sandbox worker must not hold a thread, or the stdin reader and analyses wait too.
+    threads = min(32, (os.cpu_count() or 1) + 4)
+    uri = workspace.open("many-hangs.relavium.yaml", workflow("(() => { while (true) {} })()"))
+    hangs = [asyncio.ensure_future(run(client, uri, "calc")) for _ in range(threads + 2)]
+    await asyncio.sleep(0.3)
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert lenses and not any(hang.done() for hang in hangs)
+    results = await asyncio.gather(*hangs)
+    assert {result["error"]["reason"] for result in results} == {"timeout"}
 
 
 async def test_a_cancelled_run_answers_cancelled(
