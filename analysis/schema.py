@@ -140,7 +140,9 @@ class Number(Spec):
 
     def check(self, walk: Walk, node: YNode, path: str) -> None:
         value = node.value if isinstance(node, YScalar) else None
-        ok_type = isinstance(value, int) if self.integer else isinstance(value, int | float)
+        # JavaScript has one number type: the engine's `.int()` accepts `3e5` and `1000.0`.
+        ok_type = isinstance(value, int) or (
+            isinstance(value, float) and (value.is_integer() or not self.integer))
         if isinstance(value, bool) or not ok_type or (isinstance(node, YScalar) and node.style):
             kind = "an integer" if self.integer else "a number"
             walk.report(INVALID_VALUE, node, f"{path} must be {kind}, not {_describe(node)}")

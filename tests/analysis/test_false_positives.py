@@ -1,0 +1,27 @@
+"""Valid workflows that must stay clean: each case is one a user hit as a false positive."""
+
+from analysis import analyze
+
+
+def rules_reported(text: str) -> list[str]:
+    return [diagnostic.rule for diagnostic in analyze(text).diagnostics]
+
+
+def test_integral_floats_are_integers_as_in_javascript() -> None:
+    # The engine reads YAML into JavaScript numbers: `3e5` and `1000.0` pass its `.int()`.
+    text = """schema_version: '1.0'
+workflow:
+  id: floats
+  timeout_ms: 3e5
+  max_parallel: 4.0
+  budget: { max_cost_microcents: 1.5e6, on_exceed: warn }
+  agents: [{ id: writer }]
+  nodes:
+    - { id: start, type: input }
+    - { id: draft, type: agent, agent_ref: writer, max_tokens: 1000.0, retry: { max: 2.0 } }
+  edges:
+    - { from: start, to: draft }
+"""
+    assert rules_reported(text) == []
+    assert rules_reported(text.replace("max_tokens: 1000.0", "max_tokens: 1000.5")) == [
+        "invalid-value"]
