@@ -37,6 +37,17 @@ class RelaviumProtocol(LanguageServerProtocol):
             ls.apply_settings(section_of(params.initialization_options), "initializationOptions")
         return result
 
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        # pygls cancels pending requests while iterating over the dict their cancellation
+        # callbacks pop from: with a command still running, `shutdown` answered an internal
+        # error. Cancel them from a copy first; pygls' own pass then finds nothing to cancel.
+        current_id = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current_id and not future.done():
+                future.cancel()
+        yield from super().lsp_shutdown(*args)
+
     # Text sync: the server keeps workflow documents itself (see server.documents.apply_change)
     # and mirrors every document into pygls' workspace as whole text, for code that reads it.
 

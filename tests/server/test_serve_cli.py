@@ -7,6 +7,8 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
+from typing import IO, Any
 
 import pytest
 
@@ -80,3 +82,62 @@ def test_serves_over_tcp() -> None:
         process.kill()
         stdout, _ = process.communicate(timeout=30)
     assert stdout == b""  # over TCP, nothing at all goes to stdout
+
+
+def read_message(stream: IO[bytes]) -> dict[str, Any]:
+    length = 0
+    while (header := stream.readline()) not in (b"\r\n", b""):
+        if header.lower().startswith(b"content-length:"):
+            length = int(header.split(b":")[1])
+    return json.loads(stream.read(length))  # type: ignore[no-any-return]
+
+
+def answer_to(process: subprocess.Popen[bytes], request_id: int) -> dict[str, Any]:
+    assert process.stdout is not None
+    while (message := read_message(process.stdout)).get("id") != request_id or "method" in message:
+        pass
+    return message
+
+
+HANGING_WORKFLOW = """\
+schema_version: '1.0'
+workflow:
+  id: hang
+  nodes:
+    - { id: start, type: input }
+    - { id: calc, type: transform, transform: '(() => { while (true) {} })()' }
+  edges:
+    - { from: start, to: calc }
+"""
+
+
+def test_shutdown_with_a_run_in_flight_answers_and_exits_cleanly(tmp_path: Path) -> None:
+    workflow = tmp_path / "hang.relavium.yaml"
+    workflow.write_text(HANGING_WORKFLOW, encoding="utf-8")
+    uri = workflow.as_uri()
+    process = serve("--stdio")
+    assert process.stdin is not None
+
+    def send(message: dict[str, Any]) -> None:
+        assert process.stdin is not None
+        process.stdin.write(frame({"jsonrpc": "2.0", **message}))
+        process.stdin.flush()
+
+    try:
+        send({"id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}})
+        answer_to(process, 1)
+        send({"method": "initialized", "params": {}})
+        document = {"uri": uri, "languageId": "yaml", "version": 1, "text": HANGING_WORKFLOW}
+        send({"method": "textDocument/didOpen", "params": {"textDocument": document}})
+        arguments = [{"uri": uri, "node": "calc"}]
+        run = {"command": "relavium.runWithSampleScope", "arguments": arguments}
+        send({"id": 2, "method": "workspace/executeCommand", "params": run})
+        send({"id": 3, "method": "shutdown"})
+        shutdown = answer_to(process, 3)
+        assert "error" not in shutdown and shutdown["result"] is None
+        send({"method": "exit"})
+        # stdin stays open, as a client waiting for the process would keep it
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
+        process.communicate(timeout=30)
