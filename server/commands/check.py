@@ -43,7 +43,9 @@ def find_workflow_files(directory: Path) -> Iterator[Path]:
         )
         for name in sorted(files):
             path = Path(root, name)
-            if is_workflow_path(path):
+            # Judged on the absolute path: `check .` run inside a `.relavium/` folder must see
+            # the folder its files are in (and `.relavium/..` is not inside it).
+            if is_workflow_path(Path(os.path.abspath(path))):
                 yield path
 
 

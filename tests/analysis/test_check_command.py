@@ -179,3 +179,21 @@ def test_warnings_alone_exit_zero(tmp_path: Path, capsys: pytest.CaptureFixture[
                     encoding="utf-8")
     code, out, _ = run(capsys, str(path))
     assert code == 0 and "warning unreachable-node" in out
+
+
+def test_a_relative_walk_inside_a_relavium_folder_finds_its_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / ".relavium" / "team"
+    folder.mkdir(parents=True)
+    (folder / "flow.yaml").write_text(BROKEN, encoding="utf-8")
+    (tmp_path / "outside.yaml").write_text(BROKEN, encoding="utf-8")
+    monkeypatch.chdir(folder)
+    code, out, _ = run(capsys, "--format", "json", ".")
+    assert code == 1
+    assert {record["path"] for record in json.loads(out)} == {"flow.yaml"}
+    # `..` leaves the folder: a plain YAML file beside it is not a workflow.
+    monkeypatch.chdir(tmp_path / ".relavium")
+    code, out, _ = run(capsys, "--format", "json", "..")
+    assert code == 1
+    assert {record["path"] for record in json.loads(out)} == {"../.relavium/team/flow.yaml"}
