@@ -15,6 +15,7 @@ Contract:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -57,6 +58,16 @@ _MAYBE_NOT_STRING = frozenset("0123456789+-.~nNtTfF")
 _PROPERTIES = re.compile(r"(?:[&!][^ \t\r\n]*[ \t\r\n]*)+")
 
 
+def _js_integer(value: int) -> int | float:
+    """The integer as a JavaScript number: beyond 2**53 a double (infinite past the range)."""
+    if abs(value) <= 2**53:
+        return value
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
 def resolve_plain(text: str) -> ScalarValue:
     """The YAML 1.2 core-schema value of a plain (unquoted) scalar."""
     if text and text[0] not in _MAYBE_NOT_STRING:
@@ -66,10 +77,12 @@ def resolve_plain(text: str) -> ScalarValue:
     if text in _BOOL:
         return _BOOL[text]
     if _INT.match(text):
-        return int(text)
+        # Up to 15 digits is exact either way; longer goes through float, as JavaScript reads
+        # it (and a >4,300-digit int() would raise).
+        return int(text) if len(text) <= 15 else float(text)
     if text.startswith(("0o", "0x")) and len(text) > 2:
         try:
-            return int(text[2:], 8 if text[1] == "o" else 16)
+            return _js_integer(int(text[2:], 8 if text[1] == "o" else 16))
         except ValueError:
             return text
     if _FLOAT.match(text):

@@ -5,7 +5,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analysis import INTERNAL_ERROR, analyze
-from analysis.yaml_tree import MAX_SOURCE_BYTES
+from analysis.source import SourceText
+from analysis.yaml_tree import MAX_SOURCE_BYTES, YScalar, read_yaml
 from tests.analysis.large_workflow import large_workflow
 
 WORKFLOW_KEYS = [
@@ -109,3 +110,25 @@ def test_generated_thousand_node_workflow_is_clean_and_fully_ordered() -> None:
     assert result.graph.cycle is None
     assert len(result.graph.ancestors("b99-pass")) == 1000
     assert result.graph.fan_in_branches("b42-join") == ["b42-left", "b42-right"]
+
+
+def test_huge_integers_are_javascript_numbers_and_never_raise() -> None:
+    # Python refuses int() of >4,300 digits; JavaScript reads any of these as a double.
+    for digits in ("9" * 5000, "0" * 5000 + "7", "0x" + "f" * 5000, "0o" + "7" * 5000,
+                   "9007199254740993"):
+        text = f"""schema_version: '1.0'
+workflow:
+  id: big
+  timeout_ms: {digits}
+  inputs: [{{ name: n, type: number, validation: {{ min: {digits}, max: 1 }} }}]
+  nodes:
+    - id: route
+      type: condition
+      expression: '1'
+      branches: [{{ when: {digits}, target_node: done }}]
+    - {{ id: done, type: output }}
+  edges: [{{ from: 'route:{digits}', to: done }}]
+"""
+        assert_analyzes(text)
+    scalar = read_yaml(SourceText("9007199254740993")).root
+    assert isinstance(scalar, YScalar) and scalar.value == 2**53  # JavaScript's rounding
