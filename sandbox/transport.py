@@ -68,7 +68,10 @@ def decode(transport: object, kind: Kind) -> Any:
     if arm == "denied" and set(record) == _ARM_KEYS["denied"]:
         raise SandboxError("secret_context")
     if arm == "failure" and set(record) == _ARM_KEYS["failure"]:
-        reason = _FAILURE_REASONS.get((record["phase"], record["evidence"]))
+        phase, evidence = record["phase"], record["evidence"]
+        # A JSON list or object as a field is unhashable: check the types before the lookup.
+        known = isinstance(phase, str) and isinstance(evidence, str)
+        reason = _FAILURE_REASONS.get((phase, evidence)) if known else None
         if reason is None or not isinstance(record["detail"], str):
             raise SandboxError("runtime", MALFORMED)
         raise SandboxError(reason, record["detail"])
@@ -92,7 +95,9 @@ def _parse(transport: object) -> dict[str, Any]:
         record = json.loads(transport, parse_constant=_reject_constant)
     except ValueError:
         raise SandboxError("runtime", MALFORMED) from None
-    if not isinstance(record, dict) or record.get("v") != TRANSPORT_VERSION:
+    version = record.get("v") if isinstance(record, dict) else None
+    # `type` is exact: JSON `true` and `1.0` compare equal to 1 in Python.
+    if type(version) is not int or version != TRANSPORT_VERSION:
         raise SandboxError("runtime", MALFORMED)
     return record
 
@@ -135,9 +140,13 @@ def _success(record: dict[str, Any], kind: Kind) -> Any:
     payload = record.get("payload")
     tag = record.get("tag")
     if (
-        vm_type not in VM_TYPES
+        not isinstance(vm_type, str)
+        or vm_type not in VM_TYPES
         or (payload is not None and not isinstance(payload, str))
-        or (tag is not None and (vm_type != "number" or tag not in NUMBER_TAGS))
+        or (
+            tag is not None
+            and (not isinstance(tag, str) or vm_type != "number" or tag not in NUMBER_TAGS)
+        )
     ):
         raise SandboxError("runtime", MALFORMED)
     if kind == "condition" and vm_type not in CONDITION_TYPES:

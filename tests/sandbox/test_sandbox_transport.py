@@ -37,6 +37,13 @@ def encoded(**record: object) -> str:
         encoded(arm="success", type="number", tag="NaNish", payload="null"),
         encoded(arm="success", type="number", payload="NaN"),
         encoded(arm="success", type="object", payload="{"),
+        # Unhashable or mistyped fields: never a TypeError from the decoder itself.
+        encoded(arm="failure", phase=["run"], evidence="runtime", detail="x"),
+        encoded(arm="failure", phase="run", evidence={"memory": 1}, detail="x"),
+        encoded(arm="success", type=["number"], payload="1"),
+        encoded(arm="success", type="number", tag=["NaN"], payload="null"),
+        json.dumps({"v": True, "arm": "denied"}),
+        json.dumps({"v": 1.0, "arm": "denied"}),
     ],
 )
 def test_malformed_transport_is_a_fixed_failure_never_success_or_denial(
