@@ -25,3 +25,27 @@ workflow:
     assert rules_reported(text) == []
     assert rules_reported(text.replace("max_tokens: 1000.0", "max_tokens: 1000.5")) == [
         "invalid-value"]
+
+
+def test_a_handle_is_javascripts_string_of_a_numeric_when() -> None:
+    # String(0.00001) is "0.00001" and String(1e-7) is "1e-7" (not Python's "1e-05", "1e-07").
+    text = """schema_version: '1.0'
+workflow:
+  id: handles
+  nodes:
+    - id: route
+      type: condition
+      expression: '0.00001'
+      branches:
+        - { when: 0.00001, target_node: small }
+        - { when: 1e-7, target_node: tiny }
+        - { when: 1e21, target_node: huge }
+    - { id: small, type: output }
+    - { id: tiny, type: output }
+    - { id: huge, type: output }
+  edges:
+    - { from: 'route:0.00001', to: small }
+    - { from: 'route:1e-7', to: tiny }
+    - { from: 'route:1e+21', to: huge }
+"""
+    assert rules_reported(text) == []
