@@ -86,17 +86,35 @@ def find_references(text: str) -> list[TemplateRef]:
     return refs
 
 
+def _filters(body: str, start: int, offset: int) -> tuple[TemplateFilter, ...]:
+    """Every `| name` after the head; a `|` inside a quoted argument (`default("a|b")`) is
+    text. Indices are shifted by `offset` (where the body starts in the template)."""
+    found: list[TemplateFilter] = []
+    quote = ""
+    index = start
+    while index < len(body):
+        ch = body[index]
+        if quote:
+            if ch == "\\":
+                index += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "|" and (match := _FILTER.match(body, index)):
+            found.append(TemplateFilter(match.group("filter"), offset + match.start("filter"),
+                                        offset + match.end("filter")))
+        index += 1
+    return tuple(found)
+
+
 def _parse(text: str, start: int, body_start: int, close: int) -> TemplateRef:
     body = text[body_start:close]
     end = close + 2
     head = _HEAD.match(body)
     if head is None:
         return TemplateRef(start, end, body, None)
-    filters = tuple(
-        TemplateFilter(m.group("filter"), body_start + m.start("filter"),
-                       body_start + m.end("filter"))
-        for m in _FILTER.finditer(body, head.end())
-    )
+    filters = _filters(body, head.end(), body_start)
     for group, kind in (("name", None), ("bracket", "run.outputs"), ("dotted", "run.outputs")):
         if head.group(group) is not None:
             return TemplateRef(

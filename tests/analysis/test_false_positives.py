@@ -49,3 +49,22 @@ workflow:
     - { from: 'route:1e+21', to: huge }
 """
     assert rules_reported(text) == []
+
+
+def test_a_pipe_inside_a_filter_argument_is_text_not_a_filter() -> None:
+    text = """schema_version: '1.0'
+workflow:
+  id: pipes
+  inputs: [{ name: x, type: string }]
+  context:
+    - { key: a, value: '{{ inputs.x | default("a|b") }}' }
+    - { key: b, value: "{{ inputs.x | default('n/a | none') | json }}" }
+  nodes: [{ id: start, type: input }]
+  edges: []
+"""
+    assert rules_reported(text) == []
+    result = analyze(text.replace("| json", "| jsn"))
+    [diagnostic] = result.diagnostics
+    assert diagnostic.rule == "invalid-template" and "unknown filter 'jsn'" in diagnostic.message
+    assert result.source.line_text(diagnostic.range.start.line)[
+        diagnostic.range.start.character:diagnostic.range.end.character] == "jsn"
