@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.yaml_tree import YAlias, YMapping, YNode, YScalar, YSequence
+from analysis.yaml_tree import YAlias, YMapping, YNode, YScalar, YSequence, resolve_plain
 
 if TYPE_CHECKING:
     from analysis.rules import RuleContext
@@ -67,6 +67,15 @@ def _describe(node: YNode) -> str:
     if isinstance(value, int | float):
         return f"the number {node.text}"
     return f"the string '{value}'"
+
+
+def _unquote_hint(node: YNode) -> str:
+    """How to fix a quoted number or boolean (`'300'`, `"true"`), which YAML reads as a string."""
+    if not (isinstance(node, YScalar) and node.style in ("'", '"')):
+        return ""
+    if isinstance(resolve_plain(node.text), bool | int | float):
+        return f"; remove the quotes: {node.text}"
+    return ""
 
 
 def _join(path: str, key: str) -> str:
@@ -145,7 +154,8 @@ class Number(Spec):
             isinstance(value, float) and (value.is_integer() or not self.integer))
         if isinstance(value, bool) or not ok_type or (isinstance(node, YScalar) and node.style):
             kind = "an integer" if self.integer else "a number"
-            walk.report(INVALID_VALUE, node, f"{path} must be {kind}, not {_describe(node)}")
+            walk.report(INVALID_VALUE, node,
+                        f"{path} must be {kind}, not {_describe(node)}{_unquote_hint(node)}")
             return
         assert isinstance(node, YScalar) and isinstance(value, int | float)
         if (self.minimum is not None and value < self.minimum) or (
@@ -161,7 +171,8 @@ class Boolean(Spec):
     def check(self, walk: Walk, node: YNode, path: str) -> None:
         if not (isinstance(node, YScalar) and isinstance(node.value, bool) and not node.style):
             walk.report(INVALID_VALUE, node,
-                        f"{path} must be true or false, not {_describe(node)}")
+                        f"{path} must be true or false, not {_describe(node)}"
+                        f"{_unquote_hint(node)}")
 
 
 @dataclass
