@@ -60,6 +60,16 @@ def _check_file(path: str) -> FileReport | str:
     return FileReport(path, result.source, result.diagnostics)
 
 
+def _check_stdin() -> FileReport | str:
+    """Standard input's report; bytes that are not UTF-8 are an I/O error, as in a file."""
+    try:
+        text = sys.stdin.buffer.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return f"{STDIN_PATH}: cannot read: {error}"
+    result = analyze(text, None)
+    return FileReport(STDIN_PATH, result.source, result.diagnostics)
+
+
 def _inputs(paths: list[str]) -> tuple[list[str], list[str]]:
     """(files to check in order, I/O errors)."""
     files: list[str] = []
@@ -89,8 +99,7 @@ def _reports(files: list[str]) -> list[FileReport | str]:
         checked = {path: _check_file(path) for path in on_disk}
     for path in files:
         if path == STDIN:
-            result = analyze(sys.stdin.read(), None)
-            results.append(FileReport(STDIN_PATH, result.source, result.diagnostics))
+            results.append(_check_stdin())
         else:
             results.append(checked[path])
     return results

@@ -39,6 +39,11 @@ workflow:
 """
 
 
+def stdin_of(data: bytes) -> io.TextIOWrapper:
+    """A standard input that, like the real one, has a binary buffer underneath."""
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+
+
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = main(["check", *args])
     captured = capsys.readouterr()
@@ -111,7 +116,7 @@ def test_sarif_validates_against_the_sarif_2_1_0_schema(
     (tmp_path / "dir with space" / "broken.relavium.yaml").write_text(BROKEN, encoding="utf-8")
     (tmp_path / "cycle.relavium.yaml").write_text(CYCLE, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("sys.stdin", io.StringIO(BROKEN))
+    monkeypatch.setattr("sys.stdin", stdin_of(BROKEN.encode()))
     code, out, _ = run(capsys, "--format", "sarif", ".", "-")
     assert code == 1
     log = json.loads(out)
@@ -154,9 +159,7 @@ def test_many_files_are_checked_in_parallel_with_the_same_ordered_output(
 
 def test_stdin_is_read_for_a_dash(monkeypatch: pytest.MonkeyPatch,
                                   capsys: pytest.CaptureFixture[str]) -> None:
-    import io
-
-    monkeypatch.setattr(sys, "stdin", io.StringIO(CLEAN))
+    monkeypatch.setattr(sys, "stdin", stdin_of(CLEAN.encode()))
     code, out, err = run(capsys, "-")
     assert (code, out) == (0, "")
     assert "1 file checked: 0 errors, 0 warnings" in err
@@ -197,3 +200,17 @@ def test_a_relative_walk_inside_a_relavium_folder_finds_its_files(
     code, out, _ = run(capsys, "--format", "json", "..")
     assert code == 1
     assert {record["path"] for record in json.loads(out)} == {"../.relavium/team/flow.yaml"}
+
+
+def test_stdin_that_is_not_utf8_is_an_io_error_and_crlf_is_kept(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", stdin_of(b"schema_version: '\xff'\n"))
+    code, out, err = run(capsys, "-")
+    assert (code, out) == (2, "")
+    assert "<stdin>: cannot read" in err and "utf-8" in err
+    monkeypatch.setattr(sys, "stdin", stdin_of(BROKEN.replace("\n", "\r\n").encode()))
+    code, out, _ = run(capsys, "--format", "json", "-")
+    assert code == 1
+    [record] = json.loads(out)
+    assert record["range"]["start"] == {"line": 4, "character": 53}
