@@ -334,7 +334,8 @@ def _validation_spec(input_type: str | None) -> Obj:
                                             "min_length", "max_length")})
     return Obj({
         "format": Text(enum=("email", "uri", "uuid", "date-time")), "pattern": Text(),
-        "enum": Seq(ScalarValue()), "min_length": Number(integer=True, minimum=0),
+        # The engine refuses an enum member of another type than the input's: it never matches.
+        "enum": Seq(Text()), "min_length": Number(integer=True, minimum=0),
         "max_length": Number(integer=True, minimum=0),
     }, extra=_ordered("min_length", "max_length"))
 
