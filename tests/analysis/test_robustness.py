@@ -8,6 +8,7 @@ from analysis import INTERNAL_ERROR, analyze
 from analysis.source import SourceText
 from analysis.yaml_tree import MAX_SOURCE_BYTES, YScalar, read_yaml
 from tests.analysis.large_workflow import large_workflow
+from tests.conftest import EXAMPLES
 
 WORKFLOW_KEYS = [
     "schema_version", "workflow", "id", "type", "nodes", "edges", "from", "to", "inputs",
@@ -71,6 +72,47 @@ def test_any_node_list_never_raises(nodes: list[dict[str, object]],
     text = yaml.safe_dump({"schema_version": "1.0",
                            "workflow": {"id": "w", "nodes": nodes, "edges": edges}})
     assert_analyzes(text)
+
+
+EXAMPLE_LINES = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8").split("\n")
+# Fragments that break YAML or JavaScript structure in the ways an author's typing does.
+FRAGMENTS = ["{{", "}}", "'", '"', ":", "- ", "#", "|", ">-", "\t", "\r", "\ufeff", "é", "😀",
+             "[", "]", "{", "}", "&a ", "*a", "!!str ", "\\", 'run.outputs["', "${", "/", "`",
+             "\n  ", "~", ": ", ",", "0x", "1e999", "? ", "---\n", "9" * 5000]
+MUTATION = st.tuples(
+    st.sampled_from(["delete", "duplicate", "insert", "cut", "indent", "swap", "value"]),
+    st.integers(0, 10_000), st.integers(0, 10_000), st.sampled_from(FRAGMENTS),
+)
+
+
+def mutate(lines: list[str], operations: list[tuple[str, int, int, str]]) -> str:
+    lines = list(lines)
+    for operation, first, second, fragment in operations:
+        at, other = first % len(lines), second % len(lines)
+        column = second % (len(lines[at]) + 1)
+        if operation == "delete" and len(lines) > 1:
+            del lines[at]
+        elif operation == "duplicate":
+            lines.insert(at, lines[other])
+        elif operation == "insert":
+            lines[at] = lines[at][:column] + fragment + lines[at][column:]
+        elif operation == "cut":
+            lines[at] = lines[at][:column] + lines[at][column + first % 7:]
+        elif operation == "indent":
+            lines[at] = " " * (first % 5) + lines[at].lstrip(" ")
+        elif operation == "swap":
+            lines[at], lines[other] = lines[other], lines[at]
+        elif operation == "value" and ": " in lines[at]:
+            lines[at] = lines[at].split(": ", 1)[0] + ": " + fragment
+    return "\n".join(lines)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(MUTATION, min_size=1, max_size=5), st.booleans())
+def test_mutated_example_never_raises(operations: list[tuple[str, int, int, str]],
+                                      crlf: bool) -> None:
+    text = mutate(EXAMPLE_LINES, operations)
+    assert_analyzes(text.replace("\n", "\r\n") if crlf else text)
 
 
 def test_billion_laughs_is_refused_without_expanding() -> None:
