@@ -19,3 +19,21 @@ workflow:
         "workflow.inputs[0] (x).required must be true or false, not the string 'true'; remove "
         "the quotes: true",
     ]
+
+
+def test_an_empty_custom_merge_fn_is_missing() -> None:
+    template = """schema_version: '1.0'
+workflow:
+  id: merges
+  nodes:
+    - {{ id: join, type: merge, merge_strategy: {strategy}, merge_fn: {merge_fn} }}
+  edges: []
+"""
+    for merge_fn in ("''", '"  "', '"\\n"'):
+        result = analyze(template.format(strategy="custom", merge_fn=merge_fn))
+        [diagnostic] = result.diagnostics
+        assert diagnostic.rule == "missing-merge-fn" and "merge_fn is empty" in diagnostic.message
+        assert diagnostic.range.start.line == 4
+    # Ignored by any other strategy: only unused-merge-fn's warning.
+    result = analyze(template.format(strategy="concat", merge_fn="''"))
+    assert [d.rule for d in result.diagnostics] == ["unused-merge-fn"]
