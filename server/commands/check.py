@@ -52,7 +52,8 @@ def find_workflow_files(directory: Path) -> Iterator[Path]:
 def _check_file(path: str) -> FileReport | str:
     """The file's report, or an I/O error message."""
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
+        # utf-8-sig: a byte order mark is not a column, as editors and SARIF count them.
+        with open(path, encoding="utf-8-sig", newline="") as handle:
             text = handle.read()
     except (OSError, UnicodeDecodeError) as error:
         return f"{path}: cannot read: {error}"
@@ -63,7 +64,7 @@ def _check_file(path: str) -> FileReport | str:
 def _check_stdin() -> FileReport | str:
     """Standard input's report; bytes that are not UTF-8 are an I/O error, as in a file."""
     try:
-        text = sys.stdin.buffer.read().decode("utf-8")
+        text = sys.stdin.buffer.read().decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         return f"{STDIN_PATH}: cannot read: {error}"
     result = analyze(text, None)

@@ -214,3 +214,19 @@ def test_stdin_that_is_not_utf8_is_an_io_error_and_crlf_is_kept(
     assert code == 1
     [record] = json.loads(out)
     assert record["range"]["start"] == {"line": 4, "character": 53}
+
+
+def test_a_byte_order_mark_is_not_a_column(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = "schema_version: 1.0\n" + CLEAN.split("\n", 1)[1]
+    path = tmp_path / "bom.relavium.yaml"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    code, out, _ = run(capsys, str(path))
+    assert code == 1
+    assert out.startswith(f"{path}:1:17: error invalid-value")
+    assert out.split("\n")[1:3] == ["  schema_version: 1.0", "                  ^~~"]
+    monkeypatch.setattr(sys, "stdin", stdin_of(b"\xef\xbb\xbf" + text.encode()))
+    code, out, _ = run(capsys, "--format", "json", "-")
+    [record] = json.loads(out)
+    assert record["range"]["start"] == {"line": 0, "character": 16}
