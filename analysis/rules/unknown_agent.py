@@ -1,4 +1,9 @@
-"""unknown-agent: an agent node's `agent_ref` names no declared agent."""
+"""unknown-agent: an agent node's `agent_ref` names no agent declared in `workflow.agents`.
+
+A warning, not an error: the engine resolves `agent_ref` against the inline agents, sibling
+`.agent.yaml` files and the workspace agent registry, which a single file cannot see. Nothing is
+reported when the workflow declares no agents at all (they all come from elsewhere) or has a
+`$ref` agent (whose id lives in another file)."""
 
 from collections.abc import Iterator
 
@@ -7,14 +12,14 @@ from analysis.naming import did_you_mean
 from analysis.rules import RuleContext
 
 RULE_ID = "unknown-agent"
-SEVERITY = Severity.ERROR
-SUMMARY = "An agent_ref that names no agent in workflow.agents."
+SEVERITY = Severity.WARNING
+SUMMARY = "An agent_ref that names no agent in workflow.agents (a typo, or a registry agent)."
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     workflow = ctx.workflow
-    if any(agent.is_ref for agent in workflow.agents):
-        return  # a `$ref` agent's id lives in another file: no false positives
+    if not workflow.agents_by_id or any(agent.is_ref for agent in workflow.agents):
+        return
     for node in workflow.nodes:
         ref = node.agent_ref if node.type == "agent" else None
         if ref is None or ref.id in workflow.agents_by_id:
@@ -23,6 +28,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         yield ctx.diagnostic(
             RULE_ID, SEVERITY, *ref.span,
             f"node '{node.id}': agent_ref '{ref.id}' names no agent in workflow.agents{hint}; "
-            "declare the agent or fix the id",
+            "fix the id or declare the agent there (fine as it is only if the workspace agent "
+            "registry provides it)",
             {"name": ref.id, **data},
         )

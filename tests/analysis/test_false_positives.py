@@ -68,3 +68,22 @@ workflow:
     assert diagnostic.rule == "invalid-template" and "unknown filter 'jsn'" in diagnostic.message
     assert result.source.line_text(diagnostic.range.start.line)[
         diagnostic.range.start.character:diagnostic.range.end.character] == "jsn"
+
+
+def test_an_agent_from_the_registry_does_not_fail_the_check() -> None:
+    # The engine resolves agent_ref in the workspace registry too: a miss is only a warning.
+    text = """schema_version: '1.0'
+workflow:
+  id: registry
+  agents: [{ id: writer }]
+  nodes:
+    - { id: start, type: input }
+    - { id: draft, type: agent, agent_ref: writer }
+    - { id: review, type: agent, agent_ref: security-reviewer }
+  edges:
+    - { from: start, to: draft }
+    - { from: draft, to: review }
+"""
+    [diagnostic] = analyze(text).diagnostics
+    assert (diagnostic.rule, diagnostic.severity.label) == ("unknown-agent", "warning")
+    assert rules_reported(text.replace("  agents: [{ id: writer }]\n", "")) == []
