@@ -137,6 +137,32 @@ class Text(Spec):
             )
 
 
+_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+
+
+@dataclass
+class RelativePath(Text):
+    """`save_to`: a non-empty path relative to the workspace, as the engine refuses any other."""
+
+    def check(self, walk: Walk, node: YNode, path: str) -> None:
+        reported = len(walk.out)
+        super().check(walk, node, path)
+        if len(walk.out) > reported or not isinstance(node, YScalar):
+            return
+        value = str(node.value)
+        if not value:
+            problem = "must not be empty: write a relative path such as 'out/{{ run.id }}.json'"
+        elif value.startswith(("/", "\\")) or _DRIVE.match(value):
+            problem = (f"'{value}' is an absolute path; write it relative to the workspace, "
+                       "e.g. 'out/{{ run.id }}.json'")
+        elif ".." in re.split(r"[\\/]", value):
+            problem = (f"'{value}' must not contain a '..' segment: write a path inside the "
+                       "workspace")
+        else:
+            return
+        walk.report(INVALID_VALUE, node, f"{path} {problem}")
+
+
 KEBAB_ID = Text(KEBAB, "kebab-case (lowercase letters and digits joined by single hyphens)")
 NAME_ID = Text(NAME, "letters, digits, '_' or '-' only")
 
@@ -296,7 +322,7 @@ NODE_FIELDS: dict[str, tuple[dict[str, Spec], tuple[str, ...]]] = {
         "merge_strategy": Text(enum=("concat", "object_merge", "first", "custom")),
         "merge_fn": Text(), "retry": RETRY,
     }, ("merge_strategy",)),
-    "output": ({"output_format": Text(), "save_to": Text()}, ()),
+    "output": ({"output_format": Text(), "save_to": RelativePath()}, ()),
 }
 MERGE_EXPRESSION_TYPE = (
     "merge nodes take no 'expression_type' (merge_fn is always JavaScript); remove the key"
