@@ -387,6 +387,11 @@ def _input_extra(walk: Walk, node: YMapping, path: str) -> None:
     if validation is not None and (input_type in INPUT_TYPES or input_type is None):
         _validation_spec(input_type).check(walk, validation.value, f"{path}.validation")
     default = node.get("default")
+    if (default is not None and isinstance(default.value, YScalar)
+            and isinstance(default.value.value, str) and "{{" in default.value.value):
+        walk.report(INVALID_VALUE, default.value,
+                    f"{path}.default may not use {{{{ }}}}: inputs are resolved before the run "
+                    "exists, so inputs, ctx and secrets are unavailable; write a literal value")
     if input_type == "secret" and default is not None:
         walk.report(INVALID_VALUE, default.key,
                     f"{path}: a secret input may not have a default; remove 'default' and "

@@ -21,3 +21,21 @@ workflow:
     assert found == [("invalid-value", "2"), ("invalid-value", "true"),
                      ("invalid-value", "'3'")]
     assert "quote it: '2'" in result.diagnostics[0].message
+
+
+def test_a_default_may_not_interpolate() -> None:
+    text = """schema_version: '1.0'
+workflow:
+  id: defaults
+  inputs:
+    - { name: team, type: string, default: support }
+    - { name: owner, type: string, default: '{{ inputs.team }}-lead' }
+  nodes: [{ id: start, type: input }]
+  edges: []
+"""
+    result = analyze(text)
+    [diagnostic] = result.diagnostics
+    assert diagnostic.rule == "invalid-value"
+    assert diagnostic.message.startswith(
+        "workflow.inputs[1] (owner).default may not use {{ }}")
+    assert (diagnostic.range.start.line, diagnostic.range.start.character) == (5, 44)
