@@ -394,13 +394,33 @@ def read_yaml(source: SourceText) -> YamlDocument:
     return YamlDocument(source, tree, reader.problems)
 
 
+# libyaml's wording → what the author should do, for the mistakes workflow authors make most.
+_SYNTAX_HINTS = (
+    ("mapping values are not allowed",
+     "a ': ' inside an unquoted value starts a mapping: quote the whole value, or write it as a "
+     "'|' block scalar (JavaScript's `a ? b : c` needs this)"),
+    ("tab", "YAML indents with spaces only: replace the tab with spaces"),
+)
+
+
 def _syntax_problem(reader: _Reader, error: yaml.MarkedYAMLError) -> Diagnostic:
     mark = error.problem_mark or error.context_mark
-    offset = mark.index + reader.base if mark is not None else 0
-    offset = min(offset, len(reader.text))
     what = error.problem or "invalid YAML"
     context = f" {error.context}" if error.context else ""
-    message = f"YAML syntax error: {what}{context}; fix the YAML at this position"
+    hint = "fix the YAML at this position"
+    if "end of stream" in what and error.context_mark is not None and error.context:
+        # An unclosed quote or bracket: where it opened is where to look, not the file's end.
+        mark = error.context_mark
+        opened = error.context.split(" ", 3)[-1]  # "while scanning a quoted scalar"
+        hint = f"the {opened} that starts here is never closed: close it"
+    offset = mark.index + reader.base if mark is not None else 0
+    offset = min(offset, len(reader.text))
+    at_tab = reader.text.startswith("\t", offset)
+    for needle, advice in _SYNTAX_HINTS:
+        if needle in what or (needle == "tab" and at_tab):
+            hint = advice
+            break
+    message = f"YAML syntax error: {what}{context}; {hint}"
     return Diagnostic(reader.source.range(offset, offset + 1 if offset < len(reader.text) else
                                           offset),
                       Severity.ERROR, YAML_SYNTAX, message)

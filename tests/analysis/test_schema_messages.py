@@ -37,3 +37,22 @@ workflow:
     # Ignored by any other strategy: only unused-merge-fn's warning.
     result = analyze(template.format(strategy="concat", merge_fn="''"))
     assert [d.rule for d in result.diagnostics] == ["unused-merge-fn"]
+
+
+def test_yaml_syntax_errors_say_what_to_do_where_the_mistake_is() -> None:
+    head = "schema_version: '1.0'\nworkflow:\n"
+    cases = {
+        # A ternary in a plain scalar: the most common YAML trap for expressions.
+        "  id: t\n  nodes:\n    - id: a\n      type: condition\n"
+        "      expression: inputs.x > 1 ? 'high' : 'low'\n":
+            ((6, 40), "quote the whole value, or write it as a '|' block scalar"),
+        "\tid: t\n": ((2, 0), "replace the tab with spaces"),
+        # An unclosed quote is reported where it opens, not at the end of the file.
+        "  id: 'unclosed\n  nodes: []\n  edges: []\n":
+            ((2, 6), "the quoted scalar that starts here is never closed"),
+    }
+    for body, ((line, character), advice) in cases.items():
+        [diagnostic] = analyze(head + body).diagnostics
+        assert diagnostic.rule == "yaml-syntax"
+        assert (diagnostic.range.start.line, diagnostic.range.start.character) == (line, character)
+        assert advice in diagnostic.message
