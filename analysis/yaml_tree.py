@@ -223,7 +223,9 @@ class _Reader:
             elif node.tag not in _ALLOWED_TAGS:
                 self.problem(
                     YAML_SYNTAX, start, start + len(token),
-                    f"tag '{token}' is not supported: remove it (only plain YAML values are read)",
+                    f"tag '{token}' is not supported: remove it (only plain YAML values are "
+                    "read); if the '!' is JavaScript's not, write the value as a '|' block "
+                    "scalar or quote it",
                 )
         return content
 
@@ -403,6 +405,50 @@ _SYNTAX_HINTS = (
 )
 
 
+# `key: value` (or `- key: value`) whose value starts with a YAML indicator character.
+_INDICATOR_VALUE = re.compile(r"[ \t]*(?:-[ \t]+)?[^\s:#][^:#]*:[ \t]+(?P<value>[][{}\"'`@%*&!|>])")
+
+
+def _indicator_hint(text: str, offset: int) -> str | None:
+    """For an error on a line whose value starts with a YAML indicator (`"a" + b`, `[1].map`,
+    a template literal, `*x`): say that YAML reads it as syntax and how to keep it text."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    match = _INDICATOR_VALUE.match(text, line_start)
+    if match is None or offset < match.start("value"):
+        return None
+    if not _closed_before(text, match.start("value"), offset):
+        return None  # an error inside a flow list or quoted string is not this trap
+    return (f"this value starts with {match.group('value')!r}, which YAML reads as syntax, not "
+            "text: write it as a '|' block scalar, or quote the whole value")
+
+
+def _closed_before(text: str, start: int, offset: int) -> bool:
+    """Whether the flow collection or quoted scalar opening at `start` closes before `offset`
+    (so the text after it is what YAML could not read); other indicators count as closed."""
+    opener = text[start]
+    if opener not in "[{\"'":
+        return True
+    depth = 0
+    index = start + (opener in "\"'")
+    while index < offset:
+        ch = text[index]
+        if opener in "\"'":
+            # Skip an escape: `\x` in double quotes, `''` in single quotes.
+            escape = "\\" if opener == '"' else "''"
+            if text.startswith(escape, index):
+                index += 1
+            elif ch == opener:
+                return True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            if depth == 0:
+                return True
+        index += 1
+    return False
+
+
 def _syntax_problem(reader: _Reader, error: yaml.MarkedYAMLError) -> Diagnostic:
     mark = error.problem_mark or error.context_mark
     what = error.problem or "invalid YAML"
@@ -420,6 +466,8 @@ def _syntax_problem(reader: _Reader, error: yaml.MarkedYAMLError) -> Diagnostic:
         if needle in what or (needle == "tab" and at_tab):
             hint = advice
             break
+    else:
+        hint = _indicator_hint(reader.text, offset) or hint
     message = f"YAML syntax error: {what}{context}; {hint}"
     return Diagnostic(reader.source.range(offset, offset + 1 if offset < len(reader.text) else
                                           offset),

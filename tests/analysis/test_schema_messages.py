@@ -56,3 +56,19 @@ def test_yaml_syntax_errors_say_what_to_do_where_the_mistake_is() -> None:
         assert diagnostic.rule == "yaml-syntax"
         assert (diagnostic.range.start.line, diagnostic.range.start.character) == (line, character)
         assert advice in diagnostic.message
+
+
+def test_a_value_starting_with_a_yaml_indicator_is_told_to_quote() -> None:
+    head = ("schema_version: '1.0'\nworkflow:\n  id: t\n  nodes:\n    - id: a\n"
+            "      type: transform\n      transform: ")
+    for expression in ("[1, 2].map(x => x)", '"a" + inputs.x', "`${inputs.x}`", "@x"):
+        [diagnostic] = analyze(head + expression + "\n  edges: []\n").diagnostics
+        assert diagnostic.rule == "yaml-syntax", expression
+        assert f"this value starts with {expression[0]!r}" in diagnostic.message
+        assert "write it as a '|' block scalar, or quote the whole value" in diagnostic.message
+    # A mistake inside a flow list that is meant as YAML gets no such hint.
+    [diagnostic] = analyze(head.replace("transform: ", "transform: '1'\n  tags: ")
+                           + "[a, {b: c d: e}]\n  edges: []\n").diagnostics
+    assert "starts with" not in diagnostic.message
+    negation = [d.message for d in analyze(head + "!inputs.flag\n  edges: []\n").diagnostics]
+    assert any("if the '!' is JavaScript's not" in message for message in negation)
