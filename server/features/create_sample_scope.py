@@ -45,7 +45,10 @@ def register(ls: RelaviumLanguageServer) -> None:
         target = existing or sidecar_path(Path(path))
         created = existing is None
         if created:
-            target.write_text(sidecar_skeleton(workflow), encoding="utf-8")
+            try:
+                target.write_text(sidecar_skeleton(workflow), encoding="utf-8")
+            except OSError as error:
+                return _failure(ls, f"cannot write {target} ({error.strerror or error})")
             ls.show_message(f"Created {target.name}", types.MessageType.Info)
         else:
             ls.show_message(f"{target.name} already exists; opened it", types.MessageType.Info)

@@ -254,6 +254,21 @@ async def test_create_sample_scope_writes_a_sidecar_once(
     }
 
 
+async def test_create_sample_scope_says_why_it_cannot_write(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    # a workflow whose folder was removed while it stays open in the editor
+    uri = workspace.uri("gone/away.relavium.yaml")
+    client.open(uri, EXAMPLE)
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=CREATE, arguments=[{"uri": uri}])
+    )
+    assert result["created"] is False
+    assert str(workspace.root / "gone" / "away.samples.json") in result["message"]
+    assert client.messages[-1].type == types.MessageType.Error
+    assert result["message"] in client.messages[-1].message
+
+
 async def test_a_saved_workflow_runs_without_being_open(
     client: RelaviumClient, workspace: Workspace
 ) -> None:
