@@ -113,6 +113,13 @@ class Text(Spec):
             if isinstance(node, YScalar) and node.value is not None and not self.enum:
                 extra["replacement"] = f"'{node.text}'"
                 hint += f" (quote it: '{node.text}')"
+            elif isinstance(node, YMapping | YSequence) and not self.enum:
+                opener = walk.ctx.source.text[node.start:node.start + 1]
+                if opener in ("{", "["):
+                    # `transform: { a: 1 }` is a JavaScript object to its author, a mapping to YAML.
+                    hint += (f" (YAML reads a value starting with '{opener}' as a "
+                             f"{'mapping' if opener == '{' else 'list'}: write the text as a "
+                             "'|' block scalar or quote it)")
             walk.report(INVALID_VALUE, node, f"{path} must be {hint}, not {_describe(node)}",
                         **extra)
             return

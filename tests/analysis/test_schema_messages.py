@@ -72,3 +72,23 @@ def test_a_value_starting_with_a_yaml_indicator_is_told_to_quote() -> None:
     assert "starts with" not in diagnostic.message
     negation = [d.message for d in analyze(head + "!inputs.flag\n  edges: []\n").diagnostics]
     assert any("if the '!' is JavaScript's not" in message for message in negation)
+
+
+def test_an_object_literal_read_as_a_yaml_mapping_is_told_to_quote() -> None:
+    text = """schema_version: '1.0'
+workflow:
+  id: t
+  nodes:
+    - id: a
+      type: transform
+      transform: { total: 1 }
+    - { id: b, type: transform, transform: [1, 2] }
+  edges: [{ from: a, to: b }]
+"""
+    messages = [d.message for d in analyze(text).diagnostics]
+    assert messages == [
+        "workflow.nodes[0] (a).transform must be a string (YAML reads a value starting with '{' "
+        "as a mapping: write the text as a '|' block scalar or quote it), not a mapping",
+        "workflow.nodes[1] (b).transform must be a string (YAML reads a value starting with '[' "
+        "as a list: write the text as a '|' block scalar or quote it), not a list",
+    ]
