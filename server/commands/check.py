@@ -106,6 +106,22 @@ def _reports(files: list[str]) -> list[FileReport | str]:
     return results
 
 
+def _write_report(output_format: str, reports: list[FileReport]) -> None:
+    if output_format == "json":
+        output = json.dumps(to_json(reports), indent=2, ensure_ascii=False, default=str) + "\n"
+    elif output_format == "sarif":
+        output = json.dumps(to_sarif(reports), indent=2, ensure_ascii=False, default=str) + "\n"
+    else:
+        output = format_text(reports)
+    try:
+        sys.stdout.write(output)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader left early (`| head`): no traceback, and nothing more to write there
+        # (pointing stdout at devnull keeps the interpreter's final flush from failing too).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(args: argparse.Namespace) -> int:
     files, errors = _inputs(args.paths)
     reports: list[FileReport] = []
@@ -114,12 +130,7 @@ def main(args: argparse.Namespace) -> int:
             errors.append(outcome)
         else:
             reports.append(outcome)
-    if args.format == "json":
-        print(json.dumps(to_json(reports), indent=2, ensure_ascii=False, default=str))
-    elif args.format == "sarif":
-        print(json.dumps(to_sarif(reports), indent=2, ensure_ascii=False, default=str))
-    else:
-        sys.stdout.write(format_text(reports))
+    _write_report(args.format, reports)
     for error in errors:
         print(f"relavium-lsp check: {error}", file=sys.stderr)
     counts = {severity: 0 for severity in Severity}

@@ -230,3 +230,22 @@ def test_a_byte_order_mark_is_not_a_column(
     code, out, _ = run(capsys, "--format", "json", "-")
     [record] = json.loads(out)
     assert record["range"]["start"] == {"line": 0, "character": 16}
+
+
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path, output_format: str) -> None:
+    path = tmp_path / "many.relavium.yaml"
+    # Far more output than a pipe buffers, so the writer is still writing when `head` leaves.
+    path.write_text(CLEAN.replace(
+        "    - { id: start, type: input }\n",
+        "".join(f"    - {{ id: n{i}, type: output, colour: red }}\n" for i in range(3000)),
+    ), encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "server", "check", "--format", output_format, str(path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline()
+    process.stdout.close()
+    error = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 1
+    assert "Traceback" not in error and "BrokenPipeError" not in error
