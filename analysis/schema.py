@@ -357,20 +357,34 @@ class NodeSpec(Spec):
         (spec or UNTYPED_NODE).check(walk, node, path)
 
 
+NUMBER_VALIDATION = ("min", "max", "enum")
+TEXT_VALIDATION = ("format", "pattern", "enum", "min_length", "max_length")
+
+
+def _other_type_keys(input_type: str, keys: tuple[str, ...], allowed: tuple[str, ...],
+                     owner: str) -> dict[str, str]:
+    """A validation key of the other kind of input gets its own explanation, not "unknown"."""
+    return {key: f"'{key}' applies to {owner} inputs, not to {input_type} ones; {input_type} "
+                 f"inputs take {', '.join(allowed)}" for key in keys if key not in allowed}
+
+
 def _validation_spec(input_type: str | None) -> Obj:
     if input_type == "number":
         return Obj({"min": Number(), "max": Number(), "enum": Seq(Number())},
+                   refused=_other_type_keys("number", TEXT_VALIDATION, NUMBER_VALIDATION,
+                                            "string-like"),
                    extra=_ordered("min", "max"))
     if input_type == "boolean":
         return Obj({}, refused={key: "boolean inputs take no validation; remove the key"
-                                for key in ("min", "max", "enum", "format", "pattern",
-                                            "min_length", "max_length")})
+                                for key in (*NUMBER_VALIDATION, *TEXT_VALIDATION)})
     return Obj({
         "format": Text(enum=("email", "uri", "uuid", "date-time")), "pattern": Text(),
         # The engine refuses an enum member of another type than the input's: it never matches.
         "enum": Seq(Text()), "min_length": Number(integer=True, minimum=0),
         "max_length": Number(integer=True, minimum=0),
-    }, extra=_ordered("min_length", "max_length"))
+    }, refused=_other_type_keys(input_type or "string", NUMBER_VALIDATION, TEXT_VALIDATION,
+                                "number"),
+        extra=_ordered("min_length", "max_length"))
 
 
 def _ordered(low: str, high: str) -> Callable[[Walk, YMapping, str], None]:

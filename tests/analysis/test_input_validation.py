@@ -39,3 +39,21 @@ workflow:
     assert diagnostic.message.startswith(
         "workflow.inputs[1] (owner).default may not use {{ }}")
     assert (diagnostic.range.start.line, diagnostic.range.start.character) == (5, 44)
+
+
+def test_a_key_of_the_other_input_kind_is_explained_not_unknown() -> None:
+    text = """schema_version: '1.0'
+workflow:
+  id: kinds
+  inputs:
+    - { name: age, type: number, validation: { min_length: 1 } }
+    - { name: title, type: string, validation: { max: 80 } }
+  nodes: [{ id: start, type: input }]
+  edges: []
+"""
+    assert [d.message for d in analyze(text).diagnostics] == [
+        "workflow.inputs[0] (age).validation: 'min_length' applies to string-like inputs, not "
+        "to number ones; number inputs take min, max, enum",
+        "workflow.inputs[1] (title).validation: 'max' applies to number inputs, not to string "
+        "ones; string inputs take format, pattern, enum, min_length, max_length",
+    ]
