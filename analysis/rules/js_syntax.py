@@ -27,6 +27,25 @@ def _problem_span(source: str, offset: int) -> Span:
     return Span(offset, offset + 1)
 
 
+STATEMENT_KEYWORDS = frozenset({
+    "const", "let", "var", "return", "if", "for", "while", "do", "switch", "try", "throw",
+})
+IIFE = "`(() => { …; return value })()`"
+
+
+def _statement_hint(token: str) -> str:
+    """What to do when the author wrote statements where one expression belongs."""
+    if token == ";":
+        return (" The field holds one expression, not statements: remove the `;` (for several "
+                f"steps, write {IIFE}).")
+    if token == "return":
+        return " The field's value is the expression itself: remove `return`."
+    if token in STATEMENT_KEYWORDS:
+        return (f" `{token}` starts a statement, but the field holds one expression: use "
+                f"`cond ? a : b` for a choice, or wrap the statements in {IIFE}.")
+    return ""
+
+
 BLOCK_STYLES = ("|", ">")
 YAML_COMMENT_HINT = (
     " A `#` inside a `|` or `>` block scalar is JavaScript text, not a YAML comment: write the "
@@ -46,13 +65,15 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         comment_trap = site.field.scalar.style in BLOCK_STYLES and source.startswith(
             "#", problem.offset
         )
+        span = _problem_span(source, problem.offset)
         yield site.diagnostic(
             ctx,
             RULE_ID,
             SEVERITY,
-            _problem_span(source, problem.offset),
+            span,
             f"JavaScript syntax error in {site.label}: {problem.message}. The engine parses an "
             "expression only when its node runs, so fix it before the run."
-            + (YAML_COMMENT_HINT if comment_trap else ""),
+            + (YAML_COMMENT_HINT if comment_trap else _statement_hint(
+                source[span.start:span.end])),
             data={"node": site.node.id, "field": site.field.name},
         )

@@ -80,3 +80,19 @@ def test_a_hash_in_a_quoted_scalar_gets_no_yaml_comment_hint() -> None:
     text = one_node("1 # two", "double-quoted")
     (found,) = diagnostics(text, "js-syntax")
     assert "YAML comment" not in found.message
+
+
+def test_statements_where_one_expression_belongs_say_what_to_write() -> None:
+    cases = {
+        "inputs.x;": (";", "remove the `;`"),
+        "const y = 1": ("const", "wrap the statements in `(() => { …; return value })()`"),
+        "return inputs.x": ("return", "remove `return`"),
+        "if (inputs.x) 1": ("if", "use `cond ? a : b` for a choice"),
+    }
+    for expression, (covered, advice) in cases.items():
+        text = one_node(expression, "literal")
+        (found,) = diagnostics(text, "js-syntax")
+        assert range_text(text, found) == covered, expression
+        assert advice in found.message, expression
+    (found,) = diagnostics(one_node("inputs.x +", "literal"), "js-syntax")
+    assert "statement" not in found.message
