@@ -17,10 +17,12 @@ import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.yaml_tree import YAlias, YMapping, YNode, YScalar, YSequence, resolve_plain
+from sandbox.syntax import check_syntax
 
 if TYPE_CHECKING:
     from analysis.rules import RuleContext
@@ -168,6 +170,51 @@ class RelativePath(Text):
         else:
             return
         walk.report(INVALID_VALUE, node, f"{path} {problem}")
+
+
+PATTERN_MAX_SOURCE = 512  # the engine's ceiling on an authored pattern
+_REGEX_LINE_BREAKS = {"\n": "\\n", "\r": "\\r", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+@lru_cache(maxsize=256)
+def regex_problem(pattern: str) -> str | None:
+    """Why `new RegExp(pattern)` (no flags, as the engine compiles it) throws, or None: the
+    pattern is written as a regex literal and given to the engine's parser (QuickJS compiles
+    regex literals while parsing)."""
+    literal: list[str] = []
+    index = 0
+    while index < len(pattern):
+        ch = pattern[index]
+        if ch == "\\" and index + 1 == len(pattern):
+            return "a '\\' at the end of the pattern escapes nothing"
+        if ch == "\\":
+            escaped = pattern[index + 1]
+            literal.append(_REGEX_LINE_BREAKS.get(escaped, "\\" + escaped))
+            index += 2
+            continue
+        literal.append("\\/" if ch == "/" else _REGEX_LINE_BREAKS.get(ch, ch))
+        index += 1
+    problem = check_syntax("/" + "".join(literal) + "/")
+    return problem.message if problem is not None else None
+
+
+@dataclass
+class Regex(Text):
+    """`validation.pattern`: a JavaScript regular expression the engine compiles at load."""
+
+    def check(self, walk: Walk, node: YNode, path: str) -> None:
+        reported = len(walk.out)
+        super().check(walk, node, path)
+        if len(walk.out) > reported or not isinstance(node, YScalar):
+            return
+        pattern = str(node.value)
+        if len(pattern) > PATTERN_MAX_SOURCE:
+            walk.report(INVALID_VALUE, node, f"{path} is {len(pattern)} characters long; the "
+                        f"engine accepts at most {PATTERN_MAX_SOURCE}: simplify it")
+        elif (problem := regex_problem(pattern)) is not None:
+            walk.report(INVALID_VALUE, node,
+                        f"{path} is not a valid JavaScript regular expression ({problem}): fix "
+                        "it, the engine compiles it with new RegExp(pattern) when it loads")
 
 
 KEBAB_ID = Text(KEBAB, "kebab-case (lowercase letters and digits joined by single hyphens)")
@@ -378,7 +425,7 @@ def _validation_spec(input_type: str | None) -> Obj:
         return Obj({}, refused={key: "boolean inputs take no validation; remove the key"
                                 for key in (*NUMBER_VALIDATION, *TEXT_VALIDATION)})
     return Obj({
-        "format": Text(enum=("email", "uri", "uuid", "date-time")), "pattern": Text(),
+        "format": Text(enum=("email", "uri", "uuid", "date-time")), "pattern": Regex(),
         # The engine refuses an enum member of another type than the input's: it never matches.
         "enum": Seq(Text()), "min_length": Number(integer=True, minimum=0),
         "max_length": Number(integer=True, minimum=0),

@@ -57,3 +57,25 @@ workflow:
         "workflow.inputs[1] (title).validation: 'max' applies to number inputs, not to string "
         "ones; string inputs take format, pattern, enum, min_length, max_length",
     ]
+
+
+def test_a_pattern_must_compile_as_a_javascript_regular_expression() -> None:
+    template = """schema_version: '1.0'
+workflow:
+  id: patterns
+  inputs:
+    - {{ name: email, type: string, validation: {{ pattern: {pattern} }} }}
+  nodes: [{{ id: start, type: input }}]
+  edges: []
+"""
+    # Valid in JavaScript (no flags), whatever Python's `re` thinks of `\\p{L}` or `(?<y>…)\\k<y>`.
+    for pattern in (r"'^[a-z]+@x\.com$'", "'a/b'", r"'\p{L}+'", r"'(?<y>\d{4})-\k<y>'",
+                    "'[/]'"):
+        assert analyze(template.format(pattern=pattern)).diagnostics == [], pattern
+    for pattern, problem in (("'(a'", "expecting ')'"), ("'[z-a]'", "invalid class range"),
+                             ("'a{2,1}'", "invalid repetition count"),
+                             ("'x\\'", "escapes nothing"), (f"'{'a' * 513}'", "at most 512")):
+        [diagnostic] = analyze(template.format(pattern=pattern)).diagnostics
+        assert diagnostic.rule == "invalid-value", pattern
+        assert diagnostic.message.startswith("workflow.inputs[0] (email).validation.pattern")
+        assert problem in diagnostic.message, pattern
