@@ -60,6 +60,8 @@ class DocumentState:
     pending: asyncio.Task[Snapshot | None] | None = field(default=None, repr=False)
     # the debounce the pending analysis is still sleeping through (0 once it is computing)
     pending_delay_ms: int = 0
+    # the analysis running in a thread, which cancelling `pending` does not stop
+    computing: asyncio.Future[AnalysisResult] | None = field(default=None, repr=False)
 
     @property
     def path(self) -> str:

@@ -236,12 +236,18 @@ class RelaviumLanguageServer(LanguageServer):
         if delay_ms:
             await asyncio.sleep(delay_ms / 1000)
             state.pending_delay_ms = 0
+        if state.computing is not None:
+            # A superseded analysis runs on in its thread: wait for it instead of starting one
+            # beside it, or a burst of edits with requests queues one analysis per keystroke.
+            await asyncio.wait([state.computing])
         version, text = state.version, state.text
         try:
             # off the event loop: a 1,000-node file takes tens of milliseconds
-            result = await asyncio.get_running_loop().run_in_executor(
+            state.computing = asyncio.get_running_loop().run_in_executor(
                 self.thread_pool, analyze, text, state.path
             )
+            # shielded: cancelling this task must leave `computing` pending until the thread ends
+            result = await asyncio.shield(state.computing)
         except Exception:
             # analyze() promises never to raise; if it does, keep serving the last results
             logger.exception("analysis of %s failed", state.uri)
