@@ -454,7 +454,8 @@ def _syntax_problem(reader: _Reader, error: yaml.MarkedYAMLError) -> Diagnostic:
     what = error.problem or "invalid YAML"
     context = f" {error.context}" if error.context else ""
     hint = "fix the YAML at this position"
-    if "end of stream" in what and error.context_mark is not None and error.context:
+    at_end = mark is not None and mark.index + reader.base >= len(reader.text.rstrip())
+    if (at_end or "end of stream" in what) and error.context_mark is not None and error.context:
         # An unclosed quote or bracket: where it opened is where to look, not the file's end.
         mark = error.context_mark
         opened = error.context.split(" ", 3)[-1]  # "while scanning a quoted scalar"
@@ -467,7 +468,8 @@ def _syntax_problem(reader: _Reader, error: yaml.MarkedYAMLError) -> Diagnostic:
             hint = advice
             break
     else:
-        hint = _indicator_hint(reader.text, offset) or hint
+        if mark is not error.context_mark:
+            hint = _indicator_hint(reader.text, offset) or hint
     message = f"YAML syntax error: {what}{context}; {hint}"
     return Diagnostic(reader.source.range(offset, offset + 1 if offset < len(reader.text) else
                                           offset),

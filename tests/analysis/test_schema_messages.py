@@ -92,3 +92,11 @@ workflow:
         "workflow.nodes[1] (b).transform must be a string (YAML reads a value starting with '[' "
         "as a list: write the text as a '|' block scalar or quote it), not a list",
     ]
+
+
+def test_an_unclosed_flow_list_is_reported_where_it_opens() -> None:
+    text = ("schema_version: '1.0'\nworkflow:\n  id: t\n  nodes: [{ id: a, type: input }]\n"
+            "  edges: [{ from: a, to: a }\n")
+    [diagnostic] = analyze(text).diagnostics
+    assert (diagnostic.range.start.line, diagnostic.range.start.character) == (4, 9)
+    assert "the flow sequence that starts here is never closed" in diagnostic.message
