@@ -30,11 +30,12 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             continue
         handles = [b.handle for b in node.branches if b.handle is not None]
         if edge.handle is None:
-            choices = ", ".join(f"'{node.id}:{h}'" for h in handles) or "'node:handle'"
+            choices = (f"one of {', '.join(repr(f'{node.id}:{h}') for h in handles)}" if handles
+                       else f"it has no branches yet: add one, then write '{node.id}:<when>'")
             yield ctx.diagnostic(
                 RULE_ID, SEVERITY, *edge.source_span(),
                 f"{where}: an edge out of condition '{node.id}' needs a handle naming a branch "
-                f"(one of {choices})",
+                f"({choices})",
             )
         # `cond:default` with a default set is left alone: not a documented form, but not one
         # to call wrong without the engine's word either (no false positives).

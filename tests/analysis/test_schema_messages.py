@@ -100,3 +100,16 @@ def test_an_unclosed_flow_list_is_reported_where_it_opens() -> None:
     [diagnostic] = analyze(text).diagnostics
     assert (diagnostic.range.start.line, diagnostic.range.start.character) == (4, 9)
     assert "the flow sequence that starts here is never closed" in diagnostic.message
+
+
+def test_a_handle_less_edge_out_of_a_branchless_condition_says_what_to_add() -> None:
+    text = """schema_version: '1.0'
+workflow:
+  id: t
+  nodes:
+    - { id: route, type: condition, expression: '1', branches: [] }
+    - { id: done, type: output }
+  edges: [{ from: route, to: done }]
+"""
+    [message] = [d.message for d in analyze(text).diagnostics if d.rule == "invalid-handle"]
+    assert message.endswith("(it has no branches yet: add one, then write 'route:<when>')")
