@@ -81,7 +81,12 @@ def _inputs(paths: list[str]) -> tuple[list[str], list[str]]:
             continue
         path = Path(raw)
         if path.is_dir():
-            files.extend(str(found) for found in find_workflow_files(path))
+            found = [str(workflow) for workflow in find_workflow_files(path)]
+            if not found:
+                # Not an error (an empty folder checks clean), but never a silent success.
+                print(f"relavium-lsp check: {raw}: no workflow files found (*.relavium.yaml, "
+                      "*.relavium.yml, or YAML files under a .relavium/ folder)", file=sys.stderr)
+            files.extend(found)
         elif path.exists():
             files.append(raw)
         else:

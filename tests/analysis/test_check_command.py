@@ -249,3 +249,12 @@ def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path: Path, output_for
     error = process.stderr.read().decode()
     assert process.wait(timeout=120) == 1
     assert "Traceback" not in error and "BrokenPipeError" not in error
+
+
+def test_a_directory_without_workflows_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "plain.yaml").write_text(BROKEN, encoding="utf-8")
+    code, out, err = run(capsys, str(tmp_path))
+    assert (code, out) == (0, "")
+    assert f"{tmp_path}: no workflow files found" in err
