@@ -77,7 +77,10 @@ def _inputs(paths: list[str]) -> tuple[list[str], list[str]]:
     errors: list[str] = []
     for raw in paths:
         if raw == STDIN:
-            files.append(STDIN)
+            if STDIN in files:
+                errors.append("-: standard input can be read only once; give '-' once")
+            else:
+                files.append(STDIN)
             continue
         path = Path(raw)
         if path.is_dir():

@@ -258,3 +258,13 @@ def test_a_directory_without_workflows_says_so(
     code, out, err = run(capsys, str(tmp_path))
     assert (code, out) == (0, "")
     assert f"{tmp_path}: no workflow files found" in err
+
+
+def test_stdin_given_twice_is_a_usage_error_not_an_empty_file(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", stdin_of(CLEAN.encode()))
+    code, out, err = run(capsys, "-", "-")
+    assert (code, out) == (2, "")
+    assert "standard input can be read only once" in err
+    assert "1 file checked: 0 errors" in err
