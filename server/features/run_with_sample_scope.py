@@ -12,6 +12,7 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcException
 
 from server import dry_run
 from server.documents import uri_to_path
@@ -87,7 +88,11 @@ async def _begin_progress(ls: RelaviumLanguageServer, node: str) -> str | None:
     if not get_capability(ls.client_capabilities, "window.work_done_progress", False):
         return None
     token = f"relavium-run-{uuid.uuid4().hex}"
-    await ls.work_done_progress.create_async(token)
+    try:
+        await ls.work_done_progress.create_async(token)
+    except JsonRpcException as refused:  # progress is a courtesy: run without it
+        ls.log_warning(f"the client refused a progress token ({refused}); running without one")
+        return None
     ls.work_done_progress.begin(
         token,
         types.WorkDoneProgressBegin(title=f"Running {node} with a sample scope", cancellable=False),

@@ -92,52 +92,83 @@ def read_message(stream: IO[bytes]) -> dict[str, Any]:
     return json.loads(stream.read(length))  # type: ignore[no-any-return]
 
 
-def answer_to(process: subprocess.Popen[bytes], request_id: int) -> dict[str, Any]:
-    assert process.stdout is not None
-    while (message := read_message(process.stdout)).get("id") != request_id or "method" in message:
-        pass
-    return message
+class RawSession:
+    """A bare client over stdio, for what pytest-lsp's client cannot do: answer a server request
+    with an error, or check how the process ends."""
+
+    def __init__(self, capabilities: dict[str, Any]) -> None:
+        self.process = serve("--stdio")
+        self.send({"id": 1, "method": "initialize",
+                   "params": {"processId": None, "capabilities": capabilities}})
+        self.answer_to(1)
+        self.send({"method": "initialized", "params": {}})
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(frame({"jsonrpc": "2.0", **message}))
+        self.process.stdin.flush()
+
+    def receive(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        return read_message(self.process.stdout)
+
+    def answer_to(self, request_id: int) -> dict[str, Any]:
+        while (message := self.receive()).get("id") != request_id or "method" in message:
+            pass
+        return message
+
+    def open(self, path: Path, text: str) -> str:
+        path.write_text(text, encoding="utf-8")
+        document = {"uri": path.as_uri(), "languageId": "yaml", "version": 1, "text": text}
+        self.send({"method": "textDocument/didOpen", "params": {"textDocument": document}})
+        return document["uri"]  # type: ignore[return-value]
+
+    def run(self, request_id: int, uri: str, node: str) -> None:
+        arguments = [{"uri": uri, "node": node}]
+        self.send({"id": request_id, "method": "workspace/executeCommand",
+                   "params": {"command": "relavium.runWithSampleScope", "arguments": arguments}})
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.communicate(timeout=30)
 
 
-HANGING_WORKFLOW = """\
+WORKFLOW = """\
 schema_version: '1.0'
 workflow:
-  id: hang
+  id: raw
   nodes:
-    - { id: start, type: input }
-    - { id: calc, type: transform, transform: '(() => { while (true) {} })()' }
+    - {{ id: start, type: input }}
+    - {{ id: calc, type: transform, transform: '{expression}' }}
   edges:
-    - { from: start, to: calc }
+    - {{ from: start, to: calc }}
 """
 
 
 def test_shutdown_with_a_run_in_flight_answers_and_exits_cleanly(tmp_path: Path) -> None:
-    workflow = tmp_path / "hang.relavium.yaml"
-    workflow.write_text(HANGING_WORKFLOW, encoding="utf-8")
-    uri = workflow.as_uri()
-    process = serve("--stdio")
-    assert process.stdin is not None
-
-    def send(message: dict[str, Any]) -> None:
-        assert process.stdin is not None
-        process.stdin.write(frame({"jsonrpc": "2.0", **message}))
-        process.stdin.flush()
-
+    session = RawSession(capabilities={})
     try:
-        send({"id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}})
-        answer_to(process, 1)
-        send({"method": "initialized", "params": {}})
-        document = {"uri": uri, "languageId": "yaml", "version": 1, "text": HANGING_WORKFLOW}
-        send({"method": "textDocument/didOpen", "params": {"textDocument": document}})
-        arguments = [{"uri": uri, "node": "calc"}]
-        run = {"command": "relavium.runWithSampleScope", "arguments": arguments}
-        send({"id": 2, "method": "workspace/executeCommand", "params": run})
-        send({"id": 3, "method": "shutdown"})
-        shutdown = answer_to(process, 3)
+        hang = WORKFLOW.format(expression="(() => { while (true) {} })()")
+        session.run(2, session.open(tmp_path / "hang.relavium.yaml", hang), "calc")
+        session.send({"id": 3, "method": "shutdown"})
+        shutdown = session.answer_to(3)
         assert "error" not in shutdown and shutdown["result"] is None
-        send({"method": "exit"})
+        session.send({"method": "exit"})
         # stdin stays open, as a client waiting for the process would keep it
-        assert process.wait(timeout=30) == 0
+        assert session.process.wait(timeout=30) == 0
     finally:
-        process.kill()
-        process.communicate(timeout=30)
+        session.close()
+
+
+def test_a_client_refusing_progress_still_gets_the_run(tmp_path: Path) -> None:
+    session = RawSession(capabilities={"window": {"workDoneProgress": True}})
+    try:
+        text = WORKFLOW.format(expression="6 * 7")
+        session.run(2, session.open(tmp_path / "progress.relavium.yaml", text), "calc")
+        while (message := session.receive()).get("method") != "window/workDoneProgress/create":
+            pass
+        session.send({"id": message["id"], "error": {"code": -32603, "message": "no progress"}})
+        answer = session.answer_to(2)
+        assert answer["result"]["ok"] is True and answer["result"]["value"] == 42, answer
+    finally:
+        session.close()
