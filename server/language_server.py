@@ -66,6 +66,8 @@ class RelaviumLanguageServer(LanguageServer):
         # pool instead would hold a thread, and enough queued runs starve the stdin reader.
         self.sandbox_turns = asyncio.Semaphore(SANDBOX_WORKERS)
         self._openings = itertools.count()
+        # what `serve` exits with: set by the `exit` notification (stdin closing leaves it 0)
+        self.exit_code = 0
 
     @property
     def sandbox_pool(self) -> WorkerPool:

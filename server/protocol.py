@@ -48,6 +48,13 @@ class RelaviumProtocol(LanguageServerProtocol):
                 future.cancel()
         yield from super().lsp_shutdown(*args)
 
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        # pygls' own exit status (1 without a shutdown first, as LSP asks) is a SystemExit that
+        # its server loop swallows; `relavium-lsp serve` returns this instead.
+        self._server.exit_code = 0 if self._shutdown else 1
+        yield from super().lsp_exit(*args)
+
     # Text sync: the server keeps workflow documents itself (see server.documents.apply_change)
     # and mirrors every document into pygls' workspace as whole text, for code that reads it.
 

@@ -44,4 +44,4 @@ def main(args: argparse.Namespace) -> int:
         server.start_tcp(*address)
     else:
         server.start_io(stdout=protocol_stdout)
-    return 0
+    return server.exit_code

@@ -172,3 +172,12 @@ def test_a_client_refusing_progress_still_gets_the_run(tmp_path: Path) -> None:
         assert answer["result"]["ok"] is True and answer["result"]["value"] == 42, answer
     finally:
         session.close()
+
+
+def test_exit_without_shutdown_exits_1() -> None:
+    session = RawSession(capabilities={})
+    try:
+        session.send({"method": "exit"})
+        assert session.process.wait(timeout=30) == 1  # LSP: no shutdown request came first
+    finally:
+        session.close()
