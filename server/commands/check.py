@@ -45,7 +45,8 @@ def find_workflow_files(directory: Path) -> Iterator[Path]:
             path = Path(root, name)
             # Judged on the absolute path: `check .` run inside a `.relavium/` folder must see
             # the folder its files are in (and `.relavium/..` is not inside it).
-            if is_workflow_path(Path(os.path.abspath(path))):
+            # Regular files only: a FIFO or socket found in a walk would block the read forever.
+            if is_workflow_path(Path(os.path.abspath(path))) and path.is_file():
                 yield path
 
 

@@ -2,6 +2,7 @@
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -268,3 +269,14 @@ def test_stdin_given_twice_is_a_usage_error_not_an_empty_file(
     assert (code, out) == (2, "")
     assert "standard input can be read only once" in err
     assert "1 file checked: 0 errors" in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_found_in_a_directory_walk_is_skipped_not_read_forever(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    os.mkfifo(tmp_path / "pipe.relavium.yaml")
+    (tmp_path / "real.relavium.yaml").write_text(CLEAN, encoding="utf-8")
+    code, out, err = run(capsys, str(tmp_path))
+    assert (code, out) == (0, "")
+    assert "1 file checked" in err
