@@ -145,7 +145,13 @@ def load_samples(path: Path, origin: str) -> Samples:
 
 
 def parse_samples(text: str, path: str, origin: str, *, is_json: bool) -> Samples:
-    raw = _parse_json(text, path) if is_json else _parse_yaml(text, path)
+    try:
+        raw = _parse_json(text, path) if is_json else _parse_yaml(text, path)
+    except RecursionError:
+        # The sandbox refuses anything this deep anyway; say so instead of crashing the caller.
+        raise SampleScopeError(
+            f"sample scope {path}: nested too deeply to read; flatten it"
+        ) from None
     if not isinstance(raw, dict):
         raise SampleScopeError(
             f"sample scope {path}: expected an object with {', '.join(SAMPLE_KEYS)}"

@@ -99,6 +99,12 @@ def test_bad_samples_name_the_field(text: str, says: str) -> None:
     assert says in str(raised.value)
 
 
+def test_pathologically_deep_json_samples_are_refused_not_a_crash() -> None:
+    text = '{"inputs": {"a": ' + "[" * 100_000 + "]" * 100_000 + "}}"
+    with pytest.raises(SampleScopeError, match="flatten it"):
+        parse_samples(text, "s.json", "explicit", is_json=True)
+
+
 def test_yaml_samples_refuse_anchors() -> None:
     with pytest.raises(SampleScopeError, match="anchor"):
         parse_samples("inputs: &a { b: 1 }\nctx: *a\n", "s.yaml", "sidecar", is_json=False)
