@@ -129,9 +129,6 @@ class Graph:
                 if pending[child] == 0:
                     ready.append(child)
 
-    def is_ancestor(self, candidate: str, node_id: str) -> bool:
-        return candidate in self.ancestors(node_id)
-
     @cached_property
     def cycle(self) -> list[str] | None:
         """One cycle (iterative DFS, authored order), as a closed path of node ids."""

@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from analysis.diagnostics import Range
 from analysis.naming import js_string
 from analysis.scalar_offsets import map_scalar
 from analysis.source import SourceText
@@ -79,14 +78,6 @@ class ScalarText:
         """Whether offsets are exact (the re-scan reproduced the value)."""
         return self._verbatim_start is not None or self._map is not None
 
-    def source_offset_of(self, index: int) -> int:
-        index = min(max(index, 0), len(self.value))
-        if self._verbatim_start is not None:
-            return self._verbatim_start + index
-        if self._map is None:
-            return self.scalar.content_start
-        return self._map[0][index]
-
     def source_span(self, start: int, end: int) -> tuple[int, int]:
         """Document offsets of the decoded range `[start, end)` (an escape maps as a whole)."""
         start = min(max(start, 0), len(self.value))
@@ -97,9 +88,6 @@ class ScalarText:
             return (self.scalar.content_start, self.scalar.content_start)
         starts, ends = self._map
         return (starts[start], ends[end - 1] if end > start else starts[start])
-
-    def source_range(self, start: int, end: int) -> Range:
-        return self.source.range(*self.source_span(start, end))
 
     def decoded_index_of(self, offset: int) -> int | None:
         """The decoded index whose source covers document `offset` (for cursor → value)."""

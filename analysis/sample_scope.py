@@ -98,11 +98,6 @@ class SampleScope:
     path: str | None
     notes: list[str] = field(default_factory=list)
 
-    def describe(self) -> dict[str, Any]:
-        """Which scope was used, for `run`'s output (denied values are None, never secrets)."""
-        return {"origin": self.origin, "path": self.path, "values": self.scope,
-                "notes": self.notes}
-
 
 def workflow_stem(workflow_path: Path) -> str:
     name = workflow_path.name

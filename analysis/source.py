@@ -7,7 +7,7 @@ Contract:
   split at `\\n`, `\\r\\n` and `\\r` only, as LSP does (libyaml also breaks at U+0085/U+2028/U+2029,
   so its own line/column are never used).
 - `utf16_character()` converts a position's column to UTF-16 code units for the CLI's JSON and
-  SARIF output and for LSP clients; `position_at_utf16()` goes back.
+  SARIF output and for LSP clients.
 """
 
 from __future__ import annotations
@@ -74,15 +74,3 @@ class SourceText:
         if self._ascii or position.line >= len(self.line_starts):
             return position.character
         return utf16_length(self.line_text(position.line)[: position.character])
-
-    def position_at_utf16(self, line: int, utf16_character: int) -> Position:
-        """The code-point position of a UTF-16 column (clamped; a split surrogate rounds up)."""
-        if line >= len(self.line_starts):
-            return self.position(len(self.text))
-        units = 0
-        text = self.line_text(max(line, 0))
-        for index, ch in enumerate(text):
-            if units >= utf16_character:
-                return Position(line, index)
-            units += 2 if ord(ch) > 0xFFFF else 1
-        return Position(line, len(text))

@@ -30,7 +30,6 @@ every module in that package (no list to edit). Register handlers inside it, eac
 
 Getting a document's analysis
 -----------------------------
-- `ls.latest_snapshot(uri)`: the newest finished analysis (may be of broken YAML).
 - `ls.last_good_snapshot(uri)`: the newest analysis whose YAML parsed (`snapshot.is_good`) — serve
   completion/hover/navigation from it while the user is half-way through typing.
 - `await ls.fresh_snapshot(uri)`: the analysis of the current text (skips a pending debounce).

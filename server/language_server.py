@@ -92,11 +92,6 @@ class RelaviumLanguageServer(LanguageServer):
         """An open workflow document, or None (unknown, closed, or not a workflow file)."""
         return self.documents.get(uri)
 
-    def latest_snapshot(self, uri: str) -> Snapshot | None:
-        """The newest finished analysis (its YAML may be broken); may trail the text."""
-        state = self.documents.get(uri)
-        return state.latest if state else None
-
     def last_good_snapshot(self, uri: str) -> Snapshot | None:
         """The newest analysis whose YAML parsed: what to serve completion/hover/navigation from
         while the user is half-way through typing."""
