@@ -18,6 +18,9 @@ from analysis.sample_scope import SampleScope, SampleScopeError, build_sample_sc
 from sandbox import Outcome, Scope, ScopeError, WorkerPool
 from sandbox.transport import Kind
 
+# How much of a value the window/logMessage detail shows.
+LOG_VALUE_LIMIT = 20_000
+
 
 class DryRunError(Exception):
     """The run could not start (broken YAML, unknown node, bad samples file); the message says
@@ -58,7 +61,11 @@ class DryRun:
         lines = [f"run {self.sample.node} ({self.sample.kind}) with the {self.scope_label}"]
         lines.extend(f"note: {note}" for note in self.sample.notes)
         lines.append("scope: " + json.dumps(self.sample.scope, ensure_ascii=False))
-        lines.append(("value: " if self.outcome.ok else "error: ") + self.outcome.to_text())
+        text = self.outcome.to_text()
+        if len(text) > LOG_VALUE_LIMIT:
+            # A result may be megabytes; the command's own answer carries it whole.
+            text = text[:LOG_VALUE_LIMIT] + f"\n… ({len(text):,} characters; truncated in the log)"
+        lines.append(("value: " if self.outcome.ok else "error: ") + text)
         return "\n".join(lines)
 
 

@@ -1,0 +1,27 @@
+"""The dry run's texts for the user: a one-line summary, a bounded log detail."""
+
+from analysis import analyze
+from sandbox import WorkerPool
+from server import dry_run
+
+WORKFLOW = """\
+schema_version: '1.0'
+workflow:
+  id: big
+  nodes:
+    - { id: start, type: input }
+    - { id: huge, type: transform, transform: '"é".repeat(100000)' }
+  edges: [{ from: start, to: huge }]
+"""
+
+
+def test_a_huge_value_is_truncated_in_the_log_but_whole_in_the_answer() -> None:
+    sample, scope = dry_run.prepare(analyze(WORKFLOW, None), None, "huge", None)
+    with WorkerPool() as pool:
+        run = dry_run.evaluate(pool, sample, scope)
+    assert run.outcome.ok
+    assert run.to_json()["value"] == "é" * 100_000
+    detail = run.detail()
+    assert len(detail) < dry_run.LOG_VALUE_LIMIT + 1_000
+    assert "truncated in the log" in detail
+    assert len(run.summary()) < 200
