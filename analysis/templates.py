@@ -11,6 +11,7 @@ navigation, `edge` False), `run.id`, `secrets.NAME`. Filters: `| name` or `| nam
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 KNOWN_FILTERS = ("read_file", "json", "length", "default")
@@ -48,13 +49,12 @@ class TemplateRef:
     filters: tuple[TemplateFilter, ...] = field(default=())
 
 
-def _closing(text: str, start: int) -> int:
-    """Index of the `}}` closing a reference whose body starts at `start`, or -1."""
+def _unquoted(text: str, start: int) -> Iterator[int]:
+    """Indices from `start` of the characters outside `'…'`/`"…"` strings (where a backslash
+    escapes the next character): the only places a `}}` or a filter's `|` counts."""
     quote = ""
-    depth = 0
     index = start
-    length = len(text)
-    while index < length:
+    while index < len(text):
         ch = text[index]
         if quote:
             if ch == "\\":
@@ -63,13 +63,22 @@ def _closing(text: str, start: int) -> int:
                 quote = ""
         elif ch in "\"'":
             quote = ch
-        elif ch in "[(":
+        else:
+            yield index
+        index += 1
+
+
+def _closing(text: str, start: int) -> int:
+    """Index of the `}}` closing a reference whose body starts at `start`, or -1."""
+    depth = 0
+    for index in _unquoted(text, start):
+        ch = text[index]
+        if ch in "[(":
             depth += 1
         elif ch in "])":
             depth = max(depth - 1, 0)
         elif ch == "}" and depth == 0 and text.startswith("}}", index):
             return index
-        index += 1
     return -1
 
 
@@ -89,23 +98,13 @@ def find_references(text: str) -> list[TemplateRef]:
 def _filters(body: str, start: int, offset: int) -> tuple[TemplateFilter, ...]:
     """Every `| name` after the head; a `|` inside a quoted argument (`default("a|b")`) is
     text. Indices are shifted by `offset` (where the body starts in the template)."""
-    found: list[TemplateFilter] = []
-    quote = ""
-    index = start
-    while index < len(body):
-        ch = body[index]
-        if quote:
-            if ch == "\\":
-                index += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "|" and (match := _FILTER.match(body, index)):
-            found.append(TemplateFilter(match.group("filter"), offset + match.start("filter"),
-                                        offset + match.end("filter")))
-        index += 1
-    return tuple(found)
+    return tuple(
+        TemplateFilter(
+            match.group("filter"), offset + match.start("filter"), offset + match.end("filter")
+        )
+        for index in _unquoted(body, start)
+        if body[index] == "|" and (match := _FILTER.match(body, index))
+    )
 
 
 def _parse(text: str, start: int, body_start: int, close: int) -> TemplateRef:
