@@ -21,7 +21,6 @@ from tree_sitter import Language, Node, Parser
 
 from sandbox.authored import ALL_BINDINGS, SOURCE_FIRST_LINE, authored_script
 from sandbox.limits import MEMORY_LIMIT_BYTES, STACK_LIMIT_BYTES
-from sandbox.vm import MEMORY_MARKERS, STACK_MARKERS
 
 NOT_ONE_EXPRESSION = "expected exactly one expression"
 # A parser message may quote one token; an author's megabyte-long identifier stays out of it.
@@ -34,6 +33,10 @@ _ENGINE_POSITION = re.compile(r"<input>:(\d+):(\d+)")
 # The tree-sitter view: the same parentheses, the source alone on its lines.
 _TREE_PREFIX = "(\n"
 _TREE_SUFFIX = "\n)"
+# How the parser reports a cap it hit. Only the parser runs in the parse-only context (the script
+# throws before its one statement), so these first lines are the engine's, never authored text.
+MEMORY_MARKERS = ("InternalError: out of memory", "InternalError: string too long", "null")
+STACK_MARKERS = ("RangeError: Maximum call stack size exceeded", "InternalError: stack overflow")
 
 
 @dataclass(frozen=True)
