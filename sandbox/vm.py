@@ -1,6 +1,6 @@
 """One evaluation in a fresh QuickJS runtime: the driver, both native calls, one wall deadline.
 
-This module is all a worker process imports (no parser, no tree-sitter). Thread-safe: every call
+This module is all a worker process imports (not the syntax check). Thread-safe: every call
 builds, uses and drops its own runtime on the calling thread.
 """
 
