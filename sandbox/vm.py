@@ -7,6 +7,7 @@ builds, uses and drops its own runtime on the calling thread.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from importlib.resources import files
 from typing import Any
 
@@ -33,8 +34,14 @@ class _EarlyInterrupt(Exception):
     """The engine's interrupt fired while wall-clock budget remained."""
 
 
-def run_request(request: str, kind: Kind) -> Any:
-    """Run a prepared VM request (see `sandbox.evaluator.prepare`); raises only SandboxError."""
+def run_request(
+    request: str, kind: Kind, on_serialize: Callable[[], None] | None = None
+) -> Any:
+    """Run a prepared VM request (see `sandbox.evaluator.prepare`); raises only SandboxError.
+
+    `on_serialize` is called when the private serializer is about to run, so that a watchdog
+    that kills the evaluation from outside can keep the spec's disposition for that phase.
+    """
     deadline: float | None = None
     while True:
         context = quickjs.Context()
@@ -50,7 +57,7 @@ def run_request(request: str, kind: Kind) -> Any:
         if deadline is None:
             deadline = time.monotonic() + TIME_LIMIT_SECONDS
         try:
-            return _attempt(context, driver, request, kind, deadline)
+            return _attempt(context, driver, request, kind, deadline, on_serialize)
         except _EarlyInterrupt:
             # QuickJS's limit counts the CPU time of the whole process, which concurrent threads
             # advance faster than the wall clock. The evaluation is a pure function of the
@@ -60,7 +67,12 @@ def run_request(request: str, kind: Kind) -> Any:
 
 
 def _attempt(
-    context: quickjs.Context, driver: Any, request: str, kind: Kind, deadline: float
+    context: quickjs.Context,
+    driver: Any,
+    request: str,
+    kind: Kind,
+    deadline: float,
+    on_serialize: Callable[[], None] | None,
 ) -> Any:
     completion = _native_step(context, driver, (request,), deadline)
     if completion is _INTERRUPTED:
@@ -70,6 +82,8 @@ def _attempt(
             # A native step that never polls the interrupt ran past the cap: the authored
             # evaluation did not finish in time, whatever it computed.
             raise SandboxError("timeout", "the deadline passed during a native step")
+        if on_serialize is not None:
+            on_serialize()
         return _serialize(context, completion, kind, deadline)
     # A failure or a denial stays what it is even past the deadline: outlasting the cap does not
     # make a deterministic failure retryable.
