@@ -157,14 +157,19 @@
           column: site === undefined ? undefined : site.getColumnNumber(),
         }]);
       }
+      // Only authored frames: the driver's own (its stand-ins with the native `construct` they
+      // call, and everything outside the authored function) are not the expression's stack.
       let stack = "";
       for (let index = 0; index < callSites.length; index += 1) {
         const site = callSites[index];
+        const running = site.getFunction();
+        if (apply(weakSetHas, driverCode, [running]) || running === construct) continue;
         const name = site.getFunctionName();
         stack = stack + "    at " + (name === null || name === "" ? "<anonymous>" : name) +
           (site.isNative() ? " (native)"
             : " (" + site.getFileName() + ":" + site.getLineNumber() + ":" +
               site.getColumnNumber() + ")") + "\n";
+        if (authored !== undefined && running === authored) break;
       }
       return stack;
     }
