@@ -232,7 +232,7 @@ class Number(Spec):
         # JavaScript has one number type: the engine's `.int()` accepts `3e5` and `1000.0`.
         ok_type = isinstance(value, int) or (
             isinstance(value, float) and (value.is_integer() or not self.integer))
-        if isinstance(value, bool) or not ok_type or (isinstance(node, YScalar) and node.style):
+        if isinstance(value, bool) or not ok_type:
             kind = "an integer" if self.integer else "a number"
             walk.report(INVALID_VALUE, node,
                         f"{path} must be {kind}, not {_describe(node)}{_unquote_hint(node)}")
@@ -249,7 +249,7 @@ class Number(Spec):
 @dataclass
 class Boolean(Spec):
     def check(self, walk: Walk, node: YNode, path: str) -> None:
-        if not (isinstance(node, YScalar) and isinstance(node.value, bool) and not node.style):
+        if not (isinstance(node, YScalar) and isinstance(node.value, bool)):
             walk.report(INVALID_VALUE, node,
                         f"{path} must be true or false, not {_describe(node)}"
                         f"{_unquote_hint(node)}")
