@@ -285,7 +285,7 @@ class Number(Spec):
         ok_type = isinstance(value, int) or (
             isinstance(value, float) and not math.isnan(value)
             and (value.is_integer() or not self.integer))
-        if isinstance(value, bool) or not ok_type or (isinstance(node, YScalar) and node.style):
+        if isinstance(value, bool) or not ok_type:
             kind = "an integer" if self.integer else "a number"
             walk.report(INVALID_VALUE, node,
                         f"{path} must be {kind}, not {_describe(node)}{_unquote_hint(node)}")
@@ -312,7 +312,7 @@ TEMPERATURE = Number(minimum=0, maximum=2)
 @dataclass
 class Boolean(Spec):
     def check(self, walk: Walk, node: YNode, path: str) -> None:
-        if not (isinstance(node, YScalar) and isinstance(node.value, bool) and not node.style):
+        if not (isinstance(node, YScalar) and isinstance(node.value, bool)):
             walk.report(INVALID_VALUE, node,
                         f"{path} must be true or false, not {_describe(node)}"
                         f"{_unquote_hint(node)}")
