@@ -2,7 +2,8 @@
 
 Contract: each function takes `FileReport`s (a path as shown to the user, the analysed
 `SourceText`, its diagnostics). Text is `path:line:col: severity rule-id message` (1-based line
-and code-point column) followed by the source line and a caret. JSON is a list of
+and code-point column) followed by the source line and a caret. GitHub is one workflow command
+per finding (`::error file=…,line=…,col=…::message`, positions as in text). JSON is a list of
 `{"path", "range": {"start": {"line", "character"}, "end": {...}}, "severity", "code", "message",
 "data"}` with 0-based lines and UTF-16 characters. SARIF uses 1-based lines and UTF-16 columns
 (`columnKind: utf16CodeUnits`) and lists every rule that exists in `tool.driver.rules`.
@@ -127,6 +128,36 @@ def format_text(reports: list[FileReport]) -> str:
             )
             lines.extend(_caret(report.source, diagnostic))
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+_GITHUB_LEVEL = {
+    Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFORMATION: "notice",
+    Severity.HINT: "notice",
+}
+
+
+def _github_escape(text: str, *, in_property: bool = False) -> str:
+    """GitHub's workflow-command escaping (after our own control-character escaping)."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if in_property:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def format_github(reports: list[FileReport]) -> str:
+    """One `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=rule-id::message` workflow
+    command per finding (1-based lines and code-point columns, as in the text format)."""
+    lines = []
+    for report in reports:
+        path = _github_escape(escape_controls(report.path), in_property=True)
+        for diagnostic in report.diagnostics:
+            start, end = diagnostic.range.start, diagnostic.range.end
+            properties = (f"file={path},line={start.line + 1},col={start.character + 1},"
+                          f"endLine={end.line + 1},endColumn={end.character + 1},"
+                          f"title={_github_escape(diagnostic.rule, in_property=True)}")
+            message = _github_escape(clip_message(diagnostic.message))
+            lines.append(f"::{_GITHUB_LEVEL[diagnostic.severity]} {properties}::{message}")
+    return "".join(line + "\n" for line in lines)
 
 
 def _utf16(source: SourceText, position: Position) -> dict[str, int]:

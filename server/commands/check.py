@@ -22,6 +22,7 @@ from analysis.report import (
     STDIN_PATH,
     FileReport,
     escape_controls,
+    format_github,
     format_text,
     to_json,
     to_sarif,
@@ -39,7 +40,10 @@ PARALLEL_THRESHOLD = 16
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    parser.add_argument(
+        "--format", choices=("text", "json", "sarif", "github"), default="text",
+        help="text (1-based code-point columns), json (0-based lines, UTF-16 columns, as LSP), "
+             "sarif (code scanning) or github (Actions annotations); see docs/cli.md")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories; - is stdin")
 
 
@@ -130,6 +134,8 @@ def _write_report(output_format: str, reports: list[FileReport]) -> None:
         output = json.dumps(to_json(reports), indent=2, ensure_ascii=False, default=str) + "\n"
     elif output_format == "sarif":
         output = json.dumps(to_sarif(reports), indent=2, ensure_ascii=False, default=str) + "\n"
+    elif output_format == "github":
+        output = format_github(reports)
     else:
         output = format_text(reports)
     try:
@@ -156,7 +162,7 @@ def main(args: argparse.Namespace) -> int:
     for report in reports:
         for diagnostic in report.diagnostics:
             counts[diagnostic.severity] += 1
-    if args.format == "text":
+    if args.format in ("text", "github"):
         noun = "file" if len(reports) == 1 else "files"
         print(f"{len(reports)} {noun} checked: {counts[Severity.ERROR]} errors, "
               f"{counts[Severity.WARNING]} warnings", file=sys.stderr)
