@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 class RelaviumProtocol(LanguageServerProtocol):
     _server: RelaviumLanguageServer
+    # set by `server.transport.dispatch` when initialize arrives: requests before it are refused
+    initialize_seen = False
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(
