@@ -27,7 +27,7 @@ from sandbox import WorkerPool
 from server.documents import (
     DocumentState,
     Snapshot,
-    apply_change,
+    apply_changes,
     is_workflow_uri,
     uri_to_path,
 )
@@ -211,13 +211,14 @@ class RelaviumLanguageServer(LanguageServer):
         state = self.documents.get(params.text_document.uri)
         if state is None:
             return
-        for change in params.content_changes:
-            state.text, clamped = apply_change(state.text, change, self.position_encoding)
-            if clamped:
-                self.log_warning(
-                    f"didChange for {state.uri} (version {params.text_document.version}) had an "
-                    "out-of-range edit; it was clamped to the document"
-                )
+        state.text, clamped = apply_changes(
+            state.text, params.content_changes, self.position_encoding
+        )
+        if clamped:
+            self.log_warning(
+                f"didChange for {state.uri} (version {params.text_document.version}) had "
+                f"{clamped} out-of-range edit(s); clamped to the document"
+            )
         state.version = params.text_document.version
         self._schedule(state, delay_ms=self.settings.debounce_ms)
 

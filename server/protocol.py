@@ -57,7 +57,7 @@ class RelaviumProtocol(LanguageServerProtocol):
         self._server.exit_code = 0 if self._shutdown else 1
         yield from super().lsp_exit(*args)
 
-    # Text sync: the server keeps workflow documents itself (see server.documents.apply_change)
+    # Text sync: the server keeps workflow documents itself (see server.documents.apply_changes)
     # and mirrors every document into pygls' workspace as whole text, for code that reads it.
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)

@@ -1,26 +1,19 @@
 """No quadratic scan anywhere in an analysis (issue 12, target 2): adversarial inputs 10x larger
 cost at most about 10x more work.
 
-The witness is an operation count, not time: the Python lines executed inside this project's
-packages (`analysis/`, `sandbox/`), counted with a trace function — the same input gives the same
-count on any machine, however busy. Native work (libyaml, tree-sitter) is not counted; it is
-linear in its input.
+The witness is an operation count, not time (`tests.operations`): the Python lines executed in
+`analysis/` and `sandbox/`. Native work (libyaml, tree-sitter) is not counted; it is linear in its
+input.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
-from pathlib import Path
-from types import FrameType
-from typing import Any
 
 import pytest
 
 from analysis import analyze
-
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = (str(ROOT / "analysis"), str(ROOT / "sandbox"))
+from tests.operations import lines_executed
 
 WORKFLOW = """\
 schema_version: '1.0'
@@ -49,24 +42,8 @@ workflow:
 
 def operations(text: str) -> int:
     """Python lines executed in this project's packages while analysing `text`."""
-    count = 0
-
-    def lines(frame: FrameType, event: str, arg: Any) -> Any:
-        nonlocal count
-        if event == "line":
-            count += 1
-        return lines
-
-    def calls(frame: FrameType, event: str, arg: Any) -> Any:
-        return lines if frame.f_code.co_filename.startswith(PACKAGES) else None
-
     analyze(workflow("warm + up", "{{ inputs.topic }}"))  # one-time work (imports, caches)
-    sys.settrace(calls)
-    try:
-        analyze(text)
-    finally:
-        sys.settrace(None)
-    return count
+    return lines_executed(lambda: analyze(text), "analysis", "sandbox")
 
 
 def workflow(expression: str = "1", template: str = "hello") -> str:
