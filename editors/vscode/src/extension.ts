@@ -12,7 +12,7 @@ import {
   type LanguageClientOptions,
   type Middleware,
 } from 'vscode-languageclient/node';
-import { LaunchError, resolveLaunch } from './launch';
+import { LaunchError, RESTRICTED_MODE_NOTE, resolveLaunch } from './launch';
 import { RESTART_SETTINGS, readLaunchSettings, serverSection } from './settings';
 import { DOCUMENT_SELECTOR, isWorkflowPath } from './workflowFiles';
 import { nodeAtOffset, workflowNodes } from './workflowNodes';
@@ -24,6 +24,7 @@ const SERVER_CREATE_SCOPE = 'relavium.createSampleScope';
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
+let restrictedModeNoted = false;
 
 export function activate(context: vscode.ExtensionContext): void {
   output = vscode.window.createOutputChannel('Relavium', { log: true });
@@ -35,6 +36,8 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('relaviumLsp.showOutput', () => output.show(true)),
     vscode.workspace.onDidOpenTextDocument(startForDocument),
     vscode.workspace.onDidChangeConfiguration(configurationChanged),
+    // Trust can only be granted, never withdrawn, within a session: restart with the full settings.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void (client && restartServer())),
     { dispose: () => void client?.stop() },
   );
   // Activation may come from any YAML file: only a workflow file is worth a Python process.
@@ -54,7 +57,13 @@ function startForDocument(document: vscode.TextDocument): void {
 
 async function startClient(): Promise<LanguageClient | undefined> {
   const config = vscode.workspace.getConfiguration(SECTION);
-  const launchSettings = readLaunchSettings((key) => config.get(key));
+  const trusted = vscode.workspace.isTrusted;
+  if (!trusted && !restrictedModeNoted) {
+    restrictedModeNoted = true;
+    output.info(RESTRICTED_MODE_NOTE);
+  }
+  const launchSettings = readLaunchSettings((key) => config.inspect(key), trusted);
+  launchSettings.notes.forEach((note) => output.info(note));
   launchSettings.problems.forEach((problem) => warn(problem));
   let launch;
   try {
@@ -63,6 +72,7 @@ async function startClient(): Promise<LanguageClient | undefined> {
       homeDir: os.homedir(),
       platform: process.platform,
       isFile: (candidate) => fs.statSync(candidate, { throwIfNoEntry: false })?.isFile() ?? false,
+      trusted,
     });
   } catch (error) {
     if (error instanceof LaunchError) {

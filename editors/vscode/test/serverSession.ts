@@ -80,11 +80,12 @@ export class ServerSession {
 
   /** Starts the server the way the extension does when no relavium.* launch setting is set. */
   static async start(workspaceFolder: string): Promise<ServerSession> {
-    const launch = resolveLaunch(readLaunchSettings(() => undefined).value, {
+    const launch = resolveLaunch(readLaunchSettings(() => undefined, true).value, {
       workspaceFolder,
       homeDir: os.homedir(),
       platform: process.platform,
       isFile: (candidate) => fs.statSync(candidate, { throwIfNoEntry: false })?.isFile() ?? false,
+      trusted: true,
     });
     const session = new ServerSession(
       launch,
