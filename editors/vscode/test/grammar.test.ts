@@ -137,7 +137,11 @@ for (const [grammarName, yamlGrammars] of Object.entries(YAML_GRAMMARS)) {
         '      x > 1',
         '  - id: next',
       ].join('\n');
-      assert.deepEqual(embeddedJavaScript(yaml, text), ['{ ...branches[0],', '...branches[1] }', 'x > 1']);
+      assert.deepEqual(embeddedJavaScript(yaml, text), [
+        '{ ...branches[0],',
+        '...branches[1] }',
+        'x > 1',
+      ]);
     });
 
     test('a half-typed expression does not leak past its block scalar', () => {
@@ -161,7 +165,10 @@ for (const [grammarName, yamlGrammars] of Object.entries(YAML_GRAMMARS)) {
         '    prompt_template: |',
         '      {{ run.outputs["x"] }} transform: no',
       ].join('\n');
-      assert.deepEqual(embeddedJavaScript(yaml, text), ['inputs.n > 2', '[1, 2].map((x) => x * 2)']);
+      assert.deepEqual(embeddedJavaScript(yaml, text), [
+        'inputs.n > 2',
+        '[1, 2].map((x) => x * 2)',
+      ]);
     });
 
     // Every scalar style a field can be written in, for each of the three fields.
@@ -182,10 +189,9 @@ for (const [grammarName, yamlGrammars] of Object.entries(YAML_GRAMMARS)) {
             .find((token) => token.text.trim() === '>');
           assert.ok(operator?.scopes.includes('source.js'), `${style}: > is not JavaScript`);
           // the same field after the item's dash
-          const dashed = [lines[0]?.replace(`    ${field}`, `  - ${field}`) ?? '', ...lines.slice(1)];
-          assert.deepEqual(embeddedJavaScript(yaml, [...dashed, '    label: after'].join('\n')), [
-            code,
-          ]);
+          const [first = '', ...rest] = lines;
+          const dashed = [first.replace(`    ${field}`, `  - ${field}`), ...rest, '    label: after'];
+          assert.deepEqual(embeddedJavaScript(yaml, dashed.join('\n')), [code]);
         });
       }
     }
