@@ -190,7 +190,7 @@ for (const [grammarName, yamlGrammars] of Object.entries(YAML_GRAMMARS)) {
           assert.ok(operator?.scopes.includes('source.js'), `${style}: > is not JavaScript`);
           // the same field after the item's dash
           const [first = '', ...rest] = lines;
-          const dashed = [first.replace(`    ${field}`, `  - ${field}`), ...rest, '    label: after'];
+          const dashed = [first.replace(`    ${field}`, `  - ${field}`), ...rest, '    x: 1'];
           assert.deepEqual(embeddedJavaScript(yaml, dashed.join('\n')), [code]);
         });
       }
