@@ -23,7 +23,10 @@ Contract:
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -416,6 +419,62 @@ def sidecar_skeleton(workflow: Workflow) -> str:
     }
     skeleton = {"inputs": inputs, "ctx": {}, "outputs": outputs, "nodes": {}}
     return json.dumps(skeleton, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_sidecar(workflow_path: Path, text: str, roots: Iterable[Path]) -> Path:
+    """Create the workflow's sidecar `<stem>.samples.json` holding `text`; returns its path.
+
+    A repository controls its own tree, so it can plant a link where the sidecar goes: the file is
+    only created inside one of `roots` (the workspace folders; the workflow's own folder when
+    there are none) with every link on the way resolved, never through a symbolic link (dangling
+    or not), and never over anything that exists: `O_CREAT|O_EXCL|O_NOFOLLOW` relative to the
+    resolved folder, so a file or link that appears after the checks is refused too. Raises
+    `SampleScopeError` naming the file."""
+    target = sidecar_path(workflow_path)
+    folder = target.parent
+    try:
+        resolved = folder.resolve(strict=True)
+    except (OSError, RuntimeError) as error:
+        raise SampleScopeError(f"cannot write {target} ({_reason(error)})") from None
+    if not within(resolved, roots):
+        raise SampleScopeError(
+            f"refusing to write {target}: it is outside the workspace folder(s)"
+        )
+    try:
+        directory = os.open(resolved, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as error:
+        raise SampleScopeError(f"cannot write {target} ({_reason(error)})") from None
+    try:
+        descriptor = os.open(
+            target.name,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+            0o644,
+            dir_fd=directory,
+        )
+    except OSError as error:
+        if error.errno in (errno.EEXIST, errno.ELOOP):
+            what = "a symbolic link" if target.is_symlink() else "something that already exists"
+            raise SampleScopeError(
+                f"refusing to write {target}: it is {what}; remove it or write the samples "
+                "file yourself"
+            ) from None
+        raise SampleScopeError(f"cannot write {target} ({_reason(error)})") from None
+    finally:
+        os.close(directory)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return target
+
+
+def within(path: Path, roots: Iterable[Path]) -> bool:
+    """Whether `path`, links resolved, is one of `roots` or inside one (links resolved too)."""
+    real = Path(os.path.realpath(path))
+    real_roots = [Path(os.path.realpath(root)) for root in roots]
+    return any(real == root or root in real.parents for root in real_roots)
+
+
+def _reason(error: BaseException) -> str:
+    return getattr(error, "strerror", None) or str(error)
 
 
 def is_sidecar(name: str) -> bool:
