@@ -243,8 +243,7 @@ def build_sample_scope(
         )
     samples = samples.for_node(node_id)
     notes: list[str] = []
-    inputs, secret_inputs = _inputs(workflow, graph, samples, notes)
-    ctx, secret_ctx = _context(workflow, graph, inputs, samples, notes)
+    inputs, secret_inputs, ctx, secret_ctx = base_scope(workflow, graph, samples, notes)
     ancestors = frozenset(graph.ancestors(node_id) - {node_id})
     outputs = _outputs(workflow, ancestors, samples, notes)
     scope: dict[str, Any] = {
@@ -265,6 +264,15 @@ def build_sample_scope(
         node_id, node.expression.kind, node.expression.value, scope, samples.origin,
         samples.path, notes,
     )
+
+
+def base_scope(
+    workflow: Workflow, graph: Graph, samples: Samples, notes: list[str]
+) -> tuple[dict[str, Any], list[str], dict[str, Any], list[str]]:
+    """(inputs, secret inputs, ctx, secret ctx) as every node of a run sees them."""
+    inputs, secret_inputs = _inputs(workflow, graph, samples, notes)
+    ctx, secret_ctx = _context(workflow, graph, inputs, samples, notes)
+    return inputs, secret_inputs, ctx, secret_ctx
 
 
 def _inputs(
