@@ -227,8 +227,22 @@ def _array(value: Any, where: str) -> list[Any] | None:
     return value
 
 
+@dataclass(frozen=True)
+class Upstream:
+    """What a dry run of the node's ancestors stored: `outputs` as `run.outputs` shows them (a
+    condition's absent), `branches` as a merge's fan-in gives them, `notes` on what happened."""
+
+    outputs: dict[str, Any]
+    branches: list[Any]
+    notes: list[str] = field(default_factory=list)
+
+
 def build_sample_scope(
-    workflow: Workflow, graph: Graph, node_id: str, samples: Samples = SYNTHESIZED
+    workflow: Workflow,
+    graph: Graph,
+    node_id: str,
+    samples: Samples = SYNTHESIZED,
+    upstream: Upstream | None = None,
 ) -> SampleScope:
     node = workflow.node(node_id)
     if node is None:
@@ -245,7 +259,11 @@ def build_sample_scope(
     notes: list[str] = []
     inputs, secret_inputs, ctx, secret_ctx = base_scope(workflow, graph, samples, notes)
     ancestors = frozenset(graph.ancestors(node_id) - {node_id})
-    outputs = _outputs(workflow, ancestors, samples, notes)
+    if upstream is None:
+        outputs = _outputs(workflow, ancestors, samples, notes)
+    else:
+        outputs = {**upstream.outputs, **samples.nodes.get(node_id, {}).get("outputs", {})}
+        notes.extend(upstream.notes)
     scope: dict[str, Any] = {
         "inputs": inputs,
         "ctx": ctx,
@@ -256,6 +274,8 @@ def build_sample_scope(
     if node.type == "merge":
         if samples.branches is not None:
             scope["branches"] = samples.branches
+        elif upstream is not None:
+            scope["branches"] = upstream.branches
         else:
             scope["branches"] = [
                 outputs[branch] for branch in graph.fan_in_branches(node_id) if branch in outputs
@@ -289,18 +309,33 @@ def _inputs(
         if name in inputs:
             continue
         default = _field(decl, "default")
+        required = _field(decl, "required") is True
         if default is not None:
             inputs[name] = default
-        elif _field(decl, "required") is True:
-            inputs[name] = None if decl.secret else PLACEHOLDERS.get(decl.type or "", "")
-            if not decl.secret:
-                notes.append(
-                    f"required input `{name}` has no sample value; using {inputs[name]!r}"
-                )
+        elif decl.secret:
+            if required:
+                inputs[name] = None
+        elif required:
+            # an omitted optional input stays absent, as in a real run (`?? fallback` applies)
+            inputs[name] = sample_input(decl)
+            notes.append(f"required input `{name}` has no sample value; using {inputs[name]!r}")
     secret = [name for name in inputs if name in graph.secret_inputs]
     for name in secret:
         inputs[name] = None  # the value never reaches the sandbox; reading it is denied
     return inputs, secret
+
+
+def sample_input(decl: InputDecl) -> Any:
+    """A value of the input's declared shape: its first `enum` value, its `min`, else a typed
+    placeholder."""
+    validation = _field(decl, "validation")
+    if isinstance(validation, dict):
+        enum = validation.get("enum")
+        if isinstance(enum, list) and enum:
+            return enum[0]
+        if isinstance(validation.get("min"), int | float) and decl.type == "number":
+            return validation["min"]
+    return PLACEHOLDERS.get(decl.type or "", "")
 
 
 def _field(decl: InputDecl, name: str) -> Any:
@@ -417,9 +452,7 @@ def sidecar_skeleton(workflow: Workflow) -> str:
         if decl.name is None or decl.secret:
             continue  # secrets never go into a samples file: reading one is denied anyway
         default = _field(decl, "default")
-        inputs[decl.name] = default if default is not None else PLACEHOLDERS.get(
-            decl.type or "", ""
-        )
+        inputs[decl.name] = default if default is not None else sample_input(decl)
     outputs = {
         node.id: synthesized_output(node)
         for node in workflow.nodes

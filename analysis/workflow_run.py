@@ -47,6 +47,7 @@ from analysis.model import NodeDef, Workflow
 from analysis.sample_scope import (
     SYNTHESIZED,
     Samples,
+    Upstream,
     base_scope,
     synthesized_output,
 )
@@ -109,8 +110,8 @@ class WorkflowRun:
     secret_inputs: list[str] = field(default_factory=list)
     ctx: dict[str, Any] = field(default_factory=dict)
     secret_ctx: list[str] = field(default_factory=list)
-    # The scope a node's expression sees given what ran: for `run --node` after its ancestors.
-    scope_for: Callable[[str], dict[str, Any]] | None = None
+    # What a node sees given what ran: for `run --node` after its ancestors.
+    upstream_for: Callable[[str], Upstream] | None = None
 
     @property
     def ok(self) -> bool:
@@ -349,6 +350,20 @@ class _Runner:
             scope["branches"] = [json_value(value) for value in self._branches(node_id)]
         return scope
 
+    def upstream_for(self, node_id: str) -> Upstream:
+        notes = [
+            f"ancestor `{entry.id}` {entry.status}"
+            + (f" ({entry.reason})" if entry.reason and entry.status != "ran" else "")
+            + "; its output is absent"
+            for entry in self.results
+            if entry.status in ("failed", "skipped", "not-run")
+        ]
+        return Upstream(
+            self._ancestor_outputs(node_id),
+            [json_value(value) for value in self._branches(node_id)],
+            notes,
+        )
+
     def _branches(self, node_id: str) -> list[Any]:
         return [self.stored[branch] for branch in self.graph.fan_in_branches(node_id)
                 if branch in self.stored]
@@ -531,7 +546,7 @@ def run_workflow(
             "outputs are pinned)"
         )
     result = runner.run(members)
-    result.scope_for = runner.scope_for
+    result.upstream_for = runner.upstream_for
     return result
 
 

@@ -101,16 +101,13 @@ async def test_branches_follow_the_fan_in_order(
     client: RelaviumClient, workspace: Workspace
 ) -> None:
     text = EXAMPLE.replace(
-        "Object.assign({}, ...branches, { team: ctx.team })", "branches.map(b => b.name)"
-    )
+        "Object.assign({}, ...branches, { team: ctx.team })",
+        "branches.map(b => Object.keys(b)[0])",
+    ).replace("parallel_of: [history, sentiment]", "parallel_of: [sentiment, history]")
     uri = workspace.open("fan-in.relavium.yaml", text)
-    # authored edge order is history then sentiment; swap the outputs' order in the file
-    workspace.write(
-        "fan-in.samples.json",
-        json.dumps({"outputs": {"sentiment": {"name": "s"}, "history": {"name": "h"}}}),
-    )
+    # the ancestors ran first; branches follow the parallel's order, not the edges'
     result = await run(client, uri, "combine")
-    assert result["value"] == ["h", "s"]
+    assert result["value"] == ["mood", "topic"]
 
 
 @pytest.mark.parametrize(
