@@ -42,6 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from analysis.diagnostics import Position, Range
 from analysis.graph import Graph
 from analysis.model import NodeDef, Workflow
 from analysis.sample_scope import (
@@ -51,6 +52,7 @@ from analysis.sample_scope import (
     base_scope,
     synthesized_output,
 )
+from analysis.source import SourceText
 from analysis.templates import TemplateRef
 from sandbox import Outcome, Scope
 from sandbox.outcome import number_tag
@@ -559,3 +561,71 @@ def value_text(value: Any) -> str:
         return tag
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
+
+
+# --- what an editor shows of a run --------------------------------------------------------------
+
+HINT_LIMIT = 60
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """One node's result placed in the document: `label` (clipped) after `at` (the end of the
+    node's id), the full value as `tooltip`; `problem` is "failed" (at `range`, the failing
+    field) or "dimmed" (skipped / not run: the node's whole entry), else None."""
+
+    node: str
+    at: Position
+    label: str | None
+    tooltip: str | None
+    problem: str | None
+    range: Range
+    message: str
+
+
+def placements(run: WorkflowRun, source: SourceText) -> list[Annotation]:
+    result: list[Annotation] = []
+    for entry in run.nodes:
+        node = entry.node
+        if node.id_ref is None:
+            continue
+        id_end = source.position(node.id_ref.scalar.end)
+        label = tooltip = None
+        if entry.value is not UNDEFINED:
+            tooltip = value_text(entry.value)
+            clipped = tooltip if len(tooltip) <= HINT_LIMIT else tooltip[: HINT_LIMIT - 1] + "…"
+            label = f"{'📌 ' if entry.status == 'pinned' else ''}= {clipped}"
+        elif entry.type == "condition" and entry.reason is not None:
+            label = tooltip = f"→ {entry.reason}"
+        if entry.status == "failed":
+            span = _failing_span(entry)
+            message = f"dry run: `{entry.id}` failed: " + _error_text(entry.error)
+            result.append(Annotation(entry.id, id_end, label, tooltip, "failed",
+                                     source.range(*span), message))
+        elif entry.status in ("skipped", "not-run"):
+            message = f"dry run: `{entry.id}` {entry.status}: {entry.reason}"
+            result.append(Annotation(entry.id, id_end, f"({entry.status})", message, "dimmed",
+                                     source.range(*node.mapping.span), message))
+        else:
+            result.append(Annotation(entry.id, id_end, label, tooltip, None,
+                                     source.range(*node.id_ref.scalar.span), ""))
+    return result
+
+
+def _failing_span(entry: NodeRun) -> tuple[int, int]:
+    node = entry.node
+    if entry.outcome is not None and node.expression is not None:
+        return node.expression.scalar.span
+    message = (entry.error or {}).get("message", "")
+    for template in node.templates:
+        if template.name in TEMPLATE_FIELDS and f"in {template.name} " in message:
+            return template.scalar.span
+    assert node.id_ref is not None
+    return node.id_ref.scalar.span
+
+
+def _error_text(error: dict[str, Any] | None) -> str:
+    if error is None:
+        return "unknown error"
+    reason = f" ({error['reason']})" if "reason" in error else ""
+    return f"{error.get('code')}{reason}: {error.get('message')}"

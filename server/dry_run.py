@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from lsprotocol import types
+
 from analysis import AnalysisResult
 from analysis.sample_scope import (
     Samples,
@@ -27,6 +29,8 @@ from analysis.sample_scope import (
 from analysis.workflow_run import WorkflowRun, run_workflow, value_text
 from sandbox import Outcome, Scope, ScopeError, WorkerPool
 from sandbox.transport import Kind
+from server.documents import DocumentState
+from server.lsp_diagnostics import SOURCE
 
 # How much of a value the window/logMessage detail shows.
 LOG_VALUE_LIMIT = 20_000
@@ -186,3 +190,26 @@ def summary_of(run: WorkflowRun) -> str:
     failed = next((node.id for node in run.nodes if node.status == "failed"), None)
     verdict = f"failed at {failed}" if failed else "ok"
     return f"dry run {verdict}: {tally}"
+
+
+def dry_run_diagnostics(state: DocumentState | None, version: int) -> list[types.Diagnostic]:
+    """The last dry run's failures (errors at the failing field) and skipped / not-run nodes
+    (hints, dimmed), for the document version it ran on only."""
+    run = state.current_dry_run if state is not None else None
+    if run is None or run.version != version:
+        return []
+    diagnostics = []
+    for note in run.annotations:
+        if note.problem is None:
+            continue
+        failed = note.problem == "failed"
+        diagnostics.append(types.Diagnostic(
+            range=run.snapshot.lines.to_client_range(note.range),
+            severity=types.DiagnosticSeverity.Error if failed else types.DiagnosticSeverity.Hint,
+            code="dry-run",
+            source=SOURCE,
+            message=note.message,
+            tags=None if failed else [types.DiagnosticTag.Unnecessary],
+            data={"node": note.node},
+        ))
+    return diagnostics
