@@ -18,7 +18,7 @@ Contract:
   skeleton of an agent's `output_schema`), each noted in `notes`.
 - `SampleScope.scope` has the `eval --scope` shape: `{"inputs", "ctx", "run": {"outputs"},
   "branches", "secret_inputs", "secret_ctx"}` (denied keys hold None).
-- `sidecar_skeleton(workflow)` is the text of a starter sidecar (JSON) for the workflow.
+- `sidecar_skeleton(workflow, graph)` is the text of a starter sidecar (JSON) for the workflow.
 """
 
 from __future__ import annotations
@@ -40,6 +40,10 @@ from analysis.yaml_tree import YamlDocument, plain_value, read_yaml
 SIDECAR_SUFFIXES = (".samples.json", ".samples.yaml", ".samples.yml")
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml", ".yaml", ".yml")
 SAMPLE_KEYS = ("inputs", "ctx", "outputs", "branches", "nodes")
+# The nodes a dry run takes from the samples' `outputs`; it computes the others.
+PINNED_TYPES = frozenset({"agent", "human_gate"})
+# What the engine stores for an approved gate (engine.ts resume: `{decision}` without a payload).
+GATE_APPROVAL = {"decision": "approved"}
 NODE_KEYS = ("inputs", "ctx", "outputs", "branches")
 # Placeholders for a required input nobody supplied, by declared type.
 PLACEHOLDERS: dict[str, Any] = {
@@ -445,21 +449,43 @@ def _from_schema(schema: Any, depth: int = 0) -> Any:
     return SCHEMA_PLACEHOLDERS.get(kind) if isinstance(kind, str) else None
 
 
-def sidecar_skeleton(workflow: Workflow) -> str:
-    """A starter sidecar: non-secret inputs, empty ctx overrides, an output per value node."""
-    inputs: dict[str, Any] = {}
+def sidecar_skeleton(workflow: Workflow, graph: Graph) -> str:
+    """A starter sidecar, every part in declaration order with the values a synthesized dry run
+    uses: each non-secret input (its default, else a value of its declared shape), each context
+    key that is neither secret nor derived from a template (a derived one follows the inputs),
+    and an output for each node whose output a dry run takes from the samples (agent and
+    human_gate: the other nodes are computed)."""
+    notes: list[str] = []
+    inputs, secret_inputs, ctx, secret_ctx = base_scope(workflow, graph, SYNTHESIZED, notes)
     for decl in workflow.inputs:
-        if decl.name is None or decl.secret:
-            continue  # secrets never go into a samples file: reading one is denied anyway
-        default = _field(decl, "default")
-        inputs[decl.name] = default if default is not None else sample_input(decl)
-    outputs = {
-        node.id: synthesized_output(node)
-        for node in workflow.nodes
-        if node.id is not None and node.type not in CONTROL_TYPES
+        if decl.name is not None and not decl.secret and decl.name not in inputs:
+            inputs[decl.name] = sample_input(decl)
+    ordered = {
+        decl.name: inputs[decl.name] for decl in workflow.inputs
+        if decl.name in inputs and decl.name not in secret_inputs
     }
-    skeleton = {"inputs": inputs, "ctx": {}, "outputs": outputs, "nodes": {}}
+    static = {
+        entry.key: ctx[entry.key] for entry in workflow.context
+        if entry.key in ctx and entry.key not in secret_ctx
+        and (entry.value is None or not entry.value.references)
+    }
+    outputs = {
+        node.id: synthesized(node) for node in workflow.nodes
+        if node.id is not None and node.type in PINNED_TYPES
+    }
+    skeleton = {"inputs": ordered, "ctx": static, "outputs": outputs, "nodes": {}}
     return json.dumps(skeleton, indent=2, ensure_ascii=False) + "\n"
+
+
+def synthesized(node: NodeDef) -> Any:
+    """What a dry run uses for an agent or gate without a pin: the engine's shapes — a gate's
+    approval, an agent's `output_schema` skeleton, else text (an agent without a schema answers
+    text)."""
+    if node.type == "human_gate":
+        return dict(GATE_APPROVAL)
+    if node.entry("output_schema") is not None:
+        return synthesized_output(node)
+    return f"(sample text from {node.id})"
 
 
 def write_sidecar(workflow_path: Path, text: str, roots: Iterable[Path]) -> Path:

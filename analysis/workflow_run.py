@@ -46,11 +46,12 @@ from analysis.diagnostics import Position, Range
 from analysis.graph import Graph
 from analysis.model import NodeDef, Workflow
 from analysis.sample_scope import (
+    PINNED_TYPES,
     SYNTHESIZED,
     Samples,
     Upstream,
     base_scope,
-    synthesized_output,
+    synthesized,
 )
 from analysis.source import SourceText
 from analysis.templates import TemplateRef
@@ -61,9 +62,7 @@ from sandbox.outcome import number_tag
 # evaluation is capped by the sandbox on its own; this caps the sum.
 RUN_BUDGET_S = 30.0
 TEMPLATE_FIELDS = ("prompt_template", "system_prompt_append", "message_template", "assignee")
-GATE_APPROVAL = {"decision": "approved"}
 EVALUATED_TYPES = frozenset({"condition", "transform", "merge"})
-PINNABLE_TYPES = frozenset({"agent", "human_gate"})
 
 
 class _Undefined:
@@ -327,7 +326,7 @@ class _Runner:
             entry.value = None
         elif kind == "output":
             entry.value = self._capture(entry.id)
-        elif kind in PINNABLE_TYPES:
+        elif kind in PINNED_TYPES:
             self._pin_or_synthesize(node, entry)
         elif kind in EVALUATED_TYPES:
             self._evaluated(node, entry)
@@ -515,15 +514,6 @@ def _resolve_path(pool: dict[str, Any], ref: TemplateRef) -> tuple[bool | None, 
     return True, value
 
 
-def synthesized(node: NodeDef) -> Any:
-    """What a dry run uses for an agent or gate without a pin: the engine's shapes."""
-    if node.type == "human_gate":
-        return dict(GATE_APPROVAL)
-    if node.entry("output_schema") is not None:
-        return synthesized_output(node)
-    return f"(sample text from {node.id})"
-
-
 def run_workflow(
     workflow: Workflow,
     graph: Graph,
@@ -539,7 +529,7 @@ def run_workflow(
     runner = _Runner(workflow, graph, samples, evaluate, cancelled, budget_s)
     computed = sorted(
         node_id for node_id in samples.outputs
-        if node_id in runner.nodes and runner.nodes[node_id].type not in PINNABLE_TYPES
+        if node_id in runner.nodes and runner.nodes[node_id].type not in PINNED_TYPES
     )
     if computed:
         runner.notes.append(

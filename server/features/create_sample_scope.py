@@ -53,8 +53,10 @@ def register(ls: RelaviumLanguageServer) -> None:
         except CommandFailed as failure:
             return _failure(ls, str(failure))
         good = ls.last_good_snapshot(uri)
-        workflow = result.workflow or (good.result.workflow if good is not None else None)
-        if workflow is None:
+        usable = result if result.workflow is not None else good.result if good else None
+        workflow = usable.workflow if usable is not None else None
+        graph = usable.graph if usable is not None else None
+        if workflow is None or graph is None:
             return _failure(ls, "fix the YAML syntax error first")
         roots = _roots(ls, Path(path))
         existing = existing_sidecar(Path(path))
@@ -68,7 +70,7 @@ def register(ls: RelaviumLanguageServer) -> None:
             ls.show_message(f"{target.name} already exists; opened it", types.MessageType.Info)
         else:
             try:
-                target = write_sidecar(Path(path), sidecar_skeleton(workflow), roots)
+                target = write_sidecar(Path(path), sidecar_skeleton(workflow, graph), roots)
             except SampleScopeError as error:
                 return _failure(ls, str(error))
             ls.show_message(f"Created {target.name}", types.MessageType.Info)
