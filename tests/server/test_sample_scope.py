@@ -106,8 +106,8 @@ def test_pathologically_deep_json_samples_are_refused_not_a_crash() -> None:
         parse_samples(text, "s.json", "explicit", is_json=True)
 
 
-def test_yaml_samples_refuse_anchors() -> None:
-    with pytest.raises(SampleScopeError, match="anchor"):
+def test_yaml_samples_refuse_aliases() -> None:
+    with pytest.raises(SampleScopeError, match="alias"):
         parse_samples("inputs: &a { b: 1 }\nctx: *a\n", "s.yaml", "sidecar", is_json=False)
 
 
