@@ -72,6 +72,7 @@ class RelaviumLanguageServer(LanguageServer):
         self._analysis_listeners: list[AnalysisListener] = []
         self._close_listeners: list[UriListener] = []
         self._settings_listeners: list[SettingsListener] = []
+        self._dry_run_listeners: list[SettingsListener] = []
         self._sandbox_pool: WorkerPool | None = None
         # A run waits here, on the event loop, for a free worker: waiting inside pygls' thread
         # pool instead would hold a thread, and enough queued runs starve the stdin reader.
@@ -192,6 +193,14 @@ class RelaviumLanguageServer(LanguageServer):
         return result
 
     # -- events ---------------------------------------------------------------------------------
+
+    def on_dry_run(self, listener: SettingsListener) -> None:
+        """Called after a dry run placed new results in a document."""
+        self._dry_run_listeners.append(listener)
+
+    def dry_run_placed(self) -> None:
+        for listener in self._dry_run_listeners:
+            listener()
 
     def on_analysis(self, listener: AnalysisListener) -> None:
         """Called with each snapshot that is current (its version is the document's) when done."""
