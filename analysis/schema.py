@@ -636,7 +636,20 @@ INPUT = Obj({
 
 
 _MCP_INLINE = ("id", "transport", "command", "args", "env", "url", "allow_local_endpoint")
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s]+\Z")
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):(.*)\Z", re.DOTALL)
+
+
+def is_url(value: str) -> bool:
+    """Whether the WHATWG URL parser (the engine's `z.string().url()`) takes `value`, as far as
+    authors get it wrong: a scheme, and a host after the schemes that need one."""
+    found = _SCHEME.match(value)
+    if found is None:
+        return False
+    if found.group(1).lower() not in ("http", "https", "ws", "wss", "ftp"):
+        return True
+    return bool(re.split(r"[/?#]", found.group(2).lstrip("/\\"), maxsplit=1)[0])
+
+
 _URL_CREDENTIALS = re.compile(r"[a-z][a-z0-9+.-]*://[^/?#]*@", re.IGNORECASE)
 
 
@@ -677,7 +690,7 @@ def _mcp_extra(walk: Walk, node: YMapping, path: str) -> None:
             refuse(key, f"'{key}' is not used by the {transport} transport (it applies only to "
                         "a stdio server process); remove it")
         value = getattr(url.value, "value", None) if url is not None else None
-        if isinstance(value, str) and _URL.match(value):
+        if isinstance(value, str) and is_url(value):
             scheme = "ws:// or wss://" if transport == "websocket" else "http:// or https://"
             if not re.match(r"wss?://" if transport == "websocket" else r"https?://", value,
                             re.IGNORECASE):
@@ -698,9 +711,9 @@ class Url(Text):
         reported = len(walk.out)
         super().check(walk, node, path)
         if len(walk.out) == reported and isinstance(node, YScalar) \
-                and not _URL.match(str(node.value)):
-            walk.report(INVALID_VALUE, node, f"{path} '{node.value}' is not a URL: write it "
-                        "with its scheme, e.g. https://host/path")
+                and not is_url(str(node.value)):
+            walk.report(INVALID_VALUE, node, f"{path} '{node.value}' is not a URL the engine "
+                        "can parse: write a scheme and a host, e.g. https://host/path")
 
 
 MCP_SERVER = Obj({
