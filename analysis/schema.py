@@ -20,7 +20,8 @@ exportable (e.g. to JSON Schema). Its root is `ROOT` (the document: `schema_vers
 - `Tagged(tag, variants, common)`: a union discriminated by the value of key `tag` (nodes by
   `type`, triggers, agent memory); `variants[value]` is that form's `Obj`;
 - `AgentEntry`: an inline agent (`AGENT`) or a `{ $ref }` (`AGENT_REF`).
-`child(spec, key, mapping)` steps from a spec to the spec of one of its keys (resolving a
+An input's `validation` (listed as `Free` in `INPUT`) is described per input type by
+`VALIDATION_BY_TYPE`; `child` resolves it. `child(spec, key, mapping)` steps from a spec to the spec of one of its keys (resolving a
 `Tagged` by the mapping's tag), and `spec_path(path, root)` follows a path of keys from `ROOT`.
 Facts come from the engine's Zod schemas (HodeTech/Relavium packages/shared/src/workflow.ts,
 node.ts, agent.ts, edge.ts, common.ts, constants.ts); where we knowingly differ, docs/rules.md
