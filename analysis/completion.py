@@ -552,8 +552,8 @@ class _Facts:
         if node.type == "parallel":
             return [member.id for member in node.parallel_of]
         if node.type == "condition" and handle:
-            return [branch.target.id for branch in node.branches
-                    if branch.handle == handle and branch.target is not None]
+            branch = node.branch_for(handle)
+            return [branch.target.id] if branch is not None and branch.target is not None else []
         return None
 
     def handles(self, node_id: str, typed: str) -> list[Candidate]:

@@ -21,11 +21,13 @@ exportable (e.g. to JSON Schema). Its root is `ROOT` (the document: `schema_vers
   `type`, triggers, agent memory); `variants[value]` is that form's `Obj`;
 - `AgentEntry`: an inline agent (`AGENT`) or a `{ $ref }` (`AGENT_REF`).
 An input's `validation` (listed as `Free` in `INPUT`) is described per input type by
-`VALIDATION_BY_TYPE`; `child` resolves it. `child(spec, key, mapping)` steps from a spec to the spec of one of its keys (resolving a
-`Tagged` by the mapping's tag), and `spec_path(path, root)` follows a path of keys from `ROOT`.
+`VALIDATION_BY_TYPE`. Lookups: `child(spec, key, mapping)` is the spec of one key (resolving a
+`Tagged` by the mapping's tag, an input's validation by its type), `form_of(spec, mapping)` the
+strict form a mapping is checked against, `keys_of(spec, mapping)` the keys it accepts (what
+completion offers), `spec_at(root, offset)` the key or value under an offset (hover).
 Facts come from the engine's Zod schemas (HodeTech/Relavium packages/shared/src/workflow.ts,
 node.ts, agent.ts, edge.ts, common.ts, constants.ts); where we knowingly differ, docs/rules.md
-("Where we differ from the engine") says so.
+("Known differences from the engine") says so.
 """
 
 from __future__ import annotations
@@ -286,7 +288,7 @@ class Number(Spec):
         ok_type = isinstance(value, int) or (
             isinstance(value, float) and not math.isnan(value)
             and (value.is_integer() or not self.integer))
-        if isinstance(value, bool) or not ok_type or (isinstance(node, YScalar) and node.style):
+        if isinstance(value, bool) or not ok_type:
             kind = "an integer" if self.integer else "a number"
             walk.report(INVALID_VALUE, node,
                         f"{path} must be {kind}, not {_describe(node)}{_unquote_hint(node)}")
@@ -313,7 +315,7 @@ TEMPERATURE = Number(minimum=0, maximum=2)
 @dataclass
 class Boolean(Spec):
     def check(self, walk: Walk, node: YNode, path: str) -> None:
-        if not (isinstance(node, YScalar) and isinstance(node.value, bool) and not node.style):
+        if not (isinstance(node, YScalar) and isinstance(node.value, bool)):
             walk.report(INVALID_VALUE, node,
                         f"{path} must be true or false, not {_describe(node)}"
                         f"{_unquote_hint(node)}")
