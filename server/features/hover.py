@@ -146,7 +146,8 @@ def _builtin_doc(source: str, start: int, word: str, kind: TokenKind, field: str
     if kind is TokenKind.SCOPE_BINDING:
         note = ""
         if word == "branches" and field != "merge_fn":
-            note = " It is not defined here: this is not a merge_fn."
+            note = (" It is null here (this is not a merge_fn): reading from it throws a "
+                    "TypeError.")
         return f"**`{word}`** · {BINDING_DOCS[word]}{note}"
     if word in GLOBAL_DOCS:
         return f"**`{word}`** · {GLOBAL_DOCS[word]}"
