@@ -19,6 +19,7 @@ import { LaunchError, RESTRICTED_MODE_NOTE, resolveLaunch, type LaunchSpec } fro
 import {
   LaunchFailure,
   RestartPolicy,
+  StderrLevels,
   commandLine,
   failureMessage,
   spawnServer,
@@ -123,12 +124,15 @@ async function startClient(): Promise<LanguageClient | undefined> {
     },
     // An `initialize` that fails is reported by `closed` above or the catch below, not here.
     initializationFailedHandler: () => false,
+    // spawnServer reads stderr itself (for the cause of a failure) and logs it at its level
+    stdioOptions: { stdout: () => undefined, stderr: () => undefined },
   };
   const started = new QuietLanguageClient(
     'relavium',
     'Relavium',
     async () => {
-      server = await spawnServer(launch);
+      const levels = new StderrLevels();
+      server = await spawnServer(launch, (line) => output[levels.levelOf(line)](line));
       return server.child;
     },
     clientOptions,
