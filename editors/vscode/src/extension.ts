@@ -15,7 +15,13 @@ import {
   type LanguageClientOptions,
   type Middleware,
 } from 'vscode-languageclient/node';
-import { LaunchError, RESTRICTED_MODE_NOTE, resolveLaunch, type LaunchSpec } from './launch';
+import {
+  LaunchError,
+  RESTRICTED_MODE_NOTE,
+  remoteSettingsNote,
+  resolveLaunch,
+  type LaunchSpec,
+} from './launch';
 import {
   LaunchFailure,
   RestartPolicy,
@@ -97,6 +103,12 @@ async function startClient(): Promise<LanguageClient | undefined> {
     throw error;
   }
   output.info(`starting ${commandLine(launch)} (from ${launch.origin})`);
+  const remoteNote = remoteSettingsNote(vscode.env.remoteName, launch);
+  if (remoteNote !== undefined) {
+    output.info(remoteNote);
+  }
+  const explain = (message: string): string =>
+    remoteNote === undefined ? message : `${message} ${remoteNote}`;
   // The process the client runs now; a restart after a crash spawns a new one.
   let server: ServerProcess | undefined;
   const restarts = new RestartPolicy();
@@ -118,7 +130,7 @@ async function startClient(): Promise<LanguageClient | undefined> {
         }
         // Started and died before answering `initialize`, or keeps crashing: no restart loop.
         const cause = crashed === undefined ? 'it closed the connection' : await crashed.cause();
-        reportFailure(failureMessage(launch, cause, started.state === State.Running));
+        reportFailure(explain(failureMessage(launch, cause, started.state === State.Running)));
         return { action: CloseAction.DoNotRestart, handled: true };
       },
     },
@@ -150,7 +162,7 @@ async function startClient(): Promise<LanguageClient | undefined> {
   } catch (error) {
     // A command that cannot be spawned never opens a connection, so `closed` is not called.
     if (error instanceof LaunchFailure) {
-      reportFailure(error.message);
+      reportFailure(explain(error.message));
     } else {
       output.error(`relavium-lsp did not start: ${String(error)}`);
     }
