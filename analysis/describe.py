@@ -15,7 +15,20 @@ from __future__ import annotations
 import re
 
 from analysis.model import AgentDecl, ContextDecl, InputDecl, NodeDef, Workflow
-from analysis.yaml_tree import YScalar, plain_value
+from analysis.schema import (
+    AgentEntry,
+    Boolean,
+    MapOf,
+    Number,
+    Obj,
+    Seq,
+    Spec,
+    Tagged,
+    Text,
+    form_of,
+    spec_at,
+)
+from analysis.yaml_tree import YNode, YScalar, plain_value
 
 BINDING_DOCS = {
     "inputs": "The run's admitted inputs (`inputs.name`); declared secrets are denied.",
@@ -185,3 +198,41 @@ def agent_summary(agent: AgentDecl) -> str:
     if agent.system_prompt is not None:
         parts.append(_first_line(agent.system_prompt.value))
     return " · ".join(parts)
+
+
+def describe_spec(spec: Spec | None) -> str:
+    """What a value must be, in a few words (`one of: linear, exponential`, `integer ≥ 1`)."""
+    if isinstance(spec, Text):
+        if spec.enum:
+            return f"one of: {', '.join(spec.enum)}"
+        return "non-empty string" if spec.nonempty else "string"
+    if isinstance(spec, Number):
+        kind = "integer" if spec.integer else "number"
+        if spec.exclusive_minimum is not None:
+            return f"{kind} > {spec.exclusive_minimum:g}"
+        if spec.minimum is not None and spec.maximum is not None:
+            return f"{kind} {spec.minimum:g}–{spec.maximum:g}"
+        return f"{kind} ≥ {spec.minimum:g}" if spec.minimum is not None else kind
+    if isinstance(spec, Boolean):
+        return "true or false"
+    if isinstance(spec, Seq):
+        at_least = " (at least one)" if spec.min_items else ""
+        return f"list of {describe_spec(spec.item)}{at_least}"
+    if isinstance(spec, Obj | MapOf | Tagged | AgentEntry):
+        return "mapping"
+    return "any value"
+
+
+def key_doc(root: YNode | None, offset: int) -> tuple[str, tuple[int, int]] | None:
+    """Markdown for the schema key under `offset` (its one-line doc and what its value must be),
+    and the key's span."""
+    place = spec_at(root, offset)
+    if place is None or place.key is None or place.owner is None or place.spec is None:
+        return None
+    form = form_of(place.owner, place.mapping)
+    required = form is not None and place.key in form.required
+    text = (f"**`{place.key}`** ({describe_spec(place.spec)}"
+            f"{', required' if required else ''})")
+    if place.spec.doc:
+        text += f" · {place.spec.doc}"
+    return text, (place.node.start, place.node.end)

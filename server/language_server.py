@@ -12,11 +12,15 @@ import importlib
 import itertools
 import logging
 import pkgutil
+import socket
+import sys
 from collections.abc import Callable
 from importlib.metadata import version
-from typing import Any
+from threading import Event
+from typing import Any, BinaryIO
 
 from lsprotocol import types
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from analysis import AnalysisResult, analyze
@@ -24,11 +28,12 @@ from sandbox import WorkerPool
 from server.documents import (
     DocumentState,
     Snapshot,
-    apply_change,
+    apply_changes,
     is_workflow_uri,
     uri_to_path,
 )
 from server.settings import Settings, parse_settings
+from server.transport import FrameReader, read_in_thread, serve
 
 logger = logging.getLogger("relavium-lsp")
 # Two, so a second run is not queued behind one that hangs until the deadline.
@@ -67,6 +72,7 @@ class RelaviumLanguageServer(LanguageServer):
         self._analysis_listeners: list[AnalysisListener] = []
         self._close_listeners: list[UriListener] = []
         self._settings_listeners: list[SettingsListener] = []
+        self._dry_run_listeners: list[SettingsListener] = []
         self._sandbox_pool: WorkerPool | None = None
         # A run waits here, on the event loop, for a free worker: waiting inside pygls' thread
         # pool instead would hold a thread, and enough queued runs starve the stdin reader.
@@ -81,6 +87,44 @@ class RelaviumLanguageServer(LanguageServer):
         if self._sandbox_pool is None:
             self._sandbox_pool = WorkerPool(size=SANDBOX_WORKERS)
         return self._sandbox_pool
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio with the server's own reader (`server.transport`)."""
+        writer = StdoutWriter(stdout or sys.stdout.buffer)
+        if stdin is None:
+            # A reader of its own: the reading thread is blocked in it when the process exits,
+            # and interpreter shutdown aborts on a `sys.stdin` whose lock a thread holds.
+            stdin = open(sys.stdin.fileno(), "rb", closefd=False)  # noqa: SIM115
+        self._serve(FrameReader(stdin), writer)
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve the first client that connects to HOST:PORT, then exit."""
+        with socket.create_server((host, port)) as listener:
+            logger.info("listening on %s:%s", host, port)
+            connection, _ = listener.accept()
+        with connection, connection.makefile("rb") as incoming:
+            self._serve(FrameReader(incoming), _SocketWriter(connection))
+
+    def _serve(self, reader: FrameReader, writer: StdoutWriter | _SocketWriter) -> None:
+        from server.protocol import RelaviumProtocol
+
+        self._stop_event = stop = Event()
+        self.protocol.set_writer(writer)
+        assert isinstance(self.protocol, RelaviumProtocol)
+        protocol = self.protocol
+
+        async def run() -> None:
+            frames = read_in_thread(reader, asyncio.get_running_loop())
+            await serve(protocol, frames, stop, self.log_error)
+
+        try:
+            asyncio.run(run())
+        except BrokenPipeError:
+            logger.error("the client closed its end of the connection; stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
 
     def shutdown(self) -> None:
         if self._sandbox_pool is not None:
@@ -150,6 +194,14 @@ class RelaviumLanguageServer(LanguageServer):
 
     # -- events ---------------------------------------------------------------------------------
 
+    def on_dry_run(self, listener: SettingsListener) -> None:
+        """Called after a dry run placed new results in a document."""
+        self._dry_run_listeners.append(listener)
+
+    def dry_run_placed(self) -> None:
+        for listener in self._dry_run_listeners:
+            listener()
+
     def on_analysis(self, listener: AnalysisListener) -> None:
         """Called with each snapshot that is current (its version is the document's) when done."""
         self._analysis_listeners.append(listener)
@@ -174,13 +226,14 @@ class RelaviumLanguageServer(LanguageServer):
         state = self.documents.get(params.text_document.uri)
         if state is None:
             return
-        for change in params.content_changes:
-            state.text, clamped = apply_change(state.text, change, self.position_encoding)
-            if clamped:
-                self.log_warning(
-                    f"didChange for {state.uri} (version {params.text_document.version}) had an "
-                    "out-of-range edit; it was clamped to the document"
-                )
+        state.text, clamped = apply_changes(
+            state.text, params.content_changes, self.position_encoding
+        )
+        if clamped:
+            self.log_warning(
+                f"didChange for {state.uri} (version {params.text_document.version}) had "
+                f"{clamped} out-of-range edit(s); clamped to the document"
+            )
         state.version = params.text_document.version
         self._schedule(state, delay_ms=self.settings.debounce_ms)
 
@@ -277,6 +330,17 @@ class RelaviumLanguageServer(LanguageServer):
                 except Exception:  # one feature's bug must not stop the others hearing
                     logger.exception("analysis listener %r failed", listener)
         return snapshot
+
+
+class _SocketWriter:
+    def __init__(self, connection: socket.socket) -> None:
+        self.connection = connection
+
+    def write(self, data: bytes) -> None:
+        self.connection.sendall(data)
+
+    def close(self) -> None:
+        self.connection.close()
 
 
 def _read_text(path: str) -> str:

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 class RelaviumProtocol(LanguageServerProtocol):
     _server: RelaviumLanguageServer
+    # set by `server.transport.dispatch` when initialize arrives: requests before it are refused
+    initialize_seen = False
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(
@@ -60,7 +62,7 @@ class RelaviumProtocol(LanguageServerProtocol):
         self._server.exit_code = 0 if self._shutdown else 1
         yield from super().lsp_exit(*args)
 
-    # Text sync: the server keeps workflow documents itself (see server.documents.apply_change)
+    # Text sync: the server keeps workflow documents itself (see server.documents.apply_changes)
     # and mirrors every document into pygls' workspace as whole text, for code that reads it.
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)

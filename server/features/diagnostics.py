@@ -8,6 +8,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from server.documents import Snapshot, is_workflow_uri
+from server.dry_run import dry_run_diagnostics
 from server.handlers import guarded
 from server.language_server import RelaviumLanguageServer
 from server.lsp_diagnostics import SOURCE, to_lsp_diagnostics
@@ -21,7 +22,8 @@ def register(ls: RelaviumLanguageServer) -> None:
                 types.PublishDiagnosticsParams(
                     uri=snapshot.uri,
                     version=snapshot.version,
-                    diagnostics=to_lsp_diagnostics(snapshot, ls.settings),
+                    diagnostics=to_lsp_diagnostics(snapshot, ls.settings)
+                    + dry_run_diagnostics(ls.document(snapshot.uri), snapshot.version),
                 )
             )
 
@@ -41,6 +43,7 @@ def register(ls: RelaviumLanguageServer) -> None:
                 publish(state.latest)
 
     ls.on_analysis(publish)
+    ls.on_dry_run(refresh)
     ls.on_close(clear)
     ls.on_settings_changed(refresh)
 
@@ -60,11 +63,17 @@ def register(ls: RelaviumLanguageServer) -> None:
         state = ls.document(uri)
         if snapshot is None or state is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
-        result_id = f"{state.opening}.{snapshot.version}.{ls.settings_generation}"
+        run = state.current_dry_run
+        result_id = (
+            f"{state.opening}.{snapshot.version}.{ls.settings_generation}"
+            f".{run.stamp if run is not None else 0}"
+        )
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         return types.RelatedFullDocumentDiagnosticReport(
-            items=to_lsp_diagnostics(snapshot, settings), result_id=result_id
+            items=to_lsp_diagnostics(snapshot, settings)
+            + dry_run_diagnostics(state, snapshot.version),
+            result_id=result_id,
         )
 
     @ls.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))

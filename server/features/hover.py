@@ -19,6 +19,7 @@ from analysis.describe import (
     code_span,
     context_summary,
     input_summary,
+    key_doc,
     node_summary,
 )
 from analysis.expressions import TokenKind, analyze_expression, semantic_tokens
@@ -179,7 +180,8 @@ def register(ls: RelaviumLanguageServer) -> None:
         offset = view.offset(params.position)
         if offset is None:
             return None
-        found = _symbol_hover(view, offset) or _builtin_hover(view, offset)
+        found = (_symbol_hover(view, offset) or _builtin_hover(view, offset)
+                 or key_doc(view.result.document.root, offset))
         span = view.client_range(*found[1]) if found else None
         if span is None:
             found = None  # a name the user is editing: its analysis is of older text

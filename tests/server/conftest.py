@@ -46,6 +46,7 @@ class RelaviumClient(LanguageClient):
         super().__init__(converter_factory=default_converter)
         self.published: dict[str, list[types.PublishDiagnosticsParams]] = {}
         self.applied_edits: list[types.ApplyWorkspaceEditParams] = []
+        self.inlay_hint_refreshes = 0
         self.documents: dict[str, TextDocument] = {}
         self.initialize_result: types.InitializeResult | None = None
         self.profile = ""
@@ -201,12 +202,16 @@ def make_client(features: dict[str, Callable[..., Any]] | None = None) -> Relavi
         client.applied_edits.append(params)
         return types.ApplyWorkspaceEditResult(applied=True)
 
+    def refresh_inlay_hints(client: RelaviumClient, params: None) -> None:
+        client.inlay_hint_refreshes += 1
+
     register_lsp_features(
         client,
         {
             **DEFAULT_CLIENT_FEATURES,
             types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
             types.WORKSPACE_APPLY_EDIT: apply_edit,
+            types.WORKSPACE_INLAY_HINT_REFRESH: refresh_inlay_hints,
             **(features or {}),
         },
     )

@@ -115,7 +115,10 @@ async def test_unknown_documents_and_empty_places(
     client: RelaviumClient, workspace: Workspace
 ) -> None:
     uri = workspace.open("hover-empty.relavium.yaml", EXAMPLE)
-    assert await hover(client, uri, EXAMPLE, "max_parallel: 4") == ("", None)
+    assert await hover(client, uri, EXAMPLE, "tags: [support", at=8) == ("", None)
+    # A key shows its schema doc.
+    assert await hover(client, uri, EXAMPLE, "max_parallel: 4") == (
+        "**`max_parallel`** (integer ≥ 1) · Cap on concurrent LLM calls.", "max_parallel")
     missing = workspace.uri("not-open.relavium.yaml")
     assert await client.text_document_hover_async(
         types.HoverParams(text_document=identifier(missing),
