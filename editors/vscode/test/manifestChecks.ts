@@ -50,8 +50,12 @@ export function checkManifest(manifest: any, packagedFiles?: string[]): void {
   const [grammar] = manifest.contributes.grammars;
   assert.deepEqual(grammar.injectTo, ['source.yaml']);
   assert.equal(grammar.embeddedLanguages['meta.embedded.expression.relavium'], 'javascript');
+  // `vsce package` alone builds the bundle it ships
+  assert.match(manifest.scripts['vscode:prepublish'], /^npm run build\b/);
+  assert.equal(manifest.capabilities.virtualWorkspaces.supported, false);
+  assert.equal(manifest.icon, 'images/icon.png');
   if (packagedFiles !== undefined) {
-    for (const shipped of [manifest.main, grammar.path]) {
+    for (const shipped of [manifest.main, grammar.path, manifest.icon]) {
       assert.ok(packagedFiles.includes(path.posix.join('extension', shipped)), shipped);
     }
   }
