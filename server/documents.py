@@ -22,6 +22,7 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)")
 
 if TYPE_CHECKING:
     from analysis import AnalysisResult
+    from analysis.workflow_run import Annotation
 
 def is_workflow_uri(uri: str) -> bool:
     """The document selector (`analysis.files`), for `file:` and unsaved (`untitled:`) URIs."""
@@ -53,6 +54,16 @@ class Snapshot:
         return self.result.workflow is not None
 
 
+@dataclass(frozen=True)
+class DryRunView:
+    """A dry run's results placed in one version of a document."""
+
+    version: int
+    snapshot: Snapshot
+    annotations: list[Annotation]
+    stamp: int  # distinguishes runs on the same version (pull diagnostics' result id)
+
+
 @dataclass
 class DocumentState:
     uri: str
@@ -67,10 +78,18 @@ class DocumentState:
     pending_delay_ms: int = 0
     # the analysis running in a thread, which cancelling `pending` does not stop
     computing: asyncio.Future[AnalysisResult] | None = field(default=None, repr=False)
+    # the last whole-workflow dry run, shown while `dry_run.version` is the document's
+    dry_run: DryRunView | None = None
 
     @property
     def path(self) -> str:
         return uri_to_path(self.uri)
+
+    @property
+    def current_dry_run(self) -> DryRunView | None:
+        """The last dry run, until the next edit."""
+        run = self.dry_run
+        return run if run is not None and run.version == self.version else None
 
     def record(self, snapshot: Snapshot) -> None:
         """Keep a finished analysis unless a newer one already landed."""

@@ -7,6 +7,7 @@ object for a document's snapshots (see `server/__init__.py`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import itertools
 import logging
@@ -38,6 +39,8 @@ from server.transport import FrameReader, read_in_thread, serve
 logger = logging.getLogger("relavium-lsp")
 # Two, so a second run is not queued behind one that hangs until the deadline.
 SANDBOX_WORKERS = 2
+# How long diagnostics wait for the client's first workspace/configuration answer.
+SETTINGS_WAIT_SECONDS = 2.0
 
 AnalysisListener = Callable[[Snapshot], None]
 UriListener = Callable[[str], None]
@@ -61,12 +64,16 @@ class RelaviumLanguageServer(LanguageServer):
         self.settings = Settings()
         # bumped on every settings change, so cached results (pull result ids) can tell
         self.settings_generation = 0
+        # Set once the client's first configuration answer is in (or given up on): diagnostics
+        # wait for it, or the first ones would show rules the user's settings turn off.
+        self.settings_settled = asyncio.Event()
         self.documents: dict[str, DocumentState] = {}
         # Decided at initialize: pull when the client supports textDocument/diagnostic.
         self.pull_diagnostics = False
         self._analysis_listeners: list[AnalysisListener] = []
         self._close_listeners: list[UriListener] = []
         self._settings_listeners: list[SettingsListener] = []
+        self._dry_run_listeners: list[SettingsListener] = []
         self._sandbox_pool: WorkerPool | None = None
         # analyses run here, never on pygls' thread pool (see server.scheduling)
         self.analyses = AnalysisQueue()
@@ -190,6 +197,14 @@ class RelaviumLanguageServer(LanguageServer):
 
     # -- events ---------------------------------------------------------------------------------
 
+    def on_dry_run(self, listener: SettingsListener) -> None:
+        """Called after a dry run placed new results in a document."""
+        self._dry_run_listeners.append(listener)
+
+    def dry_run_placed(self) -> None:
+        for listener in self._dry_run_listeners:
+            listener()
+
     def on_analysis(self, listener: AnalysisListener) -> None:
         """Called with each snapshot that is current (its version is the document's) when done."""
         self._analysis_listeners.append(listener)
@@ -248,8 +263,20 @@ class RelaviumLanguageServer(LanguageServer):
             self.show_message(f"relavium-lsp ({source}): {problem}", types.MessageType.Warning)
         self.settings = settings
         self.settings_generation += 1
+        self.settings_changed()
+
+    def settings_changed(self) -> None:
+        """Tell every listener that diagnostics computed so far may be out of date."""
         for listener in self._settings_listeners:
             listener()
+
+    async def settled_settings(self) -> Settings:
+        """The settings, once the client's first configuration answer is in; waits at most
+        SETTINGS_WAIT_SECONDS for it (a client that never answers gets the settings there are)."""
+        if not self.settings_settled.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.settings_settled.wait(), SETTINGS_WAIT_SECONDS)
+        return self.settings
 
     # -- messages ------------------------------------------------------------------------------
 

@@ -25,8 +25,13 @@ class RelaviumProtocol(LanguageServerProtocol):
         self, params: types.InitializeParams
     ) -> Generator[Any, Any, types.InitializeResult]:
         ls = self._server
-        ls.pull_diagnostics = (
-            get_capability(params.capabilities, "text_document.diagnostic", None) is not None
+        # Pull only from clients that can be told to pull again: after a settings change the
+        # server must re-diagnose every open document, and Neovim 0.11 pulls but has no
+        # refresh support (it only pulls after an edit), so it gets pushed diagnostics.
+        ls.pull_diagnostics = get_capability(
+            params.capabilities, "text_document.diagnostic", None
+        ) is not None and get_capability(
+            params.capabilities, "workspace.diagnostics.refresh_support", False
         )
         result: types.InitializeResult = yield from super().lsp_initialize(params)
         # Pull for clients that pull, push otherwise, never both: hide the pull provider from
