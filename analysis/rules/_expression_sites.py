@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.expressions import ExpressionFacts, Span, analyze_expression
 from analysis.model import ExpressionField, NodeDef
 from analysis.rules import RuleContext
+from analysis.text_cache import text_cache
 from sandbox.syntax import SyntaxProblem, check_syntax
 
 
@@ -66,14 +66,21 @@ def evaluated_fields(ctx: RuleContext) -> Iterator[ExpressionField]:
             yield field
 
 
-def expression_sites(ctx: RuleContext) -> Iterator[ExpressionSite]:
-    """Every evaluated expression within the size limit, with its facts."""
-    for field in evaluated_fields(ctx):
-        if len(field.value) <= MAX_EXPRESSION_CHARS:
-            yield ExpressionSite(field, analyze_expression(field.value))
+def expression_sites(ctx: RuleContext) -> list[ExpressionSite]:
+    """Every evaluated expression within the size limit, with its facts (computed once per
+    analysis: `RuleContext.expression_sites`)."""
+    return ctx.expression_sites
 
 
-@lru_cache(maxsize=4096)
+def collect_sites(ctx: RuleContext) -> list[ExpressionSite]:
+    return [
+        ExpressionSite(field, analyze_expression(field.value))
+        for field in evaluated_fields(ctx)
+        if len(field.value) <= MAX_EXPRESSION_CHARS
+    ]
+
+
+@text_cache(max_bytes=8 * 2**20)
 def syntax_problem(source: str) -> SyntaxProblem | None:
     """The engine's parse-only verdict (cached: unchanged expressions are re-checked on every
     keystroke elsewhere in the file)."""
