@@ -485,6 +485,15 @@ def _for_libyaml(text: str) -> tuple[str, dict[int, int] | None]:
     return text, restore
 
 
+def too_large(source: SourceText, size: str) -> Diagnostic:
+    """The refusal of a source over the limit; `size` says how long it is ("…bytes")."""
+    return Diagnostic(
+        source.range(0, 0), Severity.ERROR, YAML_SYNTAX,
+        f"the file is {size} long; Relavium refuses workflow sources over 2 MiB: "
+        "split it or move large text into files",
+    )
+
+
 def read_yaml(source: SourceText) -> YamlDocument:
     """Compose `source` and convert it; never raises on any text."""
     text = source.text
@@ -492,12 +501,7 @@ def read_yaml(source: SourceText) -> YamlDocument:
     size = len(text) if len(text) > MAX_SOURCE_BYTES or text.isascii() else len(
         text.encode("utf-8", "surrogatepass"))
     if size > MAX_SOURCE_BYTES:
-        problem = Diagnostic(
-            source.range(0, 0), Severity.ERROR, YAML_SYNTAX,
-            f"the file is {size} bytes long; Relavium refuses workflow sources over 2 MiB: "
-            "split it or move large text into files",
-        )
-        return YamlDocument(source, None, [problem])
+        return YamlDocument(source, None, [too_large(source, f"{size} bytes")])
     reader = _Reader(source)
     try:
         for_libyaml, reader.restore = _for_libyaml(text)

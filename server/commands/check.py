@@ -1,8 +1,9 @@
-"""`relavium-lsp check`: lint workflow files, for CI and the terminal.
+"""`relavium-lsp check`: lint workflow files, for CI and the terminal (docs/cli.md).
 
 Directories are searched for `*.relavium.yaml|yml` and for YAML files under `.relavium/`
-(hidden directories and node_modules are skipped otherwise); `-` reads stdin. Exit 0 without
-errors, 1 with errors, 2 on usage or I/O errors. Many files are analysed in parallel processes.
+(hidden directories and node_modules are skipped otherwise; a walk never leaves its folder through
+a link); `-` reads stdin. Exit 0 without errors, 1 with errors, 2 on usage or I/O errors. Many
+files are analysed in parallel processes.
 """
 
 from __future__ import annotations
@@ -11,65 +12,71 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from analysis import analyze
 from analysis.diagnostics import Severity
-from analysis.files import is_workflow_path
-from analysis.report import STDIN_PATH, FileReport, format_text, to_json, to_sarif
+from analysis.files import SourceTooLarge, read_bounded, read_source, walk_workflow_files
+from analysis.report import (
+    STDIN_PATH,
+    FileReport,
+    escape_controls,
+    format_github,
+    format_text,
+    to_json,
+    to_sarif,
+)
+from analysis.source import SourceText
+from analysis.yaml_tree import too_large
 from server.commands import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 
 NAME = "check"
 HELP = "Check workflow files and print diagnostics."
 
 STDIN = "-"
-SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
 # Below this many files a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 16
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    parser.add_argument(
+        "--format", choices=("text", "json", "sarif", "github"), default="text",
+        help="text (1-based code-point columns), json (0-based lines, UTF-16 columns, as LSP), "
+             "sarif (code scanning) or github (Actions annotations); see docs/cli.md")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories; - is stdin")
 
 
-def find_workflow_files(directory: Path) -> Iterator[Path]:
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(
-            d for d in dirs
-            if d not in SKIPPED_DIRS and (not d.startswith(".") or d == ".relavium")
-        )
-        for name in sorted(files):
-            path = Path(root, name)
-            # Judged on the absolute path: `check .` run inside a `.relavium/` folder must see
-            # the folder its files are in (and `.relavium/..` is not inside it).
-            # Regular files only: a FIFO or socket found in a walk would block the read forever.
-            if is_workflow_path(Path(os.path.abspath(path))) and path.is_file():
-                yield path
+def _report(text: str, path: str | None, shown_as: str) -> FileReport:
+    result = analyze(text, path)
+    return FileReport(shown_as, result.source, result.diagnostics)
+
+
+def _too_large_report(shown_as: str, error: SourceTooLarge) -> FileReport:
+    source = SourceText("")
+    return FileReport(shown_as, source, [too_large(source, error.size)])
 
 
 def _check_file(path: str) -> FileReport | str:
     """The file's report, or an I/O error message."""
     try:
-        # utf-8-sig: a byte order mark is not a column, as editors and SARIF count them.
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            text = handle.read()
+        text = read_source(path)
+    except SourceTooLarge as error:
+        return _too_large_report(path, error)
     except (OSError, UnicodeDecodeError) as error:
         return f"{path}: cannot read: {error}"
-    result = analyze(text, path)
-    return FileReport(path, result.source, result.diagnostics)
+    return _report(text, path, path)
 
 
 def _check_stdin() -> FileReport | str:
     """Standard input's report; bytes that are not UTF-8 are an I/O error, as in a file."""
     try:
-        text = sys.stdin.buffer.read().decode("utf-8-sig")
+        text = read_bounded(sys.stdin.buffer, None)
+    except SourceTooLarge as error:
+        return _too_large_report(STDIN_PATH, error)
     except (OSError, UnicodeDecodeError) as error:
         return f"{STDIN_PATH}: cannot read: {error}"
-    result = analyze(text, None)
-    return FileReport(STDIN_PATH, result.source, result.diagnostics)
+    return _report(text, None, STDIN_PATH)
 
 
 def _inputs(paths: list[str]) -> tuple[list[str], list[str]]:
@@ -85,17 +92,24 @@ def _inputs(paths: list[str]) -> tuple[list[str], list[str]]:
             continue
         path = Path(raw)
         if path.is_dir():
-            found = [str(workflow) for workflow in find_workflow_files(path)]
-            if not found:
+            walk = walk_workflow_files(path)
+            for note in walk.skipped:
+                _note(note)
+            if not walk.files:
                 # Not an error (an empty folder checks clean), but never a silent success.
-                print(f"relavium-lsp check: {raw}: no workflow files found (*.relavium.yaml, "
-                      "*.relavium.yml, or YAML files under a .relavium/ folder)", file=sys.stderr)
-            files.extend(found)
+                _note(f"{raw}: no workflow files found (*.relavium.yaml, *.relavium.yml, or YAML "
+                      "files under a .relavium/ folder)")
+            files.extend(str(found) for found in walk.files)
         elif path.exists():
+            # Named explicitly: read even through a link or from a pipe (`<(...)`), as asked.
             files.append(raw)
         else:
             errors.append(f"{raw}: no such file or directory")
     return files, errors
+
+
+def _note(message: str) -> None:
+    print(f"relavium-lsp check: {escape_controls(message)}", file=sys.stderr)
 
 
 def _reports(files: list[str]) -> list[FileReport | str]:
@@ -120,6 +134,8 @@ def _write_report(output_format: str, reports: list[FileReport]) -> None:
         output = json.dumps(to_json(reports), indent=2, ensure_ascii=False, default=str) + "\n"
     elif output_format == "sarif":
         output = json.dumps(to_sarif(reports), indent=2, ensure_ascii=False, default=str) + "\n"
+    elif output_format == "github":
+        output = format_github(reports)
     else:
         output = format_text(reports)
     try:
@@ -141,12 +157,12 @@ def main(args: argparse.Namespace) -> int:
             reports.append(outcome)
     _write_report(args.format, reports)
     for error in errors:
-        print(f"relavium-lsp check: {error}", file=sys.stderr)
+        _note(error)
     counts = {severity: 0 for severity in Severity}
     for report in reports:
         for diagnostic in report.diagnostics:
             counts[diagnostic.severity] += 1
-    if args.format == "text":
+    if args.format in ("text", "github"):
         noun = "file" if len(reports) == 1 else "files"
         print(f"{len(reports)} {noun} checked: {counts[Severity.ERROR]} errors, "
               f"{counts[Severity.WARNING]} warnings", file=sys.stderr)
