@@ -103,6 +103,14 @@ async def test_the_example_with_its_samples(client: RelaviumClient, workspace: W
         assert found[lines.index("    - id: classify")].label.startswith("📌 = ")
     else:  # no inlay hints: the summary is shown
         assert client.messages[-1].message.startswith("dry run ok")
+    # hover on a node id shows its whole value, until the next edit
+    line = EXAMPLE.splitlines().index("    - id: combine")
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=line, character=len("    - id: com")),
+    ))
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert '"team": "support-eu"' in hover.contents.value and "**dry run**" in hover.contents.value
 
 
 async def test_dimmed_and_failed_nodes_until_the_next_edit(
