@@ -180,6 +180,15 @@ test('run results are described without private error detail', function()
   }
   assert(vim.deep_equal(failed, want), vim.inspect(failed))
   assert(workflow.describe_result('x', nil)[1]:match('no result'))
+  -- the server's text keeps nulls and key order, which decoding into a Lua table loses
+  local kept = workflow.describe_result('t', {
+    ok = true,
+    value = { a = 1 },
+    text = '{"z": null, "a": 1}',
+    scope = { text = '{"inputs": {"key": null}}', values = { inputs = {} } },
+  })
+  assert(kept[#kept] == 'value: {"z": null, "a": 1}', vim.inspect(kept))
+  assert(vim.tbl_contains(kept, 'values: {"inputs": {"key": null}}'), vim.inspect(kept))
 end)
 
 test('each deliberate problem is reported with its rule id and exact range', function()
@@ -261,7 +270,7 @@ test(':RelaviumRun runs the node under the cursor with the sidecar scope', funct
   vim.cmd('close')
   assert(shown[1] == 'run classify', vim.inspect(shown))
   assert(shown[2] == 'scope: sidecar ' .. scratch .. '/problems.samples.json', vim.inspect(shown))
-  assert(shown[#shown] == 'value: {"severity":30}', vim.inspect(shown))
+  assert(shown[#shown] == 'value: {"severity": 30}', vim.inspect(shown))
 end)
 
 test('a code lens run goes through the config and is kept for :RelaviumShowResult', function()
