@@ -30,7 +30,7 @@ def _failure(ls: RelaviumLanguageServer, message: str) -> dict[str, Any]:
     return {"ok": False, "error": {"code": "invalid_request", "message": message}}
 
 
-def _explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str) -> str | None:
+def explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str) -> str | None:
     """The command's `scope`, else the `sampleScope` setting; relative paths are taken from the
     workspace root (the workflow's folder when there is none)."""
     chosen = given or ls.settings.sample_scope
@@ -80,7 +80,7 @@ def register(ls: RelaviumLanguageServer) -> None:
         except CommandFailed as failure:
             return _failure(ls, str(failure))
         path = uri_to_path(uri)
-        explicit = _explicit_scope(ls, scope, path)
+        explicit = explicit_scope(ls, scope, path)
         token = await _begin_progress(ls, node)
         try:
             async with ls.sandbox_turns:
