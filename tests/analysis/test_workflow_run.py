@@ -307,3 +307,43 @@ def test_every_node_appears_once_with_ms() -> None:
     ids = [entry["id"] for entry in run.to_json()["nodes"]]
     assert sorted(ids) == sorted(set(ids)) and len(ids) == 10
     assert all(isinstance(entry["ms"], float | int) for entry in run.to_json()["nodes"])
+
+
+OUTPUTS = """\
+  inputs:
+    - { name: token, type: secret, required: false }
+  nodes:
+    - { id: start, type: input }
+    - id: route
+      type: condition
+      expression: '"b"'
+      branches:
+        - { when: a, target_node: a }
+      default: b
+    - { id: a, type: transform, transform: '({ x: undefined, y: 1 })' }
+    - { id: b, type: transform, transform: '({ x: undefined, y: 2 })' }
+    - { id: only-a, type: output }
+    - { id: only-b, type: output }
+    - { id: peek, type: transform, transform: 'inputs.token' }
+  edges:
+    - { from: start, to: route }
+    - { from: a, to: only-a }
+    - { from: b, to: only-b }
+    - { from: b, to: peek }
+"""
+
+
+def test_an_output_without_a_live_feeder_is_skipped_and_undefined_is_dropped() -> None:
+    # engine: a skipped branch_not_taken, only-a skipped upstream_unreachable (never a null
+    # capture), b's undefined property dropped, only-b captured b verbatim
+    run = dry_run(OUTPUTS, pins({"inputs": {"token": "s3cr3t"}}))
+    nodes = by_id(run)
+    assert (nodes["only-a"]["status"], nodes["only-a"]["reason"]) == (
+        "skipped", 'upstream "a" was skipped'
+    )
+    assert "value" not in nodes["only-a"]
+    assert nodes["b"]["value"] == {"y": 2} and nodes["only-b"]["value"] == {"y": 2}
+    # an expression reading a secret input is denied, as in the sandbox contract
+    assert nodes["peek"]["status"] == "failed"
+    assert nodes["peek"]["error"]["reason"] == "secret_context"
+    assert "s3cr3t" not in json.dumps(run.to_json())
