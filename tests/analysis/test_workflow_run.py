@@ -347,3 +347,21 @@ def test_an_output_without_a_live_feeder_is_skipped_and_undefined_is_dropped() -
     assert nodes["peek"]["status"] == "failed"
     assert nodes["peek"]["error"]["reason"] == "secret_context"
     assert "s3cr3t" not in json.dumps(run.to_json())
+
+
+def test_a_failure_on_a_synthesized_sample_names_the_ancestor_and_how_to_pin_it() -> None:
+    body = AGENTS.replace(
+        "    - { id: out, type: output }",
+        "    - { id: out, type: output }\n"
+        "    - { id: use, type: transform, transform: 'run.outputs.reply.toUpperCase().x.y' }",
+    ).replace("    - { from: gate, to: out }", "    - { from: gate, to: out }\n"
+              "    - { from: reply, to: use }")
+    run = dry_run(body)
+    use = by_id(run)["use"]
+    assert use["status"] == "failed" and use["error"]["reason"] == "runtime"
+    [hint] = [note for note in run.notes if note.startswith("`use` failed")]
+    assert "`reply` (agent" in hint and '"outputs": {"reply": …}' in hint
+    assert "`classify`" not in hint  # an ancestor the expression does not read is not blamed
+    # pinned, the same failure has no such note
+    pinned = dry_run(body, pins({"outputs": {"reply": "hi"}}))
+    assert not any(note.startswith("`use` failed") for note in pinned.notes)
