@@ -19,6 +19,7 @@ from typing import Any
 from lsprotocol import types
 
 from analysis import AnalysisResult
+from analysis.diagnostics import Severity
 from analysis.sample_scope import (
     Samples,
     SampleScope,
@@ -170,11 +171,18 @@ def run_whole(
             + "); the engine refuses to run it"
         )
     try:
-        return run_workflow(
+        run = run_workflow(
             result.workflow, result.graph, pool_evaluator(pool), samples, cancelled=cancelled
         )
     except ScopeError as error:
         raise DryRunError(str(error)) from None
+    errors = sum(1 for d in result.diagnostics if d.severity == Severity.ERROR)
+    if errors:
+        run.notes.insert(0, (
+            f"the workflow has {errors} error(s) (see `relavium-lsp check`): the engine would "
+            "refuse to load it; this shows what its deterministic part would do anyway"
+        ))
+    return run
 
 
 def node_line(entry: dict[str, Any], limit: int = 120) -> str:

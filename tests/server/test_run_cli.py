@@ -123,6 +123,7 @@ def test_a_failing_node_exits_1_and_text_names_it(workflow: Path) -> None:
     result = run_cli(workflow)
     assert result.returncode == 1
     assert "combine (merge) failed: sandbox_error (runtime)" in result.stdout
+    assert "note: the workflow has" not in result.stderr  # check finds nothing wrong
     assert 'draft-reply (agent) skipped: upstream "combine" failed' in result.stdout
     assert "dry run failed at combine" in result.stderr
 
@@ -166,3 +167,14 @@ def test_a_node_failing_on_a_synthesized_ancestor_says_which_and_how_to_pin(
     )
     pinned = run_cli(flow, "--node", "use")
     assert (pinned.returncode, pinned.stdout) == (0, "5\n")
+
+
+def test_a_workflow_the_engine_refuses_still_dry_runs_with_a_note(workflow: Path) -> None:
+    broken = workflow.read_text(encoding="utf-8").replace(
+        "    - { from: draft-reply, to: done }",
+        "    - { from: draft-reply, to: done }\n    - { from: done, to: nowhere }",
+    )
+    workflow.write_text(broken, encoding="utf-8")
+    result = run_cli(workflow)
+    assert "note: the workflow has 1 error(s) (see `relavium-lsp check`)" in result.stderr
+    assert result.returncode == 0  # no node failed
