@@ -1,9 +1,10 @@
 """`relavium-lsp run`: evaluate one node's expression with a sample scope.
 
-The scope: `--scope FILE` if given, else the sidecar `<stem>.samples.json|yaml` next to the
-workflow, else one synthesized from the workflow (see `analysis.sample_scope`). `--format json`
-prints the `eval` JSON shape plus `node`, `kind` and `scope` (which scope was used, its values
-with secrets denied). Exit 0 on a value, 1 on a sandbox error, 2 on usage, I/O or scope errors.
+The scope: `--scope FILE` if given, else the project configuration's `sample-scope`, else the
+sidecar `<stem>.samples.json|yaml` next to the workflow, else one synthesized from the workflow
+(see `analysis.sample_scope`). `--format json` prints the `eval` JSON shape plus `node`, `kind`
+and `scope` (which scope was used, its values with secrets denied). Exit 0 on a value, 1 on a
+sandbox error, 2 on usage, I/O, configuration or scope errors.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from analysis import analyze
+from analysis.project_config import ConfigError, configured_sample_scope
 from sandbox import WorkerPool
 from server import dry_run
 from server.commands import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_safely
@@ -36,8 +39,9 @@ def main(args: argparse.Namespace) -> int:
         print(f"relavium-lsp run: {args.file}: cannot read it ({error})", file=sys.stderr)
         return EXIT_USAGE
     try:
-        sample, scope = dry_run.prepare(analyze(text, args.file), args.file, args.node, args.scope)
-    except dry_run.DryRunError as error:
+        explicit = args.scope or configured_sample_scope(Path(args.file))
+        sample, scope = dry_run.prepare(analyze(text, args.file), args.file, args.node, explicit)
+    except (dry_run.DryRunError, ConfigError) as error:
         print(f"relavium-lsp run: {args.file}: {error}", file=sys.stderr)
         return EXIT_USAGE
     with WorkerPool() as pool:
