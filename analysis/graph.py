@@ -12,7 +12,8 @@ Contract:
   frozenset, never including the node itself unless it sits on a cycle); `cycle` → one cycle as
   a node-id path whose first and last element are equal (None when acyclic), with
   `cycle_edges` the `GraphEdge`s along it.
-- `fan_in_branches(merge_id)` → the node ids in the order of the merge's `branches` array.
+- `fan_in_branches(merge_id)` → the node ids in the order of the merge's `branches` array
+  (the engine's `branchNodeIds`).
 - `secret_inputs` and `secret_context` → the declared secret input names and the context keys
   derived from one (taint through `{{ inputs.x }}` and `{{ ctx.y }}` in context values).
 """
@@ -162,23 +163,22 @@ class Graph:
         return [by_pair[pair] for pair in zip(self.cycle, self.cycle[1:], strict=False)]
 
     def fan_in_branches(self, merge_id: str) -> list[str]:
-        """The merge's `branches` order (spec: "Fan-in order of branches")."""
+        """The merge's `branches` order, as the engine's plan pins it: the `parallel_of` order of
+        the first authored parallel all of whose members feed the merge, then every other
+        incoming node in authored order — a condition or parallel feeding it included (a
+        condition adds a branch that has no output: `null` in `branches`)."""
         nodes = self.workflow.nodes_by_id
-        incoming = [
-            source for source in self.predecessors.get(merge_id, ())
-            if nodes[source].type not in CONTROL_TYPES
-        ]
-        best: list[str] = []
+        authored = {node_id: position for position, node_id in enumerate(nodes)}
+        incoming = sorted(self.predecessors.get(merge_id, ()), key=authored.__getitem__)
+        paired: list[str] = []
         for node in self.workflow.nodes:
-            if node.type != "parallel" or node.id is None or node.id not in nodes:
+            if node.type != "parallel" or node.id is None or nodes.get(node.id) is not node:
                 continue
-            if nodes[node.id] is not node:
-                continue
-            covered = [m.id for m in node.parallel_of if m.id in incoming]
-            covered = list(dict.fromkeys(covered))
-            if len(covered) > len(best):
-                best = covered
-        return best + [source for source in incoming if source not in best]
+            members = list(dict.fromkeys(m.id for m in node.parallel_of))
+            if members and all(member in incoming for member in members):
+                paired = members
+                break
+        return paired + [source for source in incoming if source not in paired]
 
     @cached_property
     def secret_inputs(self) -> frozenset[str]:

@@ -35,6 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    from analysis import tune_collector
+
+    tune_collector()
     exit_code: int = args.handler(args)
     return exit_code
 

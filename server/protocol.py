@@ -17,14 +17,21 @@ if TYPE_CHECKING:
 
 class RelaviumProtocol(LanguageServerProtocol):
     _server: RelaviumLanguageServer
+    # set by `server.transport.dispatch` when initialize arrives: requests before it are refused
+    initialize_seen = False
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(
         self, params: types.InitializeParams
     ) -> Generator[Any, Any, types.InitializeResult]:
         ls = self._server
-        ls.pull_diagnostics = (
-            get_capability(params.capabilities, "text_document.diagnostic", None) is not None
+        # Pull only from clients that can be told to pull again: after a settings change the
+        # server must re-diagnose every open document, and Neovim 0.11 pulls but has no
+        # refresh support (it only pulls after an edit), so it gets pushed diagnostics.
+        ls.pull_diagnostics = get_capability(
+            params.capabilities, "text_document.diagnostic", None
+        ) is not None and get_capability(
+            params.capabilities, "workspace.diagnostics.refresh_support", False
         )
         result: types.InitializeResult = yield from super().lsp_initialize(params)
         # Pull for clients that pull, push otherwise, never both: hide the pull provider from
@@ -55,7 +62,7 @@ class RelaviumProtocol(LanguageServerProtocol):
         self._server.exit_code = 0 if self._shutdown else 1
         yield from super().lsp_exit(*args)
 
-    # Text sync: the server keeps workflow documents itself (see server.documents.apply_change)
+    # Text sync: the server keeps workflow documents itself (see server.documents.apply_changes)
     # and mirrors every document into pygls' workspace as whole text, for code that reads it.
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)

@@ -17,9 +17,9 @@ from tree_sitter import Node, QueryCursor
 
 from analysis.expressions.engine_scan import EngineRead, engine_output_reads
 from analysis.expressions.js_text import (
+    LiteralRegions,
     decode_identifier,
     decode_string_body,
-    inside_literal_or_comment,
 )
 from analysis.expressions.parsing import ParsedExpression, query
 from analysis.expressions.scope import ScopedWalk
@@ -197,13 +197,16 @@ def _template_braces(parsed: ParsedExpression) -> tuple[Span, ...]:
         key=lambda node: node.start_byte,
     )
     spans: list[Span] = []
+    literals = LiteralRegions(parsed.source)
+    close: int | None = None  # the next `}}` (-1: none left), reused while it lies ahead
     for first, second in pairwise(braces):
         if first.end_byte != second.start_byte or (spans and spans[-1].end > parsed.start(first)):
             continue
         start = parsed.start(first)
-        if inside_literal_or_comment(parsed.source, start):
+        if literals.contain(start):
             continue  # tree-sitter recovered from an unterminated literal by lexing its text
-        close = parsed.source.find("}}", start + 2)
+        if close is None or 0 <= close < start + 2:
+            close = parsed.source.find("}}", start + 2)
         spans.append(Span(start, close + 2 if close != -1 else start + 2))
     return tuple(spans)
 

@@ -23,6 +23,7 @@ def parse_address(value: str) -> tuple[str, int]:
 
 
 def main(args: argparse.Namespace) -> int:
+    from analysis import tune_collector
     from server.language_server import create_server
 
     address = None
@@ -40,6 +41,7 @@ def main(args: argparse.Namespace) -> int:
     protocol_stdout = sys.stdout.buffer
     sys.stdout = sys.stderr
     server = create_server()
+    tune_collector()  # again: freeze what creating the server imported
     if address is not None:
         server.start_tcp(*address)
     else:

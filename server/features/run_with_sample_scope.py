@@ -39,6 +39,14 @@ def _explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str
     return str(Path(root, chosen))
 
 
+def _run_node(
+    ls: RelaviumLanguageServer, result: Any, path: str, node: str, explicit: str | None
+) -> dry_run.DryRun:
+    """Blocking: the node's ancestors, then the node, in the sandbox worker pool."""
+    sample, sandbox_scope = dry_run.prepare(result, path, node, explicit, ls.sandbox_pool)
+    return dry_run.evaluate(ls.sandbox_pool, sample, sandbox_scope)
+
+
 def register(ls: RelaviumLanguageServer) -> None:
     @ls.command(COMMAND)
     @guarded(
@@ -61,18 +69,15 @@ def register(ls: RelaviumLanguageServer) -> None:
         except CommandFailed as failure:
             return _failure(ls, str(failure))
         path = uri_to_path(uri)
-        try:
-            sample, sandbox_scope = await asyncio.to_thread(
-                dry_run.prepare, result, path, node, _explicit_scope(ls, scope, path)
-            )
-        except dry_run.DryRunError as error:
-            return _failure(ls, str(error))
+        explicit = _explicit_scope(ls, scope, path)
         token = await _begin_progress(ls, node)
         try:
             async with ls.sandbox_turns:
                 run = await asyncio.get_running_loop().run_in_executor(
-                    ls.thread_pool, dry_run.evaluate, ls.sandbox_pool, sample, sandbox_scope
+                    ls.thread_pool, _run_node, ls, result, path, node, explicit
                 )
+        except dry_run.DryRunError as error:
+            return _failure(ls, str(error))
         finally:
             if token is not None:
                 ls.work_done_progress.end(token, types.WorkDoneProgressEnd())

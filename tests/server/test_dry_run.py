@@ -16,8 +16,8 @@ workflow:
 
 
 def test_a_huge_value_is_truncated_in_the_log_but_whole_in_the_answer() -> None:
-    sample, scope = dry_run.prepare(analyze(WORKFLOW, None), None, "huge", None)
     with WorkerPool() as pool:
+        sample, scope = dry_run.prepare(analyze(WORKFLOW, None), None, "huge", None, pool)
         run = dry_run.evaluate(pool, sample, scope)
     assert run.outcome.ok
     assert run.to_json()["value"] == "é" * 100_000

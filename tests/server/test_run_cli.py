@@ -93,3 +93,49 @@ def test_broken_yaml_and_missing_files_exit_2(workflow: Path) -> None:
     assert result.returncode == 2 and "fix the YAML first" in result.stderr
     result = run_cli(workflow.with_name("absent.relavium.yaml"), "--node", "route")
     assert result.returncode == 2 and "cannot read it" in result.stderr
+
+
+def test_without_node_the_whole_workflow_runs_with_the_examples_samples() -> None:
+    """The README tour: the bundled example with its bundled samples file."""
+    result = run_cli(EXAMPLE, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["ok"] is True and isinstance(answer["notes"], list)
+    nodes = {entry["id"]: entry for entry in answer["nodes"]}
+    assert len(answer["nodes"]) == len(nodes) == 10
+    assert set(nodes["route"]) == {"id", "type", "status", "reason", "ms"}  # no stored output
+    assert nodes["route"]["reason"] == '"normal" chose "enrich"'
+    assert (nodes["classify"]["status"], nodes["draft-reply"]["status"]) == ("pinned", "pinned")
+    assert nodes["sentiment"]["value"] == {"mood": "upset"}  # computed from the sample ticket
+    assert nodes["combine"]["value"] == {
+        "topic": "billing", "tier": "pro", "mood": "upset", "team": "support-eu"
+    }
+    # the gate reads classify's output: a plain data edge keeps it alive although route chose
+    # enrich, exactly as the engine's run loop does
+    assert nodes["escalate"]["status"] == "synthesized"
+
+
+def test_a_failing_node_exits_1_and_text_names_it(workflow: Path) -> None:
+    broken = workflow.read_text(encoding="utf-8").replace(
+        "Object.assign({}, ...branches, { team: ctx.team })", "branches[5].x"
+    )
+    workflow.write_text(broken, encoding="utf-8")
+    result = run_cli(workflow)
+    assert result.returncode == 1
+    assert "combine (merge) failed: sandbox_error (runtime)" in result.stdout
+    assert 'draft-reply (agent) skipped: upstream "combine" failed' in result.stdout
+    assert "dry run failed at combine" in result.stderr
+
+
+def test_usage_and_io_errors_exit_2(tmp_path: Path) -> None:
+    assert run_cli(tmp_path / "missing.relavium.yaml").returncode == 2
+    cyclic = tmp_path / "loop.relavium.yaml"
+    cyclic.write_text(
+        "schema_version: '1.0'\nworkflow:\n  id: loop\n  nodes:\n"
+        "    - { id: a, type: transform, transform: '1' }\n"
+        "    - { id: b, type: transform, transform: '2' }\n"
+        "  edges:\n    - { from: a, to: b }\n    - { from: b, to: a }\n",
+        encoding="utf-8",
+    )
+    result = run_cli(cyclic)
+    assert result.returncode == 2 and "cycle" in result.stderr

@@ -77,6 +77,38 @@ local function attach_commands(client, bufnr)
   end, { desc = 'Write a sample-scope sidecar skeleton for this workflow' })
 end
 
+--- Neovim shows code lenses ("▶ Run with sample scope") only once they are fetched: fetch them
+--- on attach and again after edits, as the LSP docs' usual autocommand does.
+local function refresh_code_lenses(client, bufnr)
+  if not client:supports_method('textDocument/codeLens', bufnr) then
+    return
+  end
+  local function refresh()
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+  end
+  refresh()
+  local group = vim.api.nvim_create_augroup('relavium_lsp_codelens_' .. bufnr, { clear = true })
+  vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged', 'CursorHold' }, {
+    group = group,
+    buffer = bufnr,
+    callback = refresh,
+  })
+  vim.api.nvim_create_autocmd('LspDetach', {
+    group = group,
+    buffer = bufnr,
+    callback = function(args)
+      if args.data.client_id == client.id then
+        vim.api.nvim_del_augroup_by_id(group)
+      end
+    end,
+  })
+end
+
+local function on_attach(client, bufnr)
+  attach_commands(client, bufnr)
+  refresh_code_lenses(client, bufnr)
+end
+
 ---@type vim.lsp.Config
 return {
   cmd = { 'relavium-lsp', 'serve' },
@@ -97,5 +129,5 @@ return {
       run(client, ctx.bufnr, command.arguments[1])
     end,
   },
-  on_attach = attach_commands,
+  on_attach = on_attach,
 }

@@ -11,6 +11,21 @@ vim.opt.runtimepath:prepend(config_dir)
 vim.cmd.runtime('plugin/relavium_lsp.lua')
 vim.env.PATH = repo .. '/.venv/bin:' .. vim.env.PATH
 vim.lsp.enable('relavium_lsp')
+-- As the README's copy-paste setup: a rule switched off must be off from the first diagnostics.
+vim.lsp.config('relavium_lsp', {
+  settings = { relavium = { rules = { ['unreachable-node'] = 'off' } } },
+})
+
+-- The first non-empty diagnostics each buffer receives, by file name.
+local first_diagnostics = {}
+vim.api.nvim_create_autocmd('DiagnosticChanged', {
+  callback = function(args)
+    local name = vim.api.nvim_buf_get_name(args.buf)
+    if first_diagnostics[name] == nil and #args.data.diagnostics > 0 then
+      first_diagnostics[name] = args.data.diagnostics
+    end
+  end,
+})
 
 local workflow = require('relavium_lsp.workflow')
 
@@ -47,6 +62,55 @@ local tests = {}
 local function test(name, body)
   table.insert(tests, { name = name, body = body })
 end
+
+local function codes_of(diagnostics)
+  local codes = {}
+  for _, diagnostic in ipairs(diagnostics) do
+    table.insert(codes, diagnostic.code)
+  end
+  table.sort(codes)
+  return codes
+end
+
+-- First, so that this file starts the server: the first answer races the settings.
+test('the settings hold from the very first diagnostics of a new session', function()
+  local path = scratch .. '/unreachable.relavium.yaml'
+  vim.fn.writefile({
+    "schema_version: '1.0'",
+    'workflow:',
+    '  id: demo',
+    '  nodes:',
+    '    - { id: start, type: input }',
+    '    - { id: done, type: output }',
+    "    - { id: forgotten, type: transform, transform: '1' }",
+    '  edges:',
+    '    - { from: start, to: done }',
+    '    - { from: start, to: nowhere }',
+  }, path)
+  vim.cmd.edit(path)
+  wait_for('the first diagnostics', function()
+    return first_diagnostics[path] ~= nil
+  end)
+  -- unknown-node shows the diagnostics arrived; unreachable-node (forgotten) is switched off
+  local codes = codes_of(first_diagnostics[path])
+  assert(vim.deep_equal(codes, { 'unknown-node' }), vim.inspect(codes))
+end)
+
+test('a settings change re-diagnoses the open workflows without an edit', function()
+  local bufnr = vim.fn.bufnr(scratch .. '/unreachable.relavium.yaml')
+  local client = assert(relavium_client(bufnr))
+  -- the README's recipe
+  client.settings.relavium.rules = { ['unreachable-node'] = 'hint' }
+  client:notify('workspace/didChangeConfiguration', { settings = client.settings })
+  wait_for('unreachable-node to appear', function()
+    return vim.tbl_contains(codes_of(vim.diagnostic.get(bufnr)), 'unreachable-node')
+  end)
+  client.settings.relavium.rules = { ['unreachable-node'] = 'off' }
+  client:notify('workspace/didChangeConfiguration', { settings = client.settings })
+  wait_for('unreachable-node to go again', function()
+    return not vim.tbl_contains(codes_of(vim.diagnostic.get(bufnr)), 'unreachable-node')
+  end)
+end)
 
 test('workflow files are YAML and attach; other YAML does not', function()
   for path, expected in pairs({
@@ -218,6 +282,38 @@ test('a code lens run goes through the config and is kept for :RelaviumShowResul
   local result = vim.b[bufnr].relavium_last_run.result
   -- route reads run.outputs["report"], which its narrowed scope does not hold: .count throws
   assert(result.ok == false and result.error.reason == 'runtime', vim.inspect(result))
+end)
+
+test('code lenses show after attach and follow edits, with no manual refresh', function()
+  local bufnr = vim.fn.bufnr(fixture)
+  vim.cmd.buffer(bufnr)
+  local function lens_nodes()
+    local nodes = {}
+    for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
+      if lens.command and lens.command.command == 'relavium.runWithSampleScope' then
+        table.insert(nodes, lens.command.arguments[1].node)
+      end
+    end
+    table.sort(nodes)
+    return nodes
+  end
+  wait_for('code lenses', function()
+    return #lens_nodes() > 0
+  end)
+  local before = lens_nodes()
+  assert(vim.tbl_contains(before, 'route'), vim.inspect(before))
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local row = find(lines, '- { id: done')
+  local indent = lines[row + 1]:match('^%s*')
+  vim.api.nvim_buf_set_lines(bufnr, row, row, false, {
+    indent .. "- { id: added, type: transform, transform: '1' }",
+  })
+  vim.api.nvim_exec_autocmds('TextChanged', { buffer = bufnr })
+  wait_for('a lens for the added node', function()
+    return vim.tbl_contains(lens_nodes(), 'added')
+  end)
+  vim.api.nvim_buf_set_lines(bufnr, row, row + 1, false, {})
+  vim.api.nvim_exec_autocmds('TextChanged', { buffer = bufnr })
 end)
 
 test(':RelaviumCreateSampleScope writes a sidecar skeleton next to the workflow', function()

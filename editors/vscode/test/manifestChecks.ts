@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { LAUNCH_SETTING_KEYS, SERVER_SETTING_KEYS } from '../src/settings';
+import { LAUNCH_SETTING_KEYS, RESTART_SETTINGS, SERVER_SETTING_KEYS } from '../src/settings';
 import { WORKFLOW_GLOBS } from '../src/workflowFiles';
 
 // The checks shared by the source manifest and the one packaged into the .vsix.
@@ -19,6 +19,12 @@ export function checkManifest(manifest: any, packagedFiles?: string[]): void {
       ['relaviumLsp.showOutput', 'Show Output'],
     ],
   );
+
+  // Workspace trust: limited support, and the launch settings are the restricted ones.
+  const trust = manifest.capabilities?.untrustedWorkspaces;
+  assert.equal(trust?.supported, 'limited');
+  assert.deepEqual(trust.restrictedConfigurations, RESTART_SETTINGS);
+  assert.match(trust.description, /Restricted Mode/);
 
   const properties = manifest.contributes.configuration.properties;
   const expectedSettings = [...LAUNCH_SETTING_KEYS, ...SERVER_SETTING_KEYS].map(
