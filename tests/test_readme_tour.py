@@ -60,6 +60,8 @@ def test_the_tour_works_verbatim_right_after_scripts_try(tmp_path: Path) -> None
                           capture_output=True, text=True, timeout=300)
     assert tour.returncode == 0, tour.stdout + tour.stderr
     assert "command not found" not in tour.stderr
+    assert json.loads((repo / "workflow.schema.json").read_text(encoding="utf-8"))["$schema"] == (
+        "http://json-schema.org/draft-07/schema#")
     sarif = json.loads((repo / "out.sarif").read_text(encoding="utf-8"))
     assert sarif["runs"][0]["results"] == []
     assert "[\n  2,\n  4\n]\n" in tour.stdout  # the eval line's value
