@@ -16,8 +16,12 @@ Contexts and what they offer:
 - template fields, inside an open `{{`: `inputs.`, `ctx.`, `run.outputs["` (nodes that can feed
   this node without a cycle; none in a context value, where run.outputs is refused).
 - YAML values: node ids for `to`/`from`/`target_node`/`default`/`parallel_of` (and a condition's
-  handles after `from: id:`), agent ids for `agent_ref`, enum values (`type`, `merge_strategy`,
-  `gate_type`, `timeout_action`, `backoff`, `on_exceed`, `expression_type`).
+  handles after `from: id:`), agent ids for `agent_ref`, and wherever the schema
+  (`analysis.schema`) describes the value as an enum or a boolean, its values.
+- YAML keys (a word, or nothing, alone on a block-mapping line): the keys the schema accepts in
+  that mapping (a node's by its type, an input's validation by the input's type, …) that it does
+  not have yet, each with its one-line doc. The half-typed line is read with a placeholder key
+  (`schema.schema_place`), so the mapping is found even before the key exists.
 """
 
 from __future__ import annotations
@@ -34,21 +38,13 @@ from analysis.describe import (
     GLOBAL_DOCS,
     MEMBER_DOCS,
     context_summary,
+    describe_spec,
     input_summary,
     node_summary,
 )
 from analysis.graph import Graph
 from analysis.model import DATA_EDGE_FIELDS, EXPRESSION_FIELDS, NodeDef, Workflow
-from analysis.schema import (
-    INPUT_TYPES,
-    NODE_FIELDS,
-    NODE_TYPES,
-    RETRY,
-    TRIGGER_FIELDS,
-    WORKFLOW,
-    Obj,
-    Text,
-)
+from analysis.schema import PLACEHOLDER, Boolean, Text, keys_of, schema_place
 
 
 class CandidateKind(StrEnum):
@@ -61,6 +57,7 @@ class CandidateKind(StrEnum):
     GLOBAL = "global"
     MEMBER = "member"
     VALUE = "value"
+    KEY = "key"
     SNIPPET = "snippet"
 
 
@@ -83,25 +80,9 @@ class Candidate:
 EXPRESSION_KEYS = frozenset(EXPRESSION_FIELDS.values())
 TEMPLATE_KEYS = DATA_EDGE_FIELDS | {"save_to", "value"}
 NODE_REFERENCE_KEYS = frozenset({"to", "from", "target_node", "default", "parallel_of"})
-
-
-def _enum_values() -> dict[str, tuple[str, ...]]:
-    """Every enum-valued key the schema knows (node fields, retry, budget)."""
-    specs = [fields for fields, _ in NODE_FIELDS.values()]
-    specs.append(RETRY.fields)
-    budget = WORKFLOW.fields["budget"]
-    assert isinstance(budget, Obj)
-    specs.append(budget.fields)
-    found: dict[str, tuple[str, ...]] = {"expression_type": ("js",)}
-    for fields in specs:
-        for key, spec in fields.items():
-            if isinstance(spec, Text) and spec.enum and key != "type":
-                found[key] = spec.enum
-    return found
-
-
-ENUM_VALUES = _enum_values()
-TYPE_VALUES = {"nodes": NODE_TYPES, "inputs": INPUT_TYPES, "trigger": tuple(TRIGGER_FIELDS)}
+# a key being typed on its own line (block mapping), after any list dashes
+_KEY_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)*([A-Za-z_$][A-Za-z0-9_$-]*)?\Z")
+_WORD_AFTER = re.compile(r"[A-Za-z0-9_$-]*")
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # a mapping key at the start of a line (after list dashes) or after `{` / `,` in a flow mapping
@@ -289,16 +270,35 @@ def complete(result: AnalysisResult, text: str, offset: int) -> list[Candidate]:
         return []
     cursor = _Cursor(text, offset)
     field = cursor.field()
+    if field is not None and (field.key in EXPRESSION_KEYS or field.key in TEMPLATE_KEYS):
+        facts = _Facts(workflow, graph, cursor, field)
+        return facts.expression() if field.key in EXPRESSION_KEYS else facts.template()
+    if (typed_key := _KEY_PREFIX.match(cursor.prefix)) is not None:
+        return _keys(text, offset, typed_key.group(1) or "")
     if field is None:
         return []
     facts = _Facts(workflow, graph, cursor, field)
-    if field.key in EXPRESSION_KEYS:
-        return facts.expression()
-    if field.key in TEMPLATE_KEYS:
-        return facts.template()
     if field.same_line:
         return facts.yaml_value()
     return []
+
+
+def _keys(text: str, offset: int, typed: str) -> list[Candidate]:
+    """The keys the schema accepts in the mapping the cursor's line belongs to, minus those
+    already written (the line is read as a placeholder key to find that mapping)."""
+    end = _WORD_AFTER.match(text, offset).end()  # type: ignore[union-attr]
+    after = text[end:end + 2].lstrip(" \t")
+    place = schema_place(text, offset - len(typed), end,
+                         PLACEHOLDER if after.startswith(":") else PLACEHOLDER + ":")
+    if place is None or place.key != PLACEHOLDER or place.owner is None:
+        return []
+    written = {entry.key.text for entry in place.mapping.entries} if place.mapping else set()
+    colon = "" if after.startswith(":") else ": "
+    return [
+        Candidate(key, CandidateKind.KEY, describe_spec(spec), (offset - len(typed), end),
+                  spec.doc, insert=key + colon, filter=key)
+        for key, spec in keys_of(place.owner, place.mapping).items() if key not in written
+    ]
 
 
 class _Facts:
@@ -527,10 +527,17 @@ class _Facts:
         if key == "agent_ref":
             return [Candidate(agent.id, CandidateKind.AGENT, "agent", self.span(typed))
                     for agent in self.workflow.agents if agent.id is not None]
-        values = ENUM_VALUES.get(key)
-        if key == "type":
-            values = TYPE_VALUES.get(self.cursor.parent(self.field) or "")
-        return [Candidate(v, CandidateKind.VALUE, key, self.span(typed)) for v in values or ()]
+        start, end = self.span(typed)
+        end += _WORD_AFTER.match(self.cursor.text, end).end() - end  # type: ignore[union-attr]
+        place = schema_place(self.cursor.text, start, end, PLACEHOLDER)
+        spec = place.spec if place is not None and place.key is None else None
+        values: tuple[str, ...] = ()
+        if isinstance(spec, Text):
+            values = spec.enum
+        elif isinstance(spec, Boolean):
+            values = ("true", "false")
+        return [Candidate(v, CandidateKind.VALUE, key, self.span(typed), spec.doc if spec else "")
+                for v in values]
 
     def edge_targets(self) -> list[str] | None:
         """The only valid `to` of an edge whose `from` is a condition's handle (that branch's
@@ -545,8 +552,8 @@ class _Facts:
         if node.type == "parallel":
             return [member.id for member in node.parallel_of]
         if node.type == "condition" and handle:
-            return [branch.target.id for branch in node.branches
-                    if branch.handle == handle and branch.target is not None]
+            branch = node.branch_for(handle)
+            return [branch.target.id] if branch is not None and branch.target is not None else []
         return None
 
     def handles(self, node_id: str, typed: str) -> list[Candidate]:

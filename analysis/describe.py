@@ -4,6 +4,7 @@ use, shared by hover and completion (Markdown).
 Contract:
 - `node_summary(workflow, node)`, `input_summary(decl, secret)`, `context_summary(entry, secret)`,
   `agent_summary(agent)`: one or two lines each.
+- `code_span(text)`: authored text as a Markdown code span that survives backticks inside it.
 - `BINDING_DOCS` (the scope bindings), `GLOBAL_DOCS` (the globals the sandbox provides, per the
   sandbox spec's "Language surface"), `MEMBER_DOCS` (members offered after `Math.`, `JSON.`, …;
   `Math.random` is absent on purpose), `FORBIDDEN_DOC` (why an absent global is absent).
@@ -11,8 +12,23 @@ Contract:
 
 from __future__ import annotations
 
+import re
+
 from analysis.model import AgentDecl, ContextDecl, InputDecl, NodeDef, Workflow
-from analysis.yaml_tree import YScalar, plain_value
+from analysis.schema import (
+    AgentEntry,
+    Boolean,
+    MapOf,
+    Number,
+    Obj,
+    Seq,
+    Spec,
+    Tagged,
+    Text,
+    form_of,
+    spec_at,
+)
+from analysis.yaml_tree import YNode, YScalar, plain_value
 
 BINDING_DOCS = {
     "inputs": "The run's admitted inputs (`inputs.name`); declared secrets are denied.",
@@ -89,6 +105,22 @@ def _scalar_text(node: NodeDef, name: str) -> str | None:
     return None
 
 
+def code_span(text: str) -> str:
+    """`text` as one Markdown code span, whatever it holds: fenced by a backtick run longer than
+    any inside it, so a template literal `${x}` stays one span. CommonMark strips one space from
+    each end of a span's content when both are spaces, so content that starts or ends with a
+    space or a backtick is padded with one space each side; a line break would render as a space
+    anyway (and a blank line would end the paragraph)."""
+    text = re.sub(r"\r\n|\r|\n", " ", text)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    if text.strip(" ") != "" and (text[0] in "` " or text[-1] in "` "):
+        text = f" {text} "
+    elif text == "":
+        text = " "  # an empty span would be two backticks, not a code span
+    return f"{fence}{text}{fence}"
+
+
 def _first_line(text: str, limit: int = 60) -> str:
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= limit else line[: limit - 1] + "…"
@@ -96,17 +128,17 @@ def _first_line(text: str, limit: int = 60) -> str:
 
 def node_summary(workflow: Workflow, node: NodeDef) -> str:
     """`agent` · label, plus what the node does in a few words."""
-    parts = [f"`{node.type or 'unknown type'}`"]
+    parts = [code_span(node.type or "unknown type")]
     label = _scalar_text(node, "label")
     if label:
         parts.append(label)
     if node.type == "agent" and node.agent_ref is not None:
-        parts.append(f"agent `{node.agent_ref.id}`")
+        parts.append(f"agent {code_span(node.agent_ref.id)}")
         schema = node.entry("output_schema")
         fields = plain_value(schema.value) if schema is not None else None
         properties = fields.get("properties") if isinstance(fields, dict) else None
         if isinstance(properties, dict) and properties:
-            parts.append("outputs " + ", ".join(f"`{key}`" for key in properties))
+            parts.append("outputs " + ", ".join(code_span(str(key)) for key in properties))
     elif node.type == "condition":
         arms = [f"{branch.handle} → {branch.target.id}" for branch in node.branches
                 if branch.handle is not None and branch.target is not None]
@@ -116,7 +148,7 @@ def node_summary(workflow: Workflow, node: NodeDef) -> str:
     elif node.type == "parallel":
         parts.append("runs " + ", ".join(member.id for member in node.parallel_of))
     elif node.type == "merge" and node.merge_strategy:
-        parts.append(f"merge_strategy `{node.merge_strategy}`")
+        parts.append(f"merge_strategy {code_span(node.merge_strategy)}")
     elif node.type == "human_gate":
         gate = _scalar_text(node, "gate_type")
         if gate:
@@ -124,18 +156,18 @@ def node_summary(workflow: Workflow, node: NodeDef) -> str:
     elif node.type == "output":
         output_format = _scalar_text(node, "output_format")
         if output_format:
-            parts.append(f"format `{output_format}`")
+            parts.append(f"format {code_span(output_format)}")
     if node.expression is not None:
-        parts.append(f"`{_first_line(node.expression.value)}`")
+        parts.append(code_span(_first_line(node.expression.value)))
     return " · ".join(part for part in parts if part)
 
 
 def input_summary(decl: InputDecl, secret: bool) -> str:
     values = plain_value(decl.mapping)
-    parts = [f"`{decl.type or 'untyped'}` input"]
+    parts = [f"{code_span(decl.type or 'untyped')} input"]
     parts.append("required" if values.get("required") is True else "optional")
     if "default" in values:
-        parts.append(f"default `{values['default']!r}`")
+        parts.append(f"default {code_span(repr(values['default']))}")
     if isinstance(values.get("description"), str):
         parts.append(values["description"])
     text = " · ".join(parts)
@@ -147,7 +179,8 @@ def input_summary(decl: InputDecl, secret: bool) -> str:
 
 def context_summary(entry: ContextDecl, secret: bool) -> str:
     value = entry.value.value if entry.value is not None else None
-    text = f"context value `{_first_line(value) if value is not None else '(not a string)'}`"
+    shown = _first_line(value) if value is not None else "(not a string)"
+    text = f"context value {code_span(shown)}"
     if secret:
         text += ("\n\nDerived from a secret input: expressions cannot read it (the read fails "
                  "with `secret_context`).")
@@ -161,7 +194,45 @@ def agent_summary(agent: AgentDecl) -> str:
     parts = ["agent"]
     for key in ("model", "provider"):
         if isinstance(values.get(key), str):
-            parts.append(f"{key} `{values[key]}`")
+            parts.append(f"{key} {code_span(values[key])}")
     if agent.system_prompt is not None:
         parts.append(_first_line(agent.system_prompt.value))
     return " · ".join(parts)
+
+
+def describe_spec(spec: Spec | None) -> str:
+    """What a value must be, in a few words (`one of: linear, exponential`, `integer ≥ 1`)."""
+    if isinstance(spec, Text):
+        if spec.enum:
+            return f"one of: {', '.join(spec.enum)}"
+        return "non-empty string" if spec.nonempty else "string"
+    if isinstance(spec, Number):
+        kind = "integer" if spec.integer else "number"
+        if spec.exclusive_minimum is not None:
+            return f"{kind} > {spec.exclusive_minimum:g}"
+        if spec.minimum is not None and spec.maximum is not None:
+            return f"{kind} {spec.minimum:g}–{spec.maximum:g}"
+        return f"{kind} ≥ {spec.minimum:g}" if spec.minimum is not None else kind
+    if isinstance(spec, Boolean):
+        return "true or false"
+    if isinstance(spec, Seq):
+        at_least = " (at least one)" if spec.min_items else ""
+        return f"list of {describe_spec(spec.item)}{at_least}"
+    if isinstance(spec, Obj | MapOf | Tagged | AgentEntry):
+        return "mapping"
+    return "any value"
+
+
+def key_doc(root: YNode | None, offset: int) -> tuple[str, tuple[int, int]] | None:
+    """Markdown for the schema key under `offset` (its one-line doc and what its value must be),
+    and the key's span."""
+    place = spec_at(root, offset)
+    if place is None or place.key is None or place.owner is None or place.spec is None:
+        return None
+    form = form_of(place.owner, place.mapping)
+    required = form is not None and place.key in form.required
+    text = (f"**`{place.key}`** ({describe_spec(place.spec)}"
+            f"{', required' if required else ''})")
+    if place.spec.doc:
+        text += f" · {place.spec.doc}"
+    return text, (place.node.start, place.node.end)

@@ -12,9 +12,14 @@ Contract:
   frozenset, never including the node itself unless it sits on a cycle); `cycle` → one cycle as
   a node-id path whose first and last element are equal (None when acyclic), with
   `cycle_edges` the `GraphEdge`s along it.
-- `fan_in_branches(merge_id)` → the node ids in the order of the merge's `branches` array.
+- `fan_in_branches(merge_id)` → the node ids in the order of the merge's `branches` array
+  (the engine's `branchNodeIds`).
 - `secret_inputs` and `secret_context` → the declared secret input names and the context keys
-  derived from one (taint through `{{ inputs.x }}` and `{{ ctx.y }}` in context values).
+  derived from one (taint through `{{ inputs.x }}` and `{{ ctx.y }}` in context values): what
+  the sandbox denies an expression.
+- `template_taint` → every `inputs.NAME` / `ctx.KEY` that carries a secret into a template, as
+  the engine's load-time check computes it (also through input defaults and `{{ secrets.X }}`),
+  each mapped to the symbol it got the secret from (`taint_chain` spells the whole chain).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from analysis.model import DATA_EDGE_FIELDS, NodeDef, NodeRef, ScalarText, Workflow
+from analysis.templates import TemplateRef
 
 CONTROL_TYPES = frozenset({"condition", "parallel"})
 
@@ -162,29 +168,32 @@ class Graph:
         return [by_pair[pair] for pair in zip(self.cycle, self.cycle[1:], strict=False)]
 
     def fan_in_branches(self, merge_id: str) -> list[str]:
-        """The merge's `branches` order (spec: "Fan-in order of branches")."""
+        """The merge's `branches` order, as the engine's plan pins it: the `parallel_of` order of
+        the first authored parallel all of whose members feed the merge, then every other
+        incoming node in authored order — a condition or parallel feeding it included (a
+        condition adds a branch that has no output: `null` in `branches`)."""
         nodes = self.workflow.nodes_by_id
-        incoming = [
-            source for source in self.predecessors.get(merge_id, ())
-            if nodes[source].type not in CONTROL_TYPES
-        ]
-        best: list[str] = []
+        authored = {node_id: position for position, node_id in enumerate(nodes)}
+        incoming = sorted(self.predecessors.get(merge_id, ()), key=authored.__getitem__)
+        paired: list[str] = []
         for node in self.workflow.nodes:
-            if node.type != "parallel" or node.id is None or node.id not in nodes:
+            if node.type != "parallel" or node.id is None or nodes.get(node.id) is not node:
                 continue
-            if nodes[node.id] is not node:
-                continue
-            covered = [m.id for m in node.parallel_of if m.id in incoming]
-            covered = list(dict.fromkeys(covered))
-            if len(covered) > len(best):
-                best = covered
-        return best + [source for source in incoming if source not in best]
+            members = list(dict.fromkeys(m.id for m in node.parallel_of))
+            if members and all(member in incoming for member in members):
+                paired = members
+                break
+        return paired + [source for source in incoming if source not in paired]
 
     @cached_property
     def secret_inputs(self) -> frozenset[str]:
         return frozenset(
             decl.name for decl in self.workflow.inputs if decl.secret and decl.name is not None
         )
+
+    @cached_property
+    def template_taint(self) -> dict[str, str | None]:
+        return secret_taint(self.workflow)
 
     @cached_property
     def secret_context(self) -> frozenset[str]:
@@ -203,6 +212,54 @@ class Graph:
                         changed = True
                         break
         return frozenset(tainted)
+
+
+def secret_taint(workflow: Workflow) -> dict[str, str | None]:
+    """Which `inputs.NAME` / `ctx.KEY` carry a secret into a template, as the engine computes it
+    (packages/core/src/interpolation/analyze.ts computeTaint): a secret-typed input, an input
+    default or context value that reads `{{ secrets.X }}`, and whatever input default or context
+    value reads a tainted one. Each maps to the symbol it got the secret from (None for a secret
+    input itself), so a finding can name the chain."""
+    taint: dict[str, str | None] = {}
+    readers: dict[str, list[str]] = {}
+    queue: list[str] = []
+
+    def seed(symbol: str, via: str | None) -> None:
+        if symbol not in taint:
+            taint[symbol] = via
+            queue.append(symbol)
+
+    def scan(symbol: str, refs: list[TemplateRef]) -> None:
+        for ref in refs:
+            if ref.kind == "secrets":
+                seed(symbol, f"secrets.{ref.name}")
+            elif ref.kind in ("inputs", "ctx"):
+                readers.setdefault(f"{ref.kind}.{ref.name}", []).append(symbol)
+
+    for decl in workflow.inputs:
+        if decl.name is None:
+            continue
+        if decl.secret:
+            seed(f"inputs.{decl.name}", None)
+        scan(f"inputs.{decl.name}", decl.default_references)
+    for entry in workflow.context:
+        if entry.key is not None and entry.value is not None:
+            scan(f"ctx.{entry.key}", entry.value.references)
+    while queue:
+        target = queue.pop()
+        for reader in readers.get(target, ()):
+            seed(reader, target)
+    return taint
+
+
+def taint_chain(taint: dict[str, str | None], symbol: str) -> list[str]:
+    """`symbol` and each symbol it got its secret from, down to the source."""
+    chain = [symbol]
+    via = taint.get(symbol)
+    while via is not None and via not in chain:
+        chain.append(via)
+        via = taint.get(via)
+    return chain
 
 
 def _data_edge_sources(

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from analysis.naming import js_string
+from analysis.naming import JS_WHITESPACE, js_number, js_string
 from analysis.scalar_offsets import map_scalar
 from analysis.source import SourceText
 from analysis.templates import TemplateRef, find_references
@@ -34,6 +34,9 @@ NODE_TEMPLATE_FIELDS = {
     "human_gate": ("assignee", "message_template"),
     "output": ("save_to",),
 }
+# Template fields the engine sends as authored text, never interpolated (it still refuses a secret
+# in them: packages/core/src/interpolation/collect.ts lists them as leak sites).
+VERBATIM_TEMPLATE_FIELDS = frozenset({"system_prompt", "system_prompt_append"})
 # Template fields whose `{{ run.outputs["id"] }}` references become data edges.
 DATA_EDGE_FIELDS = frozenset(
     {"prompt_template", "system_prompt_append", "system_prompt", "assignee", "message_template"}
@@ -156,6 +159,19 @@ class Branch:
             return None
         return js_string(self.when.value)
 
+    def answers(self, handle: str) -> bool:
+        """Whether an edge's `cond:handle` names this branch, as the engine decides (dag.ts
+        validateHandle): the exact String(when), or for a numeric `when` any non-blank handle
+        whose Number(handle) equals it (`1.0`, `01`, `0x1`, ` 1` all name `when: 1`)."""
+        own = self.handle
+        if own is None:
+            return False
+        if own == handle:
+            return True
+        value = self.when.value if self.when is not None else None
+        return (isinstance(value, int | float) and not isinstance(value, bool)
+                and handle.strip(JS_WHITESPACE) != "" and js_number(handle) == value)
+
 
 def _string(node: YNode | None) -> NodeRef | None:
     if isinstance(node, YScalar) and isinstance(node.value, str):
@@ -205,6 +221,10 @@ class NodeDef:
                 _string(_entry_value(item, "target_node")),
             ))
         return result
+
+    def branch_for(self, handle: str) -> Branch | None:
+        """The first branch the handle names (the engine routes by the first match), or None."""
+        return next((branch for branch in self.branches if branch.answers(handle)), None)
 
     @cached_property
     def default(self) -> NodeRef | None:
@@ -267,6 +287,16 @@ class InputDecl:
     @property
     def secret(self) -> bool:
         return self.type == "secret"
+
+    @cached_property
+    def default_references(self) -> list[TemplateRef]:
+        """The `{{ … }}` references of a string `default` (the engine resolves it as a template
+        before the run; a structured default is never interpolated)."""
+        entry = self.mapping.get("default")
+        value = entry.value if entry is not None else None
+        if isinstance(value, YScalar) and isinstance(value.value, str) and "{{" in value.value:
+            return find_references(value.value)
+        return []
 
 
 @dataclass(eq=False)

@@ -1,9 +1,11 @@
-"""Small naming helpers shared by rules: "did you mean" and JavaScript's String(value)."""
+"""Small naming helpers shared by rules: "did you mean", and JavaScript's String(value) and
+Number(string) (how the engine matches a condition's edge handle to a branch `when`)."""
 
 from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Iterable
 
 
@@ -71,3 +73,32 @@ def _js_number(value: float) -> str:
         head = digits[0] + (f".{digits[1:]}" if count > 1 else "")
         text = f"{head}e{'+' if power >= 0 else '-'}{abs(power)}"
     return sign + text
+
+
+# What JavaScript's String.prototype.trim and Number(string) strip (ECMA-262 WhiteSpace and
+# LineTerminator): not Python's str.strip() set, which adds U+001C-U+001F and U+0085.
+JS_WHITESPACE = ("\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+                 "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
+# StrNumericLiteral: a signed decimal (or Infinity), or an unsigned 0x/0o/0b integer; no `_`.
+_JS_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)",
+                         re.ASCII)
+_JS_RADIX = {"x": (16, re.compile(r"[0-9a-fA-F]+", re.ASCII)),
+             "o": (8, re.compile(r"[0-7]+", re.ASCII)), "b": (2, re.compile(r"[01]+", re.ASCII))}
+
+
+def js_number(text: str) -> float:
+    """JavaScript's `Number(text)` for a string: NaN where JavaScript reads NaN, 0 for blank."""
+    text = text.strip(JS_WHITESPACE)
+    if not text:
+        return 0.0
+    if len(text) > 2 and text[0] == "0" and text[1].lower() in _JS_RADIX:
+        radix, digits = _JS_RADIX[text[1].lower()]
+        if not digits.fullmatch(text, 2):
+            return math.nan
+        try:
+            return float(int(text[2:], radix))  # int → float rounds to nearest, as JavaScript
+        except OverflowError:
+            return math.inf
+    if not _JS_DECIMAL.fullmatch(text):
+        return math.nan
+    return float(text.replace("Infinity", "inf"))

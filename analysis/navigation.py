@@ -162,11 +162,19 @@ def _collect(workflow: Workflow) -> Iterator[Occurrence]:
             yield _in_text(node, edge.from_field, 0, len(edge.source), Role.EDGE_FROM, edge.source)
             if edge.handle is not None:
                 yield _in_text(SymbolKind.HANDLE, edge.from_field, len(edge.source) + 1,
-                               len(edge.from_field.value), Role.EDGE_FROM, edge.from_field.value)
+                               len(edge.from_field.value), Role.EDGE_FROM,
+                               _handle_name(workflow, edge.source, edge.handle))
         if edge.to is not None:
             yield _whole(workflow, node, edge.to, Role.EDGE_TO)
     for template in workflow.template_fields():
         yield from _template_occurrences(template)
+
+
+def _handle_name(workflow: Workflow, source: str, handle: str) -> str:
+    """`cond:when` as its branch declares it, so `gate:1.0` is a use of `when: 1`'s handle."""
+    node = workflow.node(source)
+    branch = node.branch_for(handle) if node is not None else None
+    return f"{source}:{branch.handle if branch is not None else handle}"
 
 
 def _node_occurrences(workflow: Workflow, item: NodeDef) -> Iterator[Occurrence]:

@@ -18,16 +18,20 @@ Contract:
   skeleton of an agent's `output_schema`), each noted in `notes`.
 - `SampleScope.scope` has the `eval --scope` shape: `{"inputs", "ctx", "run": {"outputs"},
   "branches", "secret_inputs", "secret_ctx"}` (denied keys hold None).
-- `sidecar_skeleton(workflow)` is the text of a starter sidecar (JSON) for the workflow.
+- `sidecar_skeleton(workflow, graph)` is the text of a starter sidecar (JSON) for the workflow.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from analysis.diagnostics import Severity
 from analysis.graph import CONTROL_TYPES, Graph
 from analysis.model import InputDecl, NodeDef, Workflow
 from analysis.source import SourceText
@@ -37,6 +41,10 @@ from analysis.yaml_tree import YamlDocument, plain_value, read_yaml
 SIDECAR_SUFFIXES = (".samples.json", ".samples.yaml", ".samples.yml")
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml", ".yaml", ".yml")
 SAMPLE_KEYS = ("inputs", "ctx", "outputs", "branches", "nodes")
+# The nodes a dry run takes from the samples' `outputs`; it computes the others.
+PINNED_TYPES = frozenset({"agent", "human_gate"})
+# What the engine stores for an approved gate (engine.ts resume: `{decision}` without a payload).
+GATE_APPROVAL = {"decision": "approved"}
 NODE_KEYS = ("inputs", "ctx", "outputs", "branches")
 # Placeholders for a required input nobody supplied, by declared type.
 PLACEHOLDERS: dict[str, Any] = {
@@ -97,6 +105,8 @@ class SampleScope:
     origin: str
     path: str | None
     notes: list[str] = field(default_factory=list)
+    # shown if the evaluation fails: a synthesized ancestor output it read, and how to pin one
+    failure_hint: str | None = None
 
 
 def workflow_stem(workflow_path: Path) -> str:
@@ -201,8 +211,9 @@ def _parse_json(text: str, path: str) -> Any:
 
 def _parse_yaml(text: str, path: str) -> Any:
     document: YamlDocument = read_yaml(SourceText(text))
-    if document.problems:
-        problem = document.problems[0]
+    errors = [problem for problem in document.problems if problem.severity is Severity.ERROR]
+    if errors:
+        problem = errors[0]
         start = problem.range.start
         raise SampleScopeError(
             f"sample scope {path}:{start.line + 1}:{start.character + 1}: {problem.message}"
@@ -224,8 +235,22 @@ def _array(value: Any, where: str) -> list[Any] | None:
     return value
 
 
+@dataclass(frozen=True)
+class Upstream:
+    """What a dry run of the node's ancestors stored: `outputs` as `run.outputs` shows them (a
+    condition's absent), `branches` as a merge's fan-in gives them, `notes` on what happened."""
+
+    outputs: dict[str, Any]
+    branches: list[Any]
+    notes: list[str] = field(default_factory=list)
+
+
 def build_sample_scope(
-    workflow: Workflow, graph: Graph, node_id: str, samples: Samples = SYNTHESIZED
+    workflow: Workflow,
+    graph: Graph,
+    node_id: str,
+    samples: Samples = SYNTHESIZED,
+    upstream: Upstream | None = None,
 ) -> SampleScope:
     node = workflow.node(node_id)
     if node is None:
@@ -240,10 +265,13 @@ def build_sample_scope(
         )
     samples = samples.for_node(node_id)
     notes: list[str] = []
-    inputs, secret_inputs = _inputs(workflow, graph, samples, notes)
-    ctx, secret_ctx = _context(workflow, graph, inputs, samples, notes)
+    inputs, secret_inputs, ctx, secret_ctx = base_scope(workflow, graph, samples, notes)
     ancestors = frozenset(graph.ancestors(node_id) - {node_id})
-    outputs = _outputs(workflow, ancestors, samples, notes)
+    if upstream is None:
+        outputs = _outputs(workflow, ancestors, samples, notes)
+    else:
+        outputs = {**upstream.outputs, **samples.nodes.get(node_id, {}).get("outputs", {})}
+        notes.extend(upstream.notes)
     scope: dict[str, Any] = {
         "inputs": inputs,
         "ctx": ctx,
@@ -254,6 +282,8 @@ def build_sample_scope(
     if node.type == "merge":
         if samples.branches is not None:
             scope["branches"] = samples.branches
+        elif upstream is not None:
+            scope["branches"] = upstream.branches
         else:
             scope["branches"] = [
                 outputs[branch] for branch in graph.fan_in_branches(node_id) if branch in outputs
@@ -262,6 +292,15 @@ def build_sample_scope(
         node_id, node.expression.kind, node.expression.value, scope, samples.origin,
         samples.path, notes,
     )
+
+
+def base_scope(
+    workflow: Workflow, graph: Graph, samples: Samples, notes: list[str]
+) -> tuple[dict[str, Any], list[str], dict[str, Any], list[str]]:
+    """(inputs, secret inputs, ctx, secret ctx) as every node of a run sees them."""
+    inputs, secret_inputs = _inputs(workflow, graph, samples, notes)
+    ctx, secret_ctx = _context(workflow, graph, inputs, samples, notes)
+    return inputs, secret_inputs, ctx, secret_ctx
 
 
 def _inputs(
@@ -278,18 +317,33 @@ def _inputs(
         if name in inputs:
             continue
         default = _field(decl, "default")
+        required = _field(decl, "required") is True
         if default is not None:
             inputs[name] = default
-        elif _field(decl, "required") is True:
-            inputs[name] = None if decl.secret else PLACEHOLDERS.get(decl.type or "", "")
-            if not decl.secret:
-                notes.append(
-                    f"required input `{name}` has no sample value; using {inputs[name]!r}"
-                )
+        elif decl.secret:
+            if required:
+                inputs[name] = None
+        elif required:
+            # an omitted optional input stays absent, as in a real run (`?? fallback` applies)
+            inputs[name] = sample_input(decl)
+            notes.append(f"required input `{name}` has no sample value; using {inputs[name]!r}")
     secret = [name for name in inputs if name in graph.secret_inputs]
     for name in secret:
         inputs[name] = None  # the value never reaches the sandbox; reading it is denied
     return inputs, secret
+
+
+def sample_input(decl: InputDecl) -> Any:
+    """A value of the input's declared shape: its first `enum` value, its `min`, else a typed
+    placeholder."""
+    validation = _field(decl, "validation")
+    if isinstance(validation, dict):
+        enum = validation.get("enum")
+        if isinstance(enum, list) and enum:
+            return enum[0]
+        if isinstance(validation.get("min"), int | float) and decl.type == "number":
+            return validation["min"]
+    return PLACEHOLDERS.get(decl.type or "", "")
 
 
 def _field(decl: InputDecl, name: str) -> Any:
@@ -399,23 +453,99 @@ def _from_schema(schema: Any, depth: int = 0) -> Any:
     return SCHEMA_PLACEHOLDERS.get(kind) if isinstance(kind, str) else None
 
 
-def sidecar_skeleton(workflow: Workflow) -> str:
-    """A starter sidecar: non-secret inputs, empty ctx overrides, an output per value node."""
-    inputs: dict[str, Any] = {}
+def sidecar_skeleton(workflow: Workflow, graph: Graph) -> str:
+    """A starter sidecar, every part in declaration order with the values a synthesized dry run
+    uses: each non-secret input (its default, else a value of its declared shape), each context
+    key that is neither secret nor derived from a template (a derived one follows the inputs),
+    and an output for each node whose output a dry run takes from the samples (agent and
+    human_gate: the other nodes are computed)."""
+    notes: list[str] = []
+    inputs, secret_inputs, ctx, secret_ctx = base_scope(workflow, graph, SYNTHESIZED, notes)
     for decl in workflow.inputs:
-        if decl.name is None or decl.secret:
-            continue  # secrets never go into a samples file: reading one is denied anyway
-        default = _field(decl, "default")
-        inputs[decl.name] = default if default is not None else PLACEHOLDERS.get(
-            decl.type or "", ""
-        )
-    outputs = {
-        node.id: synthesized_output(node)
-        for node in workflow.nodes
-        if node.id is not None and node.type not in CONTROL_TYPES
+        if decl.name is not None and not decl.secret and decl.name not in inputs:
+            inputs[decl.name] = sample_input(decl)
+    ordered = {
+        decl.name: inputs[decl.name] for decl in workflow.inputs
+        if decl.name in inputs and decl.name not in secret_inputs
     }
-    skeleton = {"inputs": inputs, "ctx": {}, "outputs": outputs, "nodes": {}}
+    static = {
+        entry.key: ctx[entry.key] for entry in workflow.context
+        if entry.key in ctx and entry.key not in secret_ctx
+        and (entry.value is None or not entry.value.references)
+    }
+    outputs = {
+        node.id: synthesized(node) for node in workflow.nodes
+        if node.id is not None and node.type in PINNED_TYPES
+    }
+    skeleton = {"inputs": ordered, "ctx": static, "outputs": outputs, "nodes": {}}
     return json.dumps(skeleton, indent=2, ensure_ascii=False) + "\n"
+
+
+def synthesized(node: NodeDef) -> Any:
+    """What a dry run uses for an agent or gate without a pin: the engine's shapes — a gate's
+    approval, an agent's `output_schema` skeleton, else text (an agent without a schema answers
+    text)."""
+    if node.type == "human_gate":
+        return dict(GATE_APPROVAL)
+    if node.entry("output_schema") is not None:
+        return synthesized_output(node)
+    return f"(sample text from {node.id})"
+
+
+def write_sidecar(workflow_path: Path, text: str, roots: Iterable[Path]) -> Path:
+    """Create the workflow's sidecar `<stem>.samples.json` holding `text`; returns its path.
+
+    A repository controls its own tree, so it can plant a link where the sidecar goes: the file is
+    only created inside one of `roots` (the workspace folders; the workflow's own folder when
+    there are none) with every link on the way resolved, never through a symbolic link (dangling
+    or not), and never over anything that exists: `O_CREAT|O_EXCL|O_NOFOLLOW` relative to the
+    resolved folder, so a file or link that appears after the checks is refused too. Raises
+    `SampleScopeError` naming the file."""
+    target = sidecar_path(workflow_path)
+    folder = target.parent
+    try:
+        resolved = folder.resolve(strict=True)
+    except (OSError, RuntimeError) as error:
+        raise SampleScopeError(f"cannot write {target} ({_reason(error)})") from None
+    if not within(resolved, roots):
+        raise SampleScopeError(
+            f"refusing to write {target}: it is outside the workspace folder(s)"
+        )
+    try:
+        directory = os.open(resolved, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as error:
+        raise SampleScopeError(f"cannot write {target} ({_reason(error)})") from None
+    try:
+        descriptor = os.open(
+            target.name,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+            0o644,
+            dir_fd=directory,
+        )
+    except OSError as error:
+        if error.errno in (errno.EEXIST, errno.ELOOP):
+            what = "a symbolic link" if target.is_symlink() else "something that already exists"
+            raise SampleScopeError(
+                f"refusing to write {target}: it is {what}; remove it or write the samples "
+                "file yourself"
+            ) from None
+        raise SampleScopeError(f"cannot write {target} ({_reason(error)})") from None
+    finally:
+        os.close(directory)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    return target
+
+
+def within(path: Path, roots: Iterable[Path]) -> bool:
+    """Whether `path`, links resolved, is one of `roots` or inside one (links resolved too)."""
+    real = Path(os.path.realpath(path))
+    real_roots = [Path(os.path.realpath(root)) for root in roots]
+    return any(real == root or root in real.parents for root in real_roots)
+
+
+def _reason(error: BaseException) -> str:
+    return getattr(error, "strerror", None) or str(error)
 
 
 def is_sidecar(name: str) -> bool:

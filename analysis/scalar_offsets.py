@@ -22,8 +22,8 @@ _SIMPLE_ESCAPES = {
     "_": "\xa0", "L": "\u2028", "P": "\u2029",
 }
 _HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
-# libyaml also breaks lines at NEL and reads it as "\n" (LS/PS are kept: those fall back).
-_BREAKS = "\r\n\x85"
+# Line breaks as YAML 1.2 reads them (the reader hands libyaml NEL, LS and PS as content).
+_BREAKS = "\r\n"
 
 
 def map_scalar(text: str, scalar: YScalar) -> tuple[list[int], list[int]] | None:

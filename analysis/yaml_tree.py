@@ -5,10 +5,16 @@ Contract:
   Python objects with PyYAML's 1.1 resolver, and returns a `YamlDocument`: the root node (None when
   the text has a syntax error or is empty) and the reader-level problems as `Diagnostic`s
   (`yaml-syntax`, `duplicate-key`, `invalid-value` for a non-string key).
-- Scalar values follow the YAML 1.2 core schema, as the engine does: `yes`, `on`, `2024-01-01` are
-  strings; `true`/`false`, `null`/`~`/empty, ints (decimal, `0o`, `0x`) and floats resolve.
-- Anchors, aliases and `<<` merge keys are refused (as the engine does) and never expanded: an
-  alias is reported and its target is not visited again, so a billion-laughs file costs one walk.
+- Values follow the engine's decode profile (packages/core/src/yaml-decode.ts: the `yaml` npm
+  package, YAML 1.2 core schema, unknown tags not resolved, string keys, no merge keys, no
+  aliases): `yes`, `on`, `2024-01-01` are strings; `true`/`false`, `null`/`~`/empty, ints
+  (decimal, `0o`, `0x`) and floats resolve. An explicit core tag resolves when its own pattern
+  matches the text, quoted or not (`!!int '1000'` is 1000; `!!float 5` stays the string '5');
+  any other tag (`!env`, `!!binary`, `!!timestamp`) leaves the plain text and is warned about.
+  A scalar key is its text (`1:`, `true:`, `~:` are the keys '1', 'true', '~'); a tagged or
+  collection key is refused. `<<` is an ordinary key. Unknown directives (`%FOO`) are ignored.
+- Anchors are allowed; aliases are refused (as the engine does) and never expanded: an alias is
+  reported and its target is not visited again, so a billion-laughs file costs one walk.
 - Mappings keep their entries in authored order; a duplicate key is reported and only its first
   entry is kept. Spans are `[start, end)` offsets into the document text (code points).
 """
@@ -26,6 +32,7 @@ import yaml
 from yaml._yaml import CParser
 
 from analysis.diagnostics import Diagnostic, Related, Severity
+from analysis.naming import article
 from analysis.source import SourceText
 
 MAX_SOURCE_BYTES = 2 * 1024 * 1024  # UTF-8
@@ -38,13 +45,17 @@ ScalarValue = str | int | float | bool | None
 
 _CORE_TAG = "tag:yaml.org,2002:"
 _STR_TAG = _CORE_TAG + "str"
-_ALLOWED_TAGS = frozenset(
-    _CORE_TAG + name for name in ("str", "int", "float", "bool", "null", "seq", "map")
-)
+# Collection tags the engine's decoder takes as they are, without a word.
+_COLLECTION_TAGS = frozenset(_CORE_TAG + name for name in ("seq", "map", "set", "omap", "pairs"))
 _NULL = frozenset({"", "~", "null", "Null", "NULL"})
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _INT = re.compile(r"[-+]?[0-9]+\Z")
+_OCT = re.compile(r"0o[0-7]+\Z")
+_HEX = re.compile(r"0x[0-9a-fA-F]+\Z")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+# `!!float` applies only where a float pattern of the core schema matches: a '.' or an exponent.
+_TAGGED_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*|(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)"
+                           r"[eE][-+]?[0-9]+)\Z")
 _SPECIAL_FLOAT = {
     **{
         sign + inf: float(sign + "inf")
@@ -56,6 +67,7 @@ _SPECIAL_FLOAT = {
 # Scalars that can only be strings in the core schema start with none of these characters.
 _MAYBE_NOT_STRING = frozenset("0123456789+-.~nNtTfF")
 _PROPERTIES = re.compile(r"(?:[&!][^ \t\r\n]*[ \t\r\n]*)+")
+_TAG_TOKEN = re.compile(r"(?<![^ \t\r\n])![^ \t\r\n]*")
 
 
 def _js_integer(value: int) -> int | float:
@@ -76,18 +88,50 @@ def resolve_plain(text: str) -> ScalarValue:
         return None
     if text in _BOOL:
         return _BOOL[text]
+    number = _core_number(text)
+    if number is not None:
+        return number
+    if _FLOAT.match(text):
+        return float(text)
+    return _SPECIAL_FLOAT.get(text, text)
+
+
+def _core_number(text: str) -> int | float | None:
+    """The value of an int (decimal, `0o`, `0x`) of the core schema, or None."""
     if _INT.match(text):
         # Up to 15 digits is exact either way; longer goes through float, as JavaScript reads
         # it (and a >4,300-digit int() would raise).
         return int(text) if len(text) <= 15 else float(text)
-    if text.startswith(("0o", "0x")) and len(text) > 2:
-        try:
-            return _js_integer(int(text[2:], 8 if text[1] == "o" else 16))
-        except ValueError:
-            return text
-    if _FLOAT.match(text):
-        return float(text)
-    return _SPECIAL_FLOAT.get(text, text)
+    if _OCT.match(text) or _HEX.match(text):
+        return _js_integer(int(text[2:], 8 if text[1] == "o" else 16))
+    return None
+
+
+def resolve_tagged(tag: str, text: str) -> ScalarValue:
+    """The value of a scalar with an explicit tag, as the engine's decoder reads it: a core
+    scalar tag applies when its pattern matches the (decoded) text, else the text stays a
+    string; `!!str`, `!` and every other tag give the text."""
+    name = tag.removeprefix(_CORE_TAG) if tag.startswith(_CORE_TAG) else None
+    if name == "null" and text in _NULL:
+        return None
+    if name == "bool" and text in _BOOL:
+        return _BOOL[text]
+    if name == "int":
+        number = _core_number(text)
+        return text if number is None else number
+    if name == "float" and (_TAGGED_FLOAT.match(text) or text in _SPECIAL_FLOAT):
+        return _SPECIAL_FLOAT.get(text) or float(text)
+    return text
+
+
+def _applies(tag: str, value: ScalarValue) -> bool:
+    """Whether a scalar's tag did what it says (else it is warned about: the engine ignores it)."""
+    if tag == _STR_TAG:
+        return True
+    return tag in _CORE_SCALAR_TAGS and not isinstance(value, str)
+
+
+_CORE_SCALAR_TAGS = frozenset(_CORE_TAG + name for name in ("int", "float", "bool", "null"))
 
 
 @dataclass(eq=False, slots=True)
@@ -201,33 +245,45 @@ class _Reader:
         # Aliases need an anchor, and an anchor needs a `&`: without one, skip identity tracking.
         self.track_aliases = "&" in self.text
         self.seen: set[int] = set()
+        # Stand-in characters → the YAML 1.2 content characters they stand for (see _for_libyaml).
+        self.restore: dict[int, int] | None = None
 
     def problem(self, rule: str, start: int, end: int, message: str, **data: Any) -> None:
         self.problems.append(
             Diagnostic(self.source.range(start, end), Severity.ERROR, rule, message, data or None)
         )
 
-    def properties(self, node: yaml.Node, start: int) -> int:
-        """Report anchors and custom tags at `start`; return where the node's content starts."""
-        if start >= len(self.text) or self.text[start] not in "&!":
-            return start
+    def properties(self, start: int) -> tuple[int, str | None, int]:
+        """Where the node's content starts after its `&anchor`/`!tag` properties at `start`,
+        the tag as written (None when untagged) and where it starts."""
         match = _PROPERTIES.match(self.text, start)
-        content = match.end() if match else start
-        for token in (match.group(0).split() if match else ()):
-            if token.startswith("&"):
-                self.problem(
-                    YAML_SYNTAX, start, start + len(token),
-                    f"anchor '{token}' is not allowed in a workflow file: Relavium refuses "
-                    "anchors and aliases; write the value out in full",
-                )
-            elif node.tag not in _ALLOWED_TAGS:
-                self.problem(
-                    YAML_SYNTAX, start, start + len(token),
-                    f"tag '{token}' is not supported: remove it (only plain YAML values are "
-                    "read); if the '!' is JavaScript's not, write the value as a '|' block "
-                    "scalar or quote it",
-                )
-        return content
+        if match is None:
+            return start, None, start
+        tag = _TAG_TOKEN.search(self.text, start, match.end())
+        if tag is None:
+            return match.end(), None, start
+        return match.end(), tag.group(0), tag.start()
+
+    def ignored_tag(self, start: int, written: str, node: yaml.Node, value: object) -> None:
+        if node.tag in _CORE_SCALAR_TAGS:
+            kind = node.tag.removeprefix(_CORE_TAG)
+            what = (f"tag '{written}' does not fit the text {value!r} (it is no {kind} in YAML "
+                    f"1.2): the engine reads the string {value!r}; remove the tag or write "
+                    f"{article(kind)} {kind}")
+        elif isinstance(value, str):
+            what = (f"tag '{written}' has no effect in a workflow file: the engine reads the "
+                    f"plain text {value!r}; remove the tag")
+        else:
+            what = (f"tag '{written}' has no effect in a workflow file: the engine reads the "
+                    "value as it is written; remove the tag")
+        # `expression: !inputs.flag` is JavaScript's not read as a tag, and an empty value.
+        looks_like_code = value == "" or any(ch in written for ch in ".([")
+        hint = ("; if the '!' is JavaScript's not, write the value as a '|' block scalar or "
+                "quote it" if isinstance(node, yaml.ScalarNode) and looks_like_code else "")
+        self.problems.append(Diagnostic(
+            self.source.range(start, start + len(written)), Severity.WARNING, YAML_SYNTAX,
+            what + hint,
+        ))
 
     def read(self, root: yaml.Node) -> YNode:
         """Convert in document order (pre-order, iterative: any nesting depth is safe), so the
@@ -288,28 +344,30 @@ class _Reader:
                 self.problem(
                     YAML_SYNTAX, start, event.end_mark.index + self.base,
                     f"alias '*{event.anchor}' is not allowed in a workflow file: Relavium refuses "
-                    "anchors and aliases; write the value out in full",
+                    "aliases; write the value out in full",
                 )
 
     def key(self, node: yaml.Node) -> YScalar | None:
-        """The key as a scalar, or None (reported) for a non-string or `<<` merge key."""
-        key = self.build(node)
-        if not isinstance(key, YScalar) or (key.style is None and not isinstance(key.value, str)):
+        """The key as a string scalar (its text, whatever it would resolve to as a value), or
+        None (reported) for a collection or tagged key, which the engine's decoder refuses."""
+        key = self.build(node, as_key=True)
+        if not isinstance(key, YScalar):
             self.problem(
                 INVALID_VALUE, key.start, key.end,
-                "mapping keys must be strings: quote the key or remove the entry",
+                "mapping keys must be strings: write a plain key or remove the entry",
             )
             return None
-        if key.style is None and key.text == "<<":
+        _, tag, _ = self.properties(key.start)
+        if (tag is not None and node.tag != _STR_TAG) or tag == "!":
             self.problem(
-                YAML_SYNTAX, key.start, key.end,
-                "merge key '<<' is not allowed in a workflow file: Relavium refuses merge "
-                "keys; write the entries out in full",
+                INVALID_VALUE, key.start, key.end,
+                f"a mapping key must not be tagged ('{tag}'): the engine accepts only string "
+                "keys; remove the tag",
             )
             return None
         return key
 
-    def build(self, node: yaml.Node) -> YNode:
+    def build(self, node: yaml.Node, as_key: bool = False) -> YNode:
         base = self.base
         start = node.start_mark.index + base
         end = node.end_mark.index + base
@@ -319,16 +377,26 @@ class _Reader:
                 self.has_alias = True
                 return YAlias(start, end)
             self.seen.add(id(node))
-        content = start
+        content, tag, tag_start = start, None, start
         if start < self.length and self.text[start] in "&!":
-            content = self.properties(node, start)
+            content, tag, tag_start = self.properties(start)
         if node.__class__ is yaml.ScalarNode:
             text: str = node.value
+            if self.restore is not None:
+                text = text.translate(self.restore)
             style = node.style or None
             value: ScalarValue = text
-            if style is None and (content == start or node.tag != _STR_TAG):
+            if as_key:
+                pass  # the engine's decoder reads every key as its text
+            elif tag is not None:
+                value = resolve_tagged(node.tag, text)
+                if not _applies(node.tag, value):
+                    self.ignored_tag(tag_start, tag, node, value)
+            elif style is None:
                 value = resolve_plain(text)
             return YScalar(start, end, text, value, style, content)
+        if tag is not None and node.tag not in _COLLECTION_TAGS:
+            self.ignored_tag(tag_start, tag, node, None)
         if node.__class__ is yaml.MappingNode:
             return YMapping(start, end, [], {})
         return YSequence(start, end, [])
@@ -364,6 +432,68 @@ def _compose(text: str) -> yaml.Node | None:
         composer.dispose()
 
 
+_PROLOG_LINE = re.compile(r"[^\n]*(?:\n|\Z)")
+_YAML_VERSION = re.compile(r"[0-9]+\.[0-9]+\Z")
+
+
+def _without_ignored_directives(text: str) -> str:
+    """The text with the directives the engine's decoder passes over (an unknown `%FOO`, any
+    `%YAML n.m`, once or twice) made comments of the same length, for libyaml, which refuses
+    them. Only a prolog ended by `---` has directives; everything else is left to libyaml."""
+    if "%" not in text[:1] and "\n%" not in text:
+        return text
+    lines: list[tuple[int, str]] = []
+    for match in _PROLOG_LINE.finditer(text):
+        line = match.group(0).rstrip("\r\n")
+        if line.startswith("---") and line[3:4] in ("", " ", "\t", "\r"):
+            break
+        if line.startswith("%"):
+            lines.append((match.start(), line))
+        elif (line.strip() and not line.lstrip().startswith("#")) or match.end() == len(text):
+            return text  # content before any `---`: not a prolog
+    else:
+        return text
+    chars = list(text)
+    for start, line in lines:
+        words = line.split("#", 1)[0].split()
+        if words[0] == "%TAG" or (words[0] == "%YAML" and (
+                len(words) != 2 or not _YAML_VERSION.match(words[1]))):
+            continue  # libyaml reads %TAG; a malformed %YAML is an error to both
+        chars[start] = "#"
+    return "".join(chars)
+
+
+# YAML 1.1 line breaks that YAML 1.2 (the engine's decoder) reads as ordinary characters.
+_OLD_BREAKS = "\x85\u2028\u2029"
+
+
+def _for_libyaml(text: str) -> tuple[str, dict[int, int] | None]:
+    """The text as libyaml should see it to read what the engine's YAML 1.2 decoder reads, and
+    the map from stand-ins back to the characters they replace. Every change keeps offsets:
+    ignored directives become comments; NEL, LS and PS (line breaks to libyaml, content to
+    YAML 1.2) become private-use characters the text does not use; a final line break is added
+    when missing (a block scalar at the very end keeps its clipped newline, as in YAML 1.2)."""
+    text = _without_ignored_directives(text)
+    restore = None
+    if any(ch in text for ch in _OLD_BREAKS):
+        stand_ins = (chr(code) for code in range(0xF0000, 0xFFFFE) if chr(code) not in text)
+        restore = {ord(stand_in): ord(ch) for ch, stand_in in zip(_OLD_BREAKS, stand_ins,
+                                                                   strict=False)}
+        text = text.translate({ch: stand_in for stand_in, ch in restore.items()})
+    if text and not text.endswith(("\n", "\r")):
+        text += "\n"
+    return text, restore
+
+
+def too_large(source: SourceText, size: str) -> Diagnostic:
+    """The refusal of a source over the limit; `size` says how long it is ("…bytes")."""
+    return Diagnostic(
+        source.range(0, 0), Severity.ERROR, YAML_SYNTAX,
+        f"the file is {size} long; Relavium refuses workflow sources over 2 MiB: "
+        "split it or move large text into files",
+    )
+
+
 def read_yaml(source: SourceText) -> YamlDocument:
     """Compose `source` and convert it; never raises on any text."""
     text = source.text
@@ -371,15 +501,11 @@ def read_yaml(source: SourceText) -> YamlDocument:
     size = len(text) if len(text) > MAX_SOURCE_BYTES or text.isascii() else len(
         text.encode("utf-8", "surrogatepass"))
     if size > MAX_SOURCE_BYTES:
-        problem = Diagnostic(
-            source.range(0, 0), Severity.ERROR, YAML_SYNTAX,
-            f"the file is {size} bytes long; Relavium refuses workflow sources over 2 MiB: "
-            "split it or move large text into files",
-        )
-        return YamlDocument(source, None, [problem])
+        return YamlDocument(source, None, [too_large(source, f"{size} bytes")])
     reader = _Reader(source)
     try:
-        root = _compose(text)
+        for_libyaml, reader.restore = _for_libyaml(text)
+        root = _compose(for_libyaml)
     except yaml.MarkedYAMLError as error:
         return YamlDocument(source, None, [_syntax_problem(reader, error)])
     except (yaml.YAMLError, ValueError, RecursionError) as error:

@@ -17,7 +17,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis import analyze
+from analysis import analyze, tune_collector
 from tests.analysis.large_workflow import large_workflow
 
 ROUNDS = 30
@@ -37,6 +37,7 @@ def percentile(samples: list[float], fraction: float) -> float:
 
 
 def main() -> int:
+    tune_collector()  # as the command line and the server do
     text = large_workflow(100)
     result = analyze(text)
     assert result.workflow is not None

@@ -20,7 +20,7 @@ from pygls.lsp.client import LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis import analyze
+from analysis import analyze, tune_collector
 from tests.analysis.large_workflow import large_workflow
 
 ROUNDS = 30
@@ -78,6 +78,7 @@ async def published_after(client: Client, version: int, send: object) -> float:
 
 
 async def main() -> int:
+    tune_collector()  # the in-process baseline runs as the server does
     startups = []
     for _ in range(STARTS):
         client = Client()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
@@ -11,12 +13,16 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
+from pygls.workspace.position_codec import PositionCodec
 
 from analysis.files import is_workflow_path
 from server.positions import LineIndex
 
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)")
+
 if TYPE_CHECKING:
     from analysis import AnalysisResult
+    from analysis.workflow_run import Annotation
 
 def is_workflow_uri(uri: str) -> bool:
     """The document selector (`analysis.files`), for `file:` and unsaved (`untitled:`) URIs."""
@@ -48,6 +54,16 @@ class Snapshot:
         return self.result.workflow is not None
 
 
+@dataclass(frozen=True)
+class DryRunView:
+    """A dry run's results placed in one version of a document."""
+
+    version: int
+    snapshot: Snapshot
+    annotations: list[Annotation]
+    stamp: int  # distinguishes runs on the same version (pull diagnostics' result id)
+
+
 @dataclass
 class DocumentState:
     uri: str
@@ -62,10 +78,18 @@ class DocumentState:
     pending_delay_ms: int = 0
     # the analysis running in a thread, which cancelling `pending` does not stop
     computing: asyncio.Future[AnalysisResult] | None = field(default=None, repr=False)
+    # the last whole-workflow dry run, shown while `dry_run.version` is the document's
+    dry_run: DryRunView | None = None
 
     @property
     def path(self) -> str:
         return uri_to_path(self.uri)
+
+    @property
+    def current_dry_run(self) -> DryRunView | None:
+        """The last dry run, until the next edit."""
+        run = self.dry_run
+        return run if run is not None and run.version == self.version else None
 
     def record(self, snapshot: Snapshot) -> None:
         """Keep a finished analysis unless a newer one already landed."""
@@ -77,28 +101,67 @@ class DocumentState:
             self.last_good = snapshot
 
 
-def apply_change(
-    text: str, change: types.TextDocumentContentChangeEvent, encoding: str
-) -> tuple[str, bool]:
-    """Apply one didChange event; returns the new text and whether its range had to be clamped.
+def apply_changes(
+    text: str, changes: Sequence[types.TextDocumentContentChangeEvent], encoding: str
+) -> tuple[str, int]:
+    """Apply one didChange's events in order; returns the new text and how many events had a
+    range that had to be clamped.
 
     pygls' own incremental sync splits lines with `str.splitlines` (so a U+2028 or form feed
     shifts every later line) and rewrites out-of-range columns oddly; this follows the LSP
-    definition and clamps instead.
+    definition and clamps instead. The text is held as a list of lines while the events apply,
+    so each costs time in proportion to the lines it touches, not to the document: a replace-all
+    of thousands of edits rebuilds the document once, at the end.
     """
-    if isinstance(change, types.TextDocumentContentChangeWholeDocument):
-        return change.text, False
-    index = LineIndex(text, encoding)
-    start = index.client_offset(change.range.start)
-    end = index.client_offset(change.range.end)
-    clamped = _out_of_range(index, change.range.start) or _out_of_range(index, change.range.end)
-    if end < start:
-        start, end, clamped = end, start, True
-    return text[:start] + change.text + text[end:], clamped
+    lines = _split_lines(text)
+    codec = PositionCodec(encoding)
+    clamped = 0
+    for change in changes:
+        if isinstance(change, types.TextDocumentContentChangeWholeDocument):
+            lines = _split_lines(change.text)
+            continue
+        start, start_clamped = _locate(lines, change.range.start, codec)
+        end, end_clamped = _locate(lines, change.range.end, codec)
+        if end < start:
+            start, end, end_clamped = end, start, True
+        clamped += start_clamped or end_clamped
+        (first_line, first_column), (last_line, last_column) = start, end
+        # A "\r" ending the line before, followed by an inserted "\n", becomes one line break.
+        joins = first_line > 0 and lines[first_line - 1].endswith("\r")
+        first = first_line - 1 if joins else first_line
+        segment = (
+            "".join(lines[first:first_line]) + lines[first_line][:first_column] + change.text
+            + lines[last_line][last_column:]
+        )
+        replacement = _split_lines(segment)
+        if last_line + 1 < len(lines):
+            replacement.pop()  # the segment ends with a line break: no partial last line
+        lines[first : last_line + 1] = replacement
+    return "".join(lines), clamped
 
 
-def _out_of_range(index: LineIndex, position: types.Position) -> bool:
-    return (
-        position.line >= index.line_count
-        or position.character > index.client_line_length(position.line)
-    )
+def _split_lines(text: str) -> list[str]:
+    """The text's lines, each with its line break (LSP's: `\n`, `\r\n`, `\r`); the last one
+    has none and may be empty."""
+    lines = _LINE.findall(text)
+    lines.append(text[sum(map(len, lines)) :])
+    return lines
+
+
+def _locate(
+    lines: list[str], position: types.Position, codec: PositionCodec
+) -> tuple[tuple[int, int], bool]:
+    """A client position as (line, code-point column), clamped into the text, and whether it
+    had to be."""
+    if position.line >= len(lines):
+        return (len(lines) - 1, len(lines[-1])), True
+    line = lines[position.line].rstrip("\r\n")
+    if line.isascii():
+        column = min(position.character, len(line))
+        return (position.line, column), position.character > len(line)
+    units = 0
+    for column, char in enumerate(line):
+        units += codec.impl.code_units_for_char(char)
+        if units > position.character:
+            return (position.line, column), False
+    return (position.line, len(line)), units < position.character

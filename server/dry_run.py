@@ -1,5 +1,7 @@
-"""Run one node's expression with a sample scope: shared by `relavium-lsp run` and the
-`relavium.runWithSampleScope` command, so both answer the same JSON.
+"""Dry runs with a sample scope, shared by `relavium-lsp run` and the LSP commands so both answer
+the same JSON: one node's expression (`run --node`, `relavium.runWithSampleScope`), after its
+ancestors ran as the engine would run them, or the whole workflow (`run`,
+`relavium.dryRunWorkflow`; see `analysis.workflow_run`).
 
 The answer is the sandbox `eval` shape (`{"ok": true, "value": ...}` or `{"ok": false,
 "error": {...}}`) plus `node`, `kind` and `scope`: `{"source": "explicit" | "sidecar" |
@@ -10,13 +12,26 @@ The answer is the sandbox `eval` shape (`{"ok": true, "value": ...}` or `{"ok": 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from lsprotocol import types
+
 from analysis import AnalysisResult
-from analysis.sample_scope import SampleScope, SampleScopeError, build_sample_scope, find_samples
+from analysis.diagnostics import Severity
+from analysis.sample_scope import (
+    Samples,
+    SampleScope,
+    SampleScopeError,
+    build_sample_scope,
+    find_samples,
+)
+from analysis.workflow_run import WorkflowRun, run_workflow, synthesized_cause, value_text
 from sandbox import Outcome, Scope, ScopeError, WorkerPool
 from sandbox.transport import Kind
+from server.documents import DocumentState
+from server.lsp_diagnostics import SOURCE
 
 # How much of a value the window/logMessage detail shows.
 LOG_VALUE_LIMIT = 20_000
@@ -33,6 +48,9 @@ class DryRun:
     outcome: Outcome
 
     def to_json(self) -> dict[str, Any]:
+        notes = self.sample.notes
+        if not self.outcome.ok and self.sample.failure_hint:
+            notes = [*notes, self.sample.failure_hint]
         return {
             **self.outcome.to_json(),
             "node": self.sample.node,
@@ -41,7 +59,7 @@ class DryRun:
                 "source": self.sample.origin,
                 "path": self.sample.path,
                 "values": self.sample.scope,
-                "notes": self.sample.notes,
+                "notes": notes,
             },
         }
 
@@ -53,8 +71,10 @@ class DryRun:
     def summary(self) -> str:
         """One line: the value or the error's public message."""
         if self.outcome.ok:
-            return f"{self.sample.node} → {_preview(self.outcome.to_text())}"
-        return f"{self.sample.node} failed: {self.outcome.to_text()}"
+            return f"{self.sample.node} → {_preview(value_text(self.outcome.value))}"
+        return f"{self.sample.node} failed: {self.outcome.to_text()}" + (
+            f" ({self.sample.failure_hint})" if self.sample.failure_hint else ""
+        )
 
     def detail(self) -> str:
         """Several lines for a log: the scope used, notes, and the full value or error."""
@@ -66,25 +86,64 @@ class DryRun:
             # A result may be megabytes; the command's own answer carries it whole.
             text = text[:LOG_VALUE_LIMIT] + f"\n… ({len(text):,} characters; truncated in the log)"
         lines.append(("value: " if self.outcome.ok else "error: ") + text)
+        if not self.outcome.ok and self.sample.failure_hint:
+            lines.append(f"note: {self.sample.failure_hint}")
         return "\n".join(lines)
 
 
 def _preview(text: str, limit: int = 120) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    """Clipped, whitespace kept as it is (compact JSON is one line already)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def prepare(
-    result: AnalysisResult, path: str | None, node_id: str, explicit_scope: str | None
-) -> tuple[SampleScope, Scope]:
-    """The sample scope for the node; raises DryRunError when the run cannot start."""
+def load(
+    result: AnalysisResult, path: str | None, explicit_scope: str | None
+) -> tuple[AnalysisResult, Samples]:
+    """The samples for a run; raises DryRunError when the run cannot start."""
     if result.workflow is None or result.graph is None:
         syntax = next((d for d in result.diagnostics if d.rule == "yaml-syntax"), None)
         where = f" (line {syntax.range.start.line + 1})" if syntax else ""
         raise DryRunError(f"the workflow does not parse{where}; fix the YAML first")
     try:
-        samples = find_samples(path, explicit_scope)
-        sample = build_sample_scope(result.workflow, result.graph, node_id, samples)
+        return result, find_samples(path, explicit_scope)
+    except SampleScopeError as error:
+        raise DryRunError(str(error)) from None
+
+
+def pool_evaluator(pool: WorkerPool) -> Callable[[str, str, Scope], Outcome]:
+    def evaluate(source: str, kind: str, scope: Scope) -> Outcome:
+        return pool.run(source, kind, scope)  # type: ignore[arg-type]
+
+    return evaluate
+
+
+def prepare(
+    result: AnalysisResult,
+    path: str | None,
+    node_id: str,
+    explicit_scope: str | None,
+    pool: WorkerPool,
+) -> tuple[SampleScope, Scope]:
+    """The node's sample scope after its ancestors ran (blocking: they evaluate in `pool`);
+    raises DryRunError when the run cannot start."""
+    result, samples = load(result, path, explicit_scope)
+    assert result.workflow is not None and result.graph is not None
+    try:
+        alone = build_sample_scope(result.workflow, result.graph, node_id, samples)
+        if result.graph.cycle is not None:
+            alone.notes.append("the workflow has a dependency cycle; its ancestors were not run")
+            return alone, Scope.from_json(alone.scope)
+        ancestors = set(result.graph.ancestors(node_id)) - {node_id}
+        upstream = run_workflow(
+            result.workflow, result.graph, pool_evaluator(pool), samples, members=ancestors
+        )
+        assert upstream.upstream_for is not None
+        sample = build_sample_scope(
+            result.workflow, result.graph, node_id, samples, upstream.upstream_for(node_id)
+        )
+        sample.failure_hint = synthesized_cause(
+            result.graph, upstream.nodes, result.workflow.nodes_by_id[node_id], node_id
+        )
         return sample, Scope.from_json(sample.scope)
     except (SampleScopeError, ScopeError) as error:
         raise DryRunError(str(error)) from None
@@ -94,3 +153,81 @@ def evaluate(pool: WorkerPool, sample: SampleScope, scope: Scope) -> DryRun:
     """Blocking: call from a thread (the server) or the main thread (the CLI)."""
     kind: Kind = sample.kind  # type: ignore[assignment]
     return DryRun(sample, pool.run(sample.source, kind, scope))
+
+
+def run_whole(
+    result: AnalysisResult,
+    path: str | None,
+    explicit_scope: str | None,
+    pool: WorkerPool,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> WorkflowRun:
+    """The whole-workflow dry run (blocking); raises DryRunError when it cannot start."""
+    result, samples = load(result, path, explicit_scope)
+    assert result.workflow is not None and result.graph is not None
+    if result.graph.cycle is not None:
+        raise DryRunError(
+            "the workflow has a dependency cycle (" + " → ".join(result.graph.cycle)
+            + "); the engine refuses to run it"
+        )
+    try:
+        run = run_workflow(
+            result.workflow, result.graph, pool_evaluator(pool), samples, cancelled=cancelled
+        )
+    except ScopeError as error:
+        raise DryRunError(str(error)) from None
+    errors = sum(1 for d in result.diagnostics if d.severity == Severity.ERROR)
+    if errors:
+        run.notes.insert(0, (
+            f"the workflow has {errors} error(s) (see `relavium-lsp check`): the engine would "
+            "refuse to load it; this shows what its deterministic part would do anyway"
+        ))
+    return run
+
+
+def node_line(entry: dict[str, Any], limit: int = 120) -> str:
+    """One line of a whole run: `id (type) status: value | reason | error`."""
+    head = f"{entry['id']} ({entry['type']}) {entry['status']}"
+    parts: list[str] = []
+    if "value" in entry:
+        parts.append(_preview(value_text(entry["value"]), limit))
+    if "error" in entry:
+        error = entry["error"]
+        reason = f" ({error['reason']})" if "reason" in error else ""
+        parts.append(f"{error['code']}{reason}: {error['message']}")
+    if "reason" in entry:
+        parts.append(entry["reason"])
+    return head + (": " + " — ".join(parts) if parts else "")
+
+
+def summary_of(run: WorkflowRun) -> str:
+    counts: dict[str, int] = {}
+    for node in run.nodes:
+        counts[node.status] = counts.get(node.status, 0) + 1
+    tally = ", ".join(f"{count} {status}" for status, count in counts.items())
+    failed = next((node.id for node in run.nodes if node.status == "failed"), None)
+    verdict = f"failed at {failed}" if failed else "ok"
+    return f"dry run {verdict}: {tally}"
+
+
+def dry_run_diagnostics(state: DocumentState | None, version: int) -> list[types.Diagnostic]:
+    """The last dry run's failures (errors at the failing field) and skipped / not-run nodes
+    (hints, dimmed), for the document version it ran on only."""
+    run = state.current_dry_run if state is not None else None
+    if run is None or run.version != version:
+        return []
+    diagnostics = []
+    for note in run.annotations:
+        if note.problem is None:
+            continue
+        failed = note.problem == "failed"
+        diagnostics.append(types.Diagnostic(
+            range=run.snapshot.lines.to_client_range(note.range),
+            severity=types.DiagnosticSeverity.Error if failed else types.DiagnosticSeverity.Hint,
+            code="dry-run",
+            source=SOURCE,
+            message=note.message,
+            tags=None if failed else [types.DiagnosticTag.Unnecessary],
+            data={"node": note.node},
+        ))
+    return diagnostics

@@ -7,31 +7,42 @@ object for a document's snapshots (see `server/__init__.py`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import itertools
 import logging
 import pkgutil
+import socket
+import sys
 from collections.abc import Callable
 from importlib.metadata import version
-from typing import Any
+from threading import Event
+from typing import Any, BinaryIO
 
 from lsprotocol import types
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
-from analysis import AnalysisResult, analyze
+from analysis import AnalysisResult, AnalysisStopped, analyze
+from analysis.project_config import ProjectConfig
 from sandbox import WorkerPool
+from server import project_settings
 from server.documents import (
     DocumentState,
     Snapshot,
-    apply_change,
+    apply_changes,
     is_workflow_uri,
     uri_to_path,
 )
+from server.scheduling import AnalysisQueue
 from server.settings import Settings, parse_settings
+from server.transport import FrameReader, read_in_thread, serve
 
 logger = logging.getLogger("relavium-lsp")
 # Two, so a second run is not queued behind one that hangs until the deadline.
 SANDBOX_WORKERS = 2
+# How long diagnostics wait for the client's first workspace/configuration answer.
+SETTINGS_WAIT_SECONDS = 2.0
 
 AnalysisListener = Callable[[Snapshot], None]
 UriListener = Callable[[str], None]
@@ -53,15 +64,24 @@ class RelaviumLanguageServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
         self.settings = Settings()
+        # the `relavium` section as the editor sent it; `settings` adds the project file under it
+        self.editor_settings = Settings()
+        self.project_config: ProjectConfig | None = None
         # bumped on every settings change, so cached results (pull result ids) can tell
         self.settings_generation = 0
+        # Set once the client's first configuration answer is in (or given up on): diagnostics
+        # wait for it, or the first ones would show rules the user's settings turn off.
+        self.settings_settled = asyncio.Event()
         self.documents: dict[str, DocumentState] = {}
         # Decided at initialize: pull when the client supports textDocument/diagnostic.
         self.pull_diagnostics = False
         self._analysis_listeners: list[AnalysisListener] = []
         self._close_listeners: list[UriListener] = []
         self._settings_listeners: list[SettingsListener] = []
+        self._dry_run_listeners: list[SettingsListener] = []
         self._sandbox_pool: WorkerPool | None = None
+        # analyses run here, never on pygls' thread pool (see server.scheduling)
+        self.analyses = AnalysisQueue()
         # A run waits here, on the event loop, for a free worker: waiting inside pygls' thread
         # pool instead would hold a thread, and enough queued runs starve the stdin reader.
         self.sandbox_turns = asyncio.Semaphore(SANDBOX_WORKERS)
@@ -75,6 +95,44 @@ class RelaviumLanguageServer(LanguageServer):
         if self._sandbox_pool is None:
             self._sandbox_pool = WorkerPool(size=SANDBOX_WORKERS)
         return self._sandbox_pool
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio with the server's own reader (`server.transport`)."""
+        writer = StdoutWriter(stdout or sys.stdout.buffer)
+        if stdin is None:
+            # A reader of its own: the reading thread is blocked in it when the process exits,
+            # and interpreter shutdown aborts on a `sys.stdin` whose lock a thread holds.
+            stdin = open(sys.stdin.fileno(), "rb", closefd=False)  # noqa: SIM115
+        self._serve(FrameReader(stdin), writer)
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve the first client that connects to HOST:PORT, then exit."""
+        with socket.create_server((host, port)) as listener:
+            logger.info("listening on %s:%s", host, port)
+            connection, _ = listener.accept()
+        with connection, connection.makefile("rb") as incoming:
+            self._serve(FrameReader(incoming), _SocketWriter(connection))
+
+    def _serve(self, reader: FrameReader, writer: StdoutWriter | _SocketWriter) -> None:
+        from server.protocol import RelaviumProtocol
+
+        self._stop_event = stop = Event()
+        self.protocol.set_writer(writer)
+        assert isinstance(self.protocol, RelaviumProtocol)
+        protocol = self.protocol
+
+        async def run() -> None:
+            frames = read_in_thread(reader, asyncio.get_running_loop())
+            await serve(protocol, frames, stop, self.log_error)
+
+        try:
+            asyncio.run(run())
+        except BrokenPipeError:
+            logger.error("the client closed its end of the connection; stopping")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
 
     def shutdown(self) -> None:
         if self._sandbox_pool is not None:
@@ -129,7 +187,7 @@ class RelaviumLanguageServer(LanguageServer):
             return None
         path = uri_to_path(uri)
         text = await asyncio.to_thread(_read_text, path)
-        return await asyncio.to_thread(analyze, text, path)
+        return await self.analyses.submit(len(text), lambda: analyze(text, path))
 
     async def command_analysis(self, uri: str) -> AnalysisResult:
         """`analysis_of` for commands: a `CommandFailed` that says what is wrong instead of None
@@ -143,6 +201,14 @@ class RelaviumLanguageServer(LanguageServer):
         return result
 
     # -- events ---------------------------------------------------------------------------------
+
+    def on_dry_run(self, listener: SettingsListener) -> None:
+        """Called after a dry run placed new results in a document."""
+        self._dry_run_listeners.append(listener)
+
+    def dry_run_placed(self) -> None:
+        for listener in self._dry_run_listeners:
+            listener()
 
     def on_analysis(self, listener: AnalysisListener) -> None:
         """Called with each snapshot that is current (its version is the document's) when done."""
@@ -168,13 +234,14 @@ class RelaviumLanguageServer(LanguageServer):
         state = self.documents.get(params.text_document.uri)
         if state is None:
             return
-        for change in params.content_changes:
-            state.text, clamped = apply_change(state.text, change, self.position_encoding)
-            if clamped:
-                self.log_warning(
-                    f"didChange for {state.uri} (version {params.text_document.version}) had an "
-                    "out-of-range edit; it was clamped to the document"
-                )
+        state.text, clamped = apply_changes(
+            state.text, params.content_changes, self.position_encoding
+        )
+        if clamped:
+            self.log_warning(
+                f"didChange for {state.uri} (version {params.text_document.version}) had "
+                f"{clamped} out-of-range edit(s); clamped to the document"
+            )
         state.version = params.text_document.version
         self._schedule(state, delay_ms=self.settings.debounce_ms)
 
@@ -199,10 +266,37 @@ class RelaviumLanguageServer(LanguageServer):
         settings, problems = parse_settings(raw)
         for problem in problems:
             self.show_message(f"relavium-lsp ({source}): {problem}", types.MessageType.Warning)
-        self.settings = settings
+        self.editor_settings = settings
+        self.settings = project_settings.merged(settings, self.project_config)
         self.settings_generation += 1
         for listener in self._settings_listeners:
             listener()
+
+    def reload_project_config(self) -> None:
+        """Read the project configuration of the workspace folder again (after `initialized` and
+        on every configuration change), keeping the editor's settings over it."""
+        config, path, error = project_settings.load_for(self.workspace.root_path)
+        if path is not None:
+            self.text_document_publish_diagnostics(project_settings.config_diagnostics(path, error))
+        if error is not None:
+            self.log(f"relavium-lsp: {error}", types.MessageType.Error)
+        self.project_config = config
+        self.settings = project_settings.merged(self.editor_settings, config)
+        self.settings_generation += 1
+        self.settings_changed()
+
+    def settings_changed(self) -> None:
+        """Tell every listener that diagnostics computed so far may be out of date."""
+        for listener in self._settings_listeners:
+            listener()
+
+    async def settled_settings(self) -> Settings:
+        """The settings, once the client's first configuration answer is in; waits at most
+        SETTINGS_WAIT_SECONDS for it (a client that never answers gets the settings there are)."""
+        if not self.settings_settled.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.settings_settled.wait(), SETTINGS_WAIT_SECONDS)
+        return self.settings
 
     # -- messages ------------------------------------------------------------------------------
 
@@ -234,17 +328,22 @@ class RelaviumLanguageServer(LanguageServer):
             await asyncio.sleep(delay_ms / 1000)
             state.pending_delay_ms = 0
         if state.computing is not None:
-            # A superseded analysis runs on in its thread: wait for it instead of starting one
-            # beside it, or a burst of edits with requests queues one analysis per keystroke.
+            # A superseded analysis stops at its next checkpoint: wait for that instead of
+            # starting one beside it, so a document never has two analyses running.
             await asyncio.wait([state.computing])
         version, text = state.version, state.text
+
+        def superseded() -> bool:  # read from the analysis thread
+            return state.version != version or self.documents.get(state.uri) is not state
+
         try:
-            # off the event loop: a 1,000-node file takes tens of milliseconds
-            state.computing = asyncio.get_running_loop().run_in_executor(
-                self.thread_pool, analyze, text, state.path
+            state.computing = self.analyses.submit(
+                len(text), lambda: analyze(text, state.path, superseded)
             )
             # shielded: cancelling this task must leave `computing` pending until the thread ends
             result = await asyncio.shield(state.computing)
+        except AnalysisStopped:
+            return None  # a newer version's analysis is scheduled
         except Exception:
             # analyze() promises never to raise; if it does, keep serving the last results
             logger.exception("analysis of %s failed", state.uri)
@@ -259,6 +358,17 @@ class RelaviumLanguageServer(LanguageServer):
                 except Exception:  # one feature's bug must not stop the others hearing
                     logger.exception("analysis listener %r failed", listener)
         return snapshot
+
+
+class _SocketWriter:
+    def __init__(self, connection: socket.socket) -> None:
+        self.connection = connection
+
+    def write(self, data: bytes) -> None:
+        self.connection.sendall(data)
+
+    def close(self) -> None:
+        self.connection.close()
 
 
 def _read_text(path: str) -> str:

@@ -101,32 +101,50 @@ def _digit_follows(match: re.Match[str]) -> bool:
     return following.isascii() and following.isdigit()
 
 
-def inside_literal_or_comment(text: str, index: int) -> bool:
-    """Whether `index` falls inside a string, template or comment of `text`, read left to right
+class LiteralRegions:
+    """Whether places of `text` fall inside a string, template or comment, read left to right
     with an unterminated literal running to the end (where tree-sitter's error recovery guesses).
+
+    Ask about places in increasing order: the scan resumes where the last question left it, so
+    asking about every `{{` of a text costs one pass over it, not one pass per question.
 
     Every `/` that opens no comment is taken for division, so a regex holding a quote can make
     this answer True for code: callers use it only to stay quiet.
     """
-    i = 0
-    length = len(text)
-    while i <= index and i < length:
-        char = text[i]
-        if char == "/" and text.startswith("/", i + 1):
-            end = text.find("\n", i)
-        elif char == "/" and text.startswith("*", i + 1):
-            end = text.find("*/", i + 2)
-            end = -1 if end == -1 else end + 2
-        elif char in "'\"`":
-            end = _quote_end(text, i)
-        else:
-            i += 1
-            continue
-        end = length if end == -1 else end
-        if index < end:
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._scanned = 0  # where the scan resumes: the end of the last region passed
+        self._region = (0, 0)  # the last region found, [start, end)
+        self._asked = 0
+
+    def contain(self, index: int) -> bool:
+        assert index >= self._asked, "ask in increasing order"
+        self._asked = index
+        start, end = self._region
+        if start <= index < end:
             return True
-        i = end
-    return False
+        text, length, i = self.text, len(self.text), self._scanned
+        while i <= index and i < length:
+            char = text[i]
+            if char == "/" and text.startswith("/", i + 1):
+                end = text.find("\n", i)
+            elif char == "/" and text.startswith("*", i + 1):
+                end = text.find("*/", i + 2)
+                end = -1 if end == -1 else end + 2
+            elif char in "'\"`":
+                end = _quote_end(text, i)
+            else:
+                i += 1
+                continue
+            end = length if end == -1 else end
+            self._region = (i, end)
+            i = end
+            if index < end:
+                break
+        self._scanned = i
+        start, end = self._region
+        return start <= index < end
 
 
 def _quote_end(text: str, start: int) -> int:

@@ -1,6 +1,7 @@
 """condition-when-type: a branch `when` that is not a boolean, string or number (error), or
 that repeats an earlier branch's value under strict equality (warning: it can never match)."""
 
+import math
 from collections.abc import Iterator
 
 from analysis.diagnostics import Diagnostic, Severity
@@ -29,6 +30,16 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             if entry is None:
                 continue
             value = entry.value
+            if isinstance(value, YScalar) and isinstance(value.value, float) \
+                    and math.isnan(value.value):
+                # Zod's z.number() refuses NaN (and NaN === NaN is false: it never matches).
+                yield ctx.diagnostic(
+                    RULE_ID, SEVERITY, value.start, value.end,
+                    f"node '{node.id}': branches[{branch.index}].when is NaN, which the engine "
+                    "refuses (and which never equals anything); write a number, string or "
+                    "boolean",
+                )
+                continue
             if not isinstance(value, YScalar) or value.value is None:
                 yield ctx.diagnostic(
                     RULE_ID, SEVERITY, value.start, value.end,

@@ -37,10 +37,12 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"{where}: an edge out of condition '{node.id}' needs a handle naming a branch "
                 f"({choices})",
             )
-        # `cond:default` with a default set is left alone: not a documented form, but not one
-        # to call wrong without the engine's word either (no false positives).
-        elif edge.handle not in handles and not (edge.handle == "default" and node.default):
+        elif node.branch_for(edge.handle) is None:
             hint, data = did_you_mean(edge.handle, handles)
+            # The engine reaches `default` only when no branch matches: it is not a handle.
+            if edge.handle == "default" and node.default:
+                hint = (f"; 'default' is not a handle (the engine routes to '{node.default.id}' "
+                        "itself when no branch matches): remove this edge")
             yield ctx.diagnostic(
                 RULE_ID, SEVERITY, *edge.handle_span(),
                 f"{where}: condition '{node.id}' has no branch with when '{edge.handle}'{hint}; "

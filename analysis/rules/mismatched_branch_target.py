@@ -16,16 +16,13 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         node = nodes.get(edge.source or "")
         if node is None or node.type != "condition" or edge.handle is None or edge.to is None:
             continue
-        for branch in node.branches:
-            if branch.handle != edge.handle or branch.target is None:
-                continue
-            if branch.target.id != edge.to.id:
-                yield ctx.diagnostic(
-                    RULE_ID, SEVERITY, *edge.to.span,
-                    f"edges[{edge.index}]: branch '{edge.handle}' of condition '{node.id}' "
-                    f"targets '{branch.target.id}', but this edge goes to '{edge.to.id}'; make "
-                    "them the same node",
-                    {"replacement": branch.target.id},
-                    [(*branch.target.span, f"branch '{edge.handle}' targets this node")],
-                )
-            break
+        branch = node.branch_for(edge.handle)
+        if branch is not None and branch.target is not None and branch.target.id != edge.to.id:
+            yield ctx.diagnostic(
+                RULE_ID, SEVERITY, *edge.to.span,
+                f"edges[{edge.index}]: branch '{edge.handle}' of condition '{node.id}' "
+                f"targets '{branch.target.id}', but this edge goes to '{edge.to.id}'; make "
+                "them the same node",
+                {"replacement": branch.target.id},
+                [(*branch.target.span, f"branch '{edge.handle}' targets this node")],
+            )

@@ -1,5 +1,5 @@
-"""yaml-syntax: the file is not YAML the engine reads (syntax error, anchors, aliases, merge
-keys, custom tags, over 2 MiB). Found by the reader (`analysis.yaml_tree`); published here."""
+"""yaml-syntax: the file is not YAML the engine reads (syntax error, aliases, over 2 MiB); a
+warning for a tag that has no effect. Found by the reader (`analysis.yaml_tree`); published here."""
 
 from collections.abc import Iterator
 
@@ -9,7 +9,7 @@ from analysis.yaml_tree import YAML_SYNTAX
 
 RULE_ID = YAML_SYNTAX
 SEVERITY = Severity.ERROR
-SUMMARY = "The file is not YAML the engine accepts (syntax, anchors/aliases, merge keys, size)."
+SUMMARY = "The file is not YAML the engine accepts (syntax, aliases, size); a tag with no effect."
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:

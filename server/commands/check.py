@@ -1,108 +1,193 @@
-"""`relavium-lsp check`: lint workflow files, for CI and the terminal.
+"""`relavium-lsp check`: lint workflow files, for CI and the terminal (docs/cli.md).
 
 Directories are searched for `*.relavium.yaml|yml` and for YAML files under `.relavium/`
-(hidden directories and node_modules are skipped otherwise); `-` reads stdin. Exit 0 without
-errors, 1 with errors, 2 on usage or I/O errors. Many files are analysed in parallel processes.
+(hidden directories and node_modules are skipped otherwise; a walk never leaves its folder through
+a link); `-` reads stdin. Exit 0 without errors, 1 with errors, 2 on usage or I/O errors. Many
+files are analysed in parallel processes.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
-from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from analysis import analyze
 from analysis.diagnostics import Severity
-from analysis.files import is_workflow_path
-from analysis.report import STDIN_PATH, FileReport, format_text, to_json, to_sarif
+from analysis.files import SourceTooLarge, read_bounded, read_source, walk_workflow_files
+from analysis.project_config import (
+    ConfigError,
+    ProjectConfig,
+    find_config,
+    load_config,
+    with_rule_levels,
+)
+from analysis.report import (
+    STDIN_PATH,
+    FileReport,
+    escape_controls,
+    format_github,
+    format_text,
+    to_json,
+    to_sarif,
+)
+from analysis.source import SourceText
+from analysis.yaml_tree import too_large
 from server.commands import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 
 NAME = "check"
 HELP = "Check workflow files and print diagnostics."
 
 STDIN = "-"
-SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
 # Below this many files a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 16
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    parser.add_argument(
+        "--format", choices=("text", "json", "sarif", "github"), default="text",
+        help="text (1-based code-point columns), json (0-based lines, UTF-16 columns, as LSP), "
+             "sarif (code scanning) or github (Actions annotations); see docs/cli.md")
+    config = parser.add_mutually_exclusive_group()
+    config.add_argument(
+        "--config", metavar="FILE", type=Path,
+        help="the project configuration to use (default: the first .relavium-lsp.toml, "
+             "relavium-lsp.toml or pyproject.toml with [tool.relavium-lsp] found walking up from "
+             "each PATH); see docs/configuration.md")
+    config.add_argument("--no-config", action="store_true",
+                        help="ignore project configuration files; use the defaults")
+    parser.add_argument(
+        "--jobs", type=_job_count, default=None, metavar="N",
+        help="check files in N processes (default: one per CPU; 1 checks them one by one); the "
+             "output and exit code are the same whatever N is")
+    parser.add_argument("--no-gitignore", dest="gitignore", action="store_false",
+                        help="search folders without skipping what .gitignore files ignore")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories; - is stdin")
 
 
-def find_workflow_files(directory: Path) -> Iterator[Path]:
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(
-            d for d in dirs
-            if d not in SKIPPED_DIRS and (not d.startswith(".") or d == ".relavium")
-        )
-        for name in sorted(files):
-            path = Path(root, name)
-            # Judged on the absolute path: `check .` run inside a `.relavium/` folder must see
-            # the folder its files are in (and `.relavium/..` is not inside it).
-            # Regular files only: a FIFO or socket found in a walk would block the read forever.
-            if is_workflow_path(Path(os.path.abspath(path))) and path.is_file():
-                yield path
+def _report(text: str, path: str | None, shown_as: str) -> FileReport:
+    result = analyze(text, path)
+    return FileReport(shown_as, result.source, result.diagnostics)
+
+
+def _too_large_report(shown_as: str, error: SourceTooLarge) -> FileReport:
+    source = SourceText("")
+    return FileReport(shown_as, source, [too_large(source, error.size)])
 
 
 def _check_file(path: str) -> FileReport | str:
     """The file's report, or an I/O error message."""
     try:
-        # utf-8-sig: a byte order mark is not a column, as editors and SARIF count them.
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            text = handle.read()
+        text = read_source(path)
+    except SourceTooLarge as error:
+        return _too_large_report(path, error)
     except (OSError, UnicodeDecodeError) as error:
         return f"{path}: cannot read: {error}"
-    result = analyze(text, path)
-    return FileReport(path, result.source, result.diagnostics)
+    return _report(text, path, path)
 
 
 def _check_stdin() -> FileReport | str:
     """Standard input's report; bytes that are not UTF-8 are an I/O error, as in a file."""
     try:
-        text = sys.stdin.buffer.read().decode("utf-8-sig")
+        text = read_bounded(sys.stdin.buffer, None)
+    except SourceTooLarge as error:
+        return _too_large_report(STDIN_PATH, error)
     except (OSError, UnicodeDecodeError) as error:
         return f"{STDIN_PATH}: cannot read: {error}"
-    result = analyze(text, None)
-    return FileReport(STDIN_PATH, result.source, result.diagnostics)
+    return _report(text, None, STDIN_PATH)
 
 
-def _inputs(paths: list[str]) -> tuple[list[str], list[str]]:
-    """(files to check in order, I/O errors)."""
-    files: list[str] = []
+class _Configs:
+    """The project configuration for each checked path, each file loaded once."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self._chosen = None if args.no_config or args.config is None else load_config(args.config)
+        self._off = args.no_config
+        self._loaded: dict[Path, ProjectConfig] = {}
+
+    def for_path(self, path: Path) -> ProjectConfig:
+        if self._chosen is not None:
+            return self._chosen
+        found = None if self._off else find_config(path)
+        if found is None:
+            return ProjectConfig(root=Path(os.path.abspath(path)))
+        if found not in self._loaded:
+            self._loaded[found] = load_config(found)
+        return self._loaded[found]
+
+
+def _inputs(
+    paths: list[str], configs: _Configs, gitignore: bool
+) -> tuple[list[tuple[str, ProjectConfig]], list[str]]:
+    """(files to check in order with their configuration, I/O errors); raises ConfigError."""
+    files: list[tuple[str, ProjectConfig]] = []
     errors: list[str] = []
     for raw in paths:
         if raw == STDIN:
-            if STDIN in files:
+            if any(path == STDIN for path, _ in files):
                 errors.append("-: standard input can be read only once; give '-' once")
             else:
-                files.append(STDIN)
+                files.append((STDIN, configs.for_path(Path.cwd())))
             continue
         path = Path(raw)
         if path.is_dir():
-            found = [str(workflow) for workflow in find_workflow_files(path)]
-            if not found:
+            config = configs.for_path(path)
+            walk = walk_workflow_files(path, config.excludes, gitignore)
+            for note in walk.skipped:
+                _note(note)
+            if not walk.files:
                 # Not an error (an empty folder checks clean), but never a silent success.
-                print(f"relavium-lsp check: {raw}: no workflow files found (*.relavium.yaml, "
-                      "*.relavium.yml, or YAML files under a .relavium/ folder)", file=sys.stderr)
-            files.extend(found)
+                _note(f"{raw}: no workflow files found (*.relavium.yaml, *.relavium.yml, or YAML "
+                      "files under a .relavium/ folder, not excluded)")
+            files.extend((str(found), config) for found in walk.files)
         elif path.exists():
-            files.append(raw)
+            config = configs.for_path(path)
+            if config.excludes(path):
+                # pre-commit and editors name files one by one: the project's excludes hold.
+                _note(f"{raw}: skipped: excluded by {config.path}")
+            else:
+                # Named explicitly: read even through a link or from a pipe (`<(...)`).
+                files.append((raw, config))
         else:
             errors.append(f"{raw}: no such file or directory")
     return files, errors
 
 
-def _reports(files: list[str]) -> list[FileReport | str]:
+def _note(message: str) -> None:
+    print(f"relavium-lsp check: {escape_controls(message)}", file=sys.stderr)
+
+
+def _job_count(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of processes, 1 or more, got "
+                                         f"{text!r}")
+    return jobs
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on (a container's or taskset's limit, not the machine's)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _reports(files: list[str], jobs: int | None) -> list[FileReport | str]:
+    """Each file's report in the order given; `jobs` None sizes the pool to the CPUs and checks
+    a handful of files in this process, where starting workers would cost more than it saves."""
     results: list[FileReport | str] = []
     on_disk = [path for path in files if path != STDIN]
-    if len(on_disk) >= PARALLEL_THRESHOLD and (os.cpu_count() or 1) > 1:
-        with ProcessPoolExecutor() as pool:
+    workers = min(jobs or cpu_count(), len(on_disk))
+    if workers > 1 and (jobs is not None or len(on_disk) >= PARALLEL_THRESHOLD):
+        # map() keeps the input order, so the output is the serial run's byte for byte.
+        with ProcessPoolExecutor(max_workers=workers) as pool:
             checked = dict(zip(on_disk, pool.map(_check_file, on_disk, chunksize=4),
                                strict=True))
     else:
@@ -120,6 +205,8 @@ def _write_report(output_format: str, reports: list[FileReport]) -> None:
         output = json.dumps(to_json(reports), indent=2, ensure_ascii=False, default=str) + "\n"
     elif output_format == "sarif":
         output = json.dumps(to_sarif(reports), indent=2, ensure_ascii=False, default=str) + "\n"
+    elif output_format == "github":
+        output = format_github(reports)
     else:
         output = format_text(reports)
     try:
@@ -132,21 +219,27 @@ def _write_report(output_format: str, reports: list[FileReport]) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    files, errors = _inputs(args.paths)
+    try:
+        files, errors = _inputs(args.paths, _Configs(args), args.gitignore)
+    except ConfigError as problem:
+        _note(f"invalid configuration: {problem}")
+        return EXIT_USAGE
     reports: list[FileReport] = []
-    for outcome in _reports(files):
+    outcomes = _reports([path for path, _ in files], args.jobs)
+    for (_, config), outcome in zip(files, outcomes, strict=True):
         if isinstance(outcome, str):
             errors.append(outcome)
         else:
-            reports.append(outcome)
+            reports.append(dataclasses.replace(
+                outcome, diagnostics=with_rule_levels(outcome.diagnostics, config.rules)))
     _write_report(args.format, reports)
     for error in errors:
-        print(f"relavium-lsp check: {error}", file=sys.stderr)
+        _note(error)
     counts = {severity: 0 for severity in Severity}
     for report in reports:
         for diagnostic in report.diagnostics:
             counts[diagnostic.severity] += 1
-    if args.format == "text":
+    if args.format in ("text", "github"):
         noun = "file" if len(reports) == 1 else "files"
         print(f"{len(reports)} {noun} checked: {counts[Severity.ERROR]} errors, "
               f"{counts[Severity.WARNING]} warnings", file=sys.stderr)

@@ -1,9 +1,14 @@
-"""`relavium-lsp run`: evaluate one node's expression with a sample scope.
+"""`relavium-lsp run`: dry-run the workflow, or one node's expression, with sample data.
 
-The scope: `--scope FILE` if given, else the sidecar `<stem>.samples.json|yaml` next to the
-workflow, else one synthesized from the workflow (see `analysis.sample_scope`). `--format json`
-prints the `eval` JSON shape plus `node`, `kind` and `scope` (which scope was used, its values
-with secrets denied). Exit 0 on a value, 1 on a sandbox error, 2 on usage, I/O or scope errors.
+The samples: `--scope FILE` if given, else the project configuration's `sample-scope`
+(docs/configuration.md), else the sidecar `<stem>.samples.json|yaml` next to the workflow, else
+synthesized from the workflow (see `analysis.sample_scope`).
+
+Without `--node`: the whole workflow runs as the engine would run it (`analysis.workflow_run`);
+`--format json` prints `{"ok", "nodes": [...], "notes"}`. With `--node ID`: the node's ancestors
+run first, then its expression; `--format json` prints the `eval` JSON shape plus `node`, `kind`
+and `scope` (the scope used, secrets denied). Exit 0 when nothing failed, 1 when a node failed,
+2 on usage, I/O, configuration or samples errors.
 """
 
 from __future__ import annotations
@@ -11,19 +16,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from analysis import analyze
+from analysis.project_config import ConfigError, configured_sample_scope
+from analysis.workflow_run import WorkflowRun
 from sandbox import WorkerPool
 from server import dry_run
 from server.commands import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_safely
 
 NAME = "run"
-HELP = "Evaluate a node's expression in the sandbox with a sample scope."
+HELP = "Dry-run the workflow (or one node's expression) in the sandbox with sample data."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE")
-    parser.add_argument("--node", required=True, metavar="ID")
+    parser.add_argument("--node", metavar="ID", help="run this node (after its ancestors)")
     parser.add_argument("--scope", metavar="FILE.json")
     parser.add_argument("--format", choices=("text", "json"), default="text")
 
@@ -35,18 +43,35 @@ def main(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as error:
         print(f"relavium-lsp run: {args.file}: cannot read it ({error})", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        sample, scope = dry_run.prepare(analyze(text, args.file), args.file, args.node, args.scope)
-    except dry_run.DryRunError as error:
-        print(f"relavium-lsp run: {args.file}: {error}", file=sys.stderr)
-        return EXIT_USAGE
+    result = analyze(text, args.file)
     with WorkerPool() as pool:
-        result = dry_run.evaluate(pool, sample, scope)
+        try:
+            explicit = args.scope or configured_sample_scope(Path(args.file))
+            if args.node is None:
+                return _whole(args, dry_run.run_whole(result, args.file, explicit, pool))
+            sample, scope = dry_run.prepare(result, args.file, args.node, explicit, pool)
+        except (dry_run.DryRunError, ConfigError) as error:
+            print(f"relavium-lsp run: {args.file}: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        run = dry_run.evaluate(pool, sample, scope)
     if args.format == "json":
-        print_safely(json.dumps(result.to_json(), ensure_ascii=True))
+        print_safely(json.dumps(run.to_json(), ensure_ascii=True))
     else:
-        print(f"{args.node}: {result.scope_label}", file=sys.stderr)
-        for note in sample.notes:
+        print(f"{args.node}: {run.scope_label}", file=sys.stderr)
+        for note in run.to_json()["scope"]["notes"]:
             print(f"note: {note}", file=sys.stderr)
-        print_safely(result.outcome.to_text(), None if result.outcome.ok else sys.stderr)
-    return EXIT_OK if result.outcome.ok else EXIT_FAILURE
+        print_safely(run.outcome.to_text(), None if run.outcome.ok else sys.stderr)
+    return EXIT_OK if run.outcome.ok else EXIT_FAILURE
+
+
+def _whole(args: argparse.Namespace, run: WorkflowRun) -> int:
+    answer = run.to_json()
+    if args.format == "json":
+        print_safely(json.dumps(answer, ensure_ascii=True))
+    else:
+        for entry in answer["nodes"]:
+            print_safely(dry_run.node_line(entry))
+        for note in run.notes:
+            print(f"note: {note}", file=sys.stderr)
+        print(dry_run.summary_of(run), file=sys.stderr)
+    return EXIT_OK if run.ok else EXIT_FAILURE

@@ -23,6 +23,7 @@ def parse_address(value: str) -> tuple[str, int]:
 
 
 def main(args: argparse.Namespace) -> int:
+    from analysis import tune_collector
     from server.language_server import create_server
 
     address = None
@@ -37,11 +38,20 @@ def main(args: argparse.Namespace) -> int:
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_late_cancellations)
     protocol_stdout = sys.stdout.buffer
     sys.stdout = sys.stderr
     server = create_server()
+    tune_collector()  # again: freeze what creating the server imported
     if address is not None:
         server.start_tcp(*address)
     else:
         server.start_io(stdout=protocol_stdout)
     return server.exit_code
+
+
+def _late_cancellations(record: logging.LogRecord) -> bool:
+    """Drop pygls' warning for a `$/cancelRequest` that arrives after its request was answered:
+    clients send those all the time while the user types (LSP allows it), and VS Code shows every
+    stderr line as an error."""
+    return not record.getMessage().startswith("Cancel notification for unknown message id")

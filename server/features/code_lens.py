@@ -1,6 +1,7 @@
-"""A "Run with sample scope" lens above every expression field (condition `expression`,
-transform `transform`, merge `merge_fn`), placed in the live text even while the YAML is
-half-typed (served from the last good analysis, see `server.serving`)."""
+"""A "Dry-run workflow" lens above `nodes:` and a "Run with sample scope" lens above every
+expression field (condition `expression`, transform `transform`, merge `merge_fn`), placed in
+the live text even while the YAML is half-typed (served from the last good analysis, see
+`server.serving`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from server.serving import view_of
 
 RUN_COMMAND = "relavium.runWithSampleScope"
 TITLE = "▶ Run with sample scope"
+DRY_RUN_COMMAND = "relavium.dryRunWorkflow"
+DRY_RUN_TITLE = "▶ Dry-run workflow"
 
 
 def register(ls: RelaviumLanguageServer) -> None:
@@ -25,6 +28,14 @@ def register(ls: RelaviumLanguageServer) -> None:
         if view is None:
             return []
         lenses = []
+        body = view.workflow.body
+        nodes = body.get("nodes") if body is not None else None
+        nodes_key = view.client_range(*nodes.key.span) if nodes is not None else None
+        if nodes_key is not None:
+            command = types.Command(
+                title=DRY_RUN_TITLE, command=DRY_RUN_COMMAND, arguments=[{"uri": uri}]
+            )
+            lenses.append(types.CodeLens(range=nodes_key, command=command))
         for field in view.workflow.expression_fields():
             entry = field.node.entry(field.name)
             key = view.client_range(*entry.key.span) if entry is not None else None

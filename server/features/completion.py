@@ -22,6 +22,7 @@ _KINDS = {
     CandidateKind.GLOBAL: types.CompletionItemKind.Class,
     CandidateKind.MEMBER: types.CompletionItemKind.Method,
     CandidateKind.VALUE: types.CompletionItemKind.EnumMember,
+    CandidateKind.KEY: types.CompletionItemKind.Property,
     CandidateKind.SNIPPET: types.CompletionItemKind.Keyword,
 }
 

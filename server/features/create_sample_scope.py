@@ -1,5 +1,6 @@
 """`relavium.createSampleScope {"uri"}`: write a sidecar `<stem>.samples.json` skeleton next to
-the workflow (never over an existing one) and open it."""
+the workflow (never over an existing one, never through a symbolic link, never outside the
+workspace folders: see `analysis.sample_scope.write_sidecar`) and open it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,13 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path, to_fs_path
 
-from analysis.sample_scope import existing_sidecar, sidecar_path, sidecar_skeleton
+from analysis.sample_scope import (
+    SampleScopeError,
+    existing_sidecar,
+    sidecar_skeleton,
+    within,
+    write_sidecar,
+)
 from server.handlers import guarded
 from server.language_server import CommandFailed, RelaviumLanguageServer
 
@@ -20,6 +27,14 @@ COMMAND = "relavium.createSampleScope"
 def _failure(ls: RelaviumLanguageServer, message: str) -> dict[str, Any]:
     ls.show_message(f"Create sample scope: {message}", types.MessageType.Error)
     return {"created": False, "message": message}
+
+
+def _roots(ls: RelaviumLanguageServer, workflow: Path) -> list[Path]:
+    """Where a sidecar may be written: the workspace folders, else the workflow's own folder."""
+    folders = [to_fs_path(folder.uri) for folder in ls.workspace.folders.values()]
+    folders.append(ls.workspace.root_path)
+    roots = [Path(folder) for folder in folders if folder]
+    return roots or [workflow.parent]
 
 
 def register(ls: RelaviumLanguageServer) -> None:
@@ -38,20 +53,27 @@ def register(ls: RelaviumLanguageServer) -> None:
         except CommandFailed as failure:
             return _failure(ls, str(failure))
         good = ls.last_good_snapshot(uri)
-        workflow = result.workflow or (good.result.workflow if good is not None else None)
-        if workflow is None:
+        usable = result if result.workflow is not None else good.result if good else None
+        workflow = usable.workflow if usable is not None else None
+        graph = usable.graph if usable is not None else None
+        if workflow is None or graph is None:
             return _failure(ls, "fix the YAML syntax error first")
+        roots = _roots(ls, Path(path))
         existing = existing_sidecar(Path(path))
-        target = existing or sidecar_path(Path(path))
         created = existing is None
-        if created:
-            try:
-                target.write_text(sidecar_skeleton(workflow), encoding="utf-8")
-            except OSError as error:
-                return _failure(ls, f"cannot write {target} ({error.strerror or error})")
-            ls.show_message(f"Created {target.name}", types.MessageType.Info)
-        else:
+        if existing is not None:
+            if not within(existing, roots):
+                return _failure(
+                    ls, f"refusing to open {existing}: it links outside the workspace folder(s)"
+                )
+            target = existing
             ls.show_message(f"{target.name} already exists; opened it", types.MessageType.Info)
+        else:
+            try:
+                target = write_sidecar(Path(path), sidecar_skeleton(workflow, graph), roots)
+            except SampleScopeError as error:
+                return _failure(ls, str(error))
+            ls.show_message(f"Created {target.name}", types.MessageType.Info)
         target_uri = str(from_fs_path(str(target)))
         if get_capability(ls.client_capabilities, "window.show_document.support", False):
             await ls.window_show_document_async(

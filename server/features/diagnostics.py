@@ -1,11 +1,14 @@
 """Diagnostics: pushed after each (debounced) analysis, or pulled by clients that support
-`textDocument/diagnostic` — never both."""
+`textDocument/diagnostic` and `workspace/diagnostic/refresh` — never both. Either way none go
+out before the client's settings are in (see `server/features/configuration.py`), and a settings
+change re-diagnoses every open document."""
 
 from __future__ import annotations
 
 from lsprotocol import types
 
 from server.documents import Snapshot, is_workflow_uri
+from server.dry_run import dry_run_diagnostics
 from server.handlers import guarded
 from server.language_server import RelaviumLanguageServer
 from server.lsp_diagnostics import SOURCE, to_lsp_diagnostics
@@ -13,12 +16,14 @@ from server.lsp_diagnostics import SOURCE, to_lsp_diagnostics
 
 def register(ls: RelaviumLanguageServer) -> None:
     def publish(snapshot: Snapshot) -> None:
-        if not ls.pull_diagnostics:
+        # held back until the settings are in; settling them re-publishes (see `refresh`)
+        if not ls.pull_diagnostics and ls.settings_settled.is_set():
             ls.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(
                     uri=snapshot.uri,
                     version=snapshot.version,
-                    diagnostics=to_lsp_diagnostics(snapshot, ls.settings),
+                    diagnostics=to_lsp_diagnostics(snapshot, ls.settings)
+                    + dry_run_diagnostics(ls.document(snapshot.uri), snapshot.version),
                 )
             )
 
@@ -29,17 +34,16 @@ def register(ls: RelaviumLanguageServer) -> None:
             )
 
     def refresh() -> None:
-        if not ls.pull_diagnostics:
-            for state in ls.documents.values():
-                if state.latest is not None and state.latest.version == state.version:
-                    publish(state.latest)
-        elif ls.client_capabilities.workspace and (
-            ls.client_capabilities.workspace.diagnostics
-            and ls.client_capabilities.workspace.diagnostics.refresh_support
-        ):
+        if ls.pull_diagnostics:  # only clients with refresh support pull (server/protocol.py)
             ls.workspace_diagnostic_refresh(None)
+            return
+        for state in ls.documents.values():
+            # a pending analysis publishes when it is done
+            if state.latest is not None and state.latest.version == state.version:
+                publish(state.latest)
 
     ls.on_analysis(publish)
+    ls.on_dry_run(refresh)
     ls.on_close(clear)
     ls.on_settings_changed(refresh)
 
@@ -54,15 +58,22 @@ def register(ls: RelaviumLanguageServer) -> None:
         ls: RelaviumLanguageServer, params: types.DocumentDiagnosticParams
     ) -> types.DocumentDiagnosticReport:
         uri = params.text_document.uri
+        settings = await ls.settled_settings()
         snapshot = await ls.fresh_snapshot(uri) if is_workflow_uri(uri) else None
         state = ls.document(uri)
         if snapshot is None or state is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
-        result_id = f"{state.opening}.{snapshot.version}.{ls.settings_generation}"
+        run = state.current_dry_run
+        result_id = (
+            f"{state.opening}.{snapshot.version}.{ls.settings_generation}"
+            f".{run.stamp if run is not None else 0}"
+        )
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         return types.RelatedFullDocumentDiagnosticReport(
-            items=to_lsp_diagnostics(snapshot, ls.settings), result_id=result_id
+            items=to_lsp_diagnostics(snapshot, settings)
+            + dry_run_diagnostics(state, snapshot.version),
+            result_id=result_id,
         )
 
     @ls.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))

@@ -16,8 +16,10 @@ from analysis.describe import (
     GLOBAL_DOCS,
     MEMBER_DOCS,
     agent_summary,
+    code_span,
     context_summary,
     input_summary,
+    key_doc,
     node_summary,
 )
 from analysis.expressions import TokenKind, analyze_expression, semantic_tokens
@@ -38,25 +40,26 @@ def _node_text(view: View, occurrence: Occurrence) -> str:
     workflow, graph = view.workflow, view.result.graph
     node = workflow.node(occurrence.name)
     if node is None or graph is None:
-        return f"**`{occurrence.name}`**: no node has this id"
-    lines = [f"**node `{occurrence.name}`** · {node_summary(workflow, node)}"]
+        return f"**{code_span(occurrence.name)}**: no node has this id"
+    lines = [f"**node {code_span(occurrence.name)}** · {node_summary(workflow, node)}"]
     before = graph.predecessors.get(occurrence.name, [])
     after = graph.successors.get(occurrence.name, [])
     if before or after:
         lines.append(
-            "runs after " + (", ".join(f"`{n}`" for n in before) or "nothing")
-            + " · before " + (", ".join(f"`{n}`" for n in after) or "nothing")
+            "runs after " + (", ".join(map(code_span, before)) or "nothing")
+            + " · before " + (", ".join(map(code_span, after)) or "nothing")
         )
     reader = occurrence.reader
     if reader is not None and occurrence.role in (Role.EXPRESSION, Role.TEMPLATE):
+        name, by = code_span(occurrence.name), code_span(reader)
         if reader == occurrence.name:
-            lines.append(f"✗ `{reader}` reads its own output: `run.outputs` never holds it")
+            lines.append(f"✗ {by} reads its own output: `run.outputs` never holds it")
         elif occurrence.name in graph.ancestors(reader):
-            lines.append(f"✓ an ancestor of `{reader}`: its output is in `run.outputs` when "
-                         f"`{reader}` runs")
+            lines.append(f"✓ an ancestor of {by}: its output is in `run.outputs` when "
+                         f"{by} runs")
         else:
-            lines.append(f"✗ not an ancestor of `{reader}`: `run.outputs` does not hold it when "
-                         f"`{reader}` runs (add an edge from `{occurrence.name}` to `{reader}`)")
+            lines.append(f"✗ not an ancestor of {by}: `run.outputs` does not hold it when "
+                         f"{by} runs (add an edge from {name} to {by})")
     return "\n\n".join(lines)
 
 
@@ -66,19 +69,19 @@ def _declaration_text(view: View, occurrence: Occurrence) -> str:
     if occurrence.kind is SymbolKind.INPUT:
         decl = next((d for d in workflow.inputs if d.name == name), None)
         if decl is None:
-            return f"**`inputs.{name}`**: no input has this name"
+            return f"**{code_span('inputs.' + name)}**: no input has this name"
         secret = graph is not None and name in graph.secret_inputs
-        return f"**input `{name}`** · {input_summary(decl, secret)}"
+        return f"**input {code_span(name)}** · {input_summary(decl, secret)}"
     if occurrence.kind is SymbolKind.CONTEXT:
         entry = next((c for c in workflow.context if c.key == name), None)
         if entry is None:
-            return f"**`ctx.{name}`**: no context entry has this key"
+            return f"**{code_span('ctx.' + name)}**: no context entry has this key"
         secret = graph is not None and name in graph.secret_context
-        return f"**context `{name}`** · {context_summary(entry, secret)}"
+        return f"**context {code_span(name)}** · {context_summary(entry, secret)}"
     agent = workflow.agents_by_id.get(name)
     if agent is None:
-        return f"**agent `{name}`**: no agent has this id"
-    return f"**agent `{name}`** · {agent_summary(agent)}"
+        return f"**agent {code_span(name)}**: no agent has this id"
+    return f"**agent {code_span(name)}** · {agent_summary(agent)}"
 
 
 def _handle_text(view: View, occurrence: Occurrence) -> str:
@@ -86,12 +89,13 @@ def _handle_text(view: View, occurrence: Occurrence) -> str:
     node = view.workflow.node(node_id)
     branch = next((b for b in node.branches if b.handle == handle), None) if node else None
     if branch is None or branch.when is None:
-        return f"**`{occurrence.name}`**: `{node_id}` has no branch whose `when` is `{handle}`"
+        return (f"**{code_span(occurrence.name)}**: {code_span(node_id)} has no branch whose "
+                f"`when` is {code_span(handle)}")
     when = branch.when.value
     literal = json.dumps(when) if isinstance(when, str) else js_string(when)
-    target = f"`{branch.target.id}`" if branch.target is not None else "no target"
-    return (f"**branch `{handle}` of `{node_id}`** → {target}: taken when the expression's "
-            f"result `=== {literal}`")
+    target = code_span(branch.target.id) if branch.target is not None else "no target"
+    return (f"**branch {code_span(handle)} of {code_span(node_id)}** → {target}: taken when the "
+            f"expression's result {code_span('=== ' + literal)}")
 
 
 def _symbol_hover(view: View, offset: int) -> tuple[str, tuple[int, int]] | None:
@@ -142,7 +146,8 @@ def _builtin_doc(source: str, start: int, word: str, kind: TokenKind, field: str
     if kind is TokenKind.SCOPE_BINDING:
         note = ""
         if word == "branches" and field != "merge_fn":
-            note = " It is not defined here: this is not a merge_fn."
+            note = (" It is null here (this is not a merge_fn): reading from it throws a "
+                    "TypeError.")
         return f"**`{word}`** · {BINDING_DOCS[word]}{note}"
     if word in GLOBAL_DOCS:
         return f"**`{word}`** · {GLOBAL_DOCS[word]}"
@@ -166,6 +171,25 @@ def _rule_texts(ls: RelaviumLanguageServer, view: View, offset: int) -> list[str
     return texts
 
 
+def _dry_run_text(ls: RelaviumLanguageServer, uri: str, view: View, offset: int) -> str | None:
+    """The last dry run's result for the node under the cursor, until the next edit."""
+    state = ls.document(uri)
+    run = state.current_dry_run if state is not None and view.current else None
+    occurrence = symbol_index(view.workflow).at(offset) if run is not None else None
+    if run is None or occurrence is None or occurrence.kind is not SymbolKind.NODE:
+        return None
+    note = next((each for each in run.annotations if each.node == occurrence.name), None)
+    if note is None:
+        return None
+    if note.problem is not None:
+        return f"**dry run** · {note.message.removeprefix('dry run: ')}"
+    if note.tooltip is None:
+        return None
+    if note.tooltip.startswith("→"):  # a condition: what it chose
+        return f"**dry run** · {note.tooltip}"
+    return f"**dry run** · its output:\n\n```json\n{note.tooltip}\n```"
+
+
 def register(ls: RelaviumLanguageServer) -> None:
     @ls.feature(types.TEXT_DOCUMENT_HOVER)
     @guarded()
@@ -176,13 +200,17 @@ def register(ls: RelaviumLanguageServer) -> None:
         offset = view.offset(params.position)
         if offset is None:
             return None
-        found = _symbol_hover(view, offset) or _builtin_hover(view, offset)
+        found = (_symbol_hover(view, offset) or _builtin_hover(view, offset)
+                 or key_doc(view.result.document.root, offset))
         span = view.client_range(*found[1]) if found else None
         if span is None:
             found = None  # a name the user is editing: its analysis is of older text
         sections = [found[0]] if found else []
         if view.current:
             sections.extend(_rule_texts(ls, view, offset))
+        dry_run = _dry_run_text(ls, params.text_document.uri, view, offset)
+        if dry_run is not None:
+            sections.append(dry_run)
         if not sections:
             return None
         return types.Hover(

@@ -14,6 +14,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
 
+from analysis.workflow_run import value_text
 from server import dry_run
 from server.documents import uri_to_path
 from server.handlers import guarded
@@ -29,7 +30,7 @@ def _failure(ls: RelaviumLanguageServer, message: str) -> dict[str, Any]:
     return {"ok": False, "error": {"code": "invalid_request", "message": message}}
 
 
-def _explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str) -> str | None:
+def explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str) -> str | None:
     """The command's `scope`, else the `sampleScope` setting; relative paths are taken from the
     workspace root (the workflow's folder when there is none)."""
     chosen = given or ls.settings.sample_scope
@@ -37,6 +38,24 @@ def _explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str
         return None
     root = ls.workspace.root_path or str(Path(workflow).parent)
     return str(Path(root, chosen))
+
+
+def _with_texts(run: dry_run.DryRun) -> dict[str, Any]:
+    """The answer plus `text` (the value) and `scope.text` (the scope values) as compact JSON
+    text: a client whose JSON decoding drops nulls or reorders keys (Neovim's) shows these."""
+    answer = run.to_json()
+    if run.outcome.ok:
+        answer["text"] = value_text(run.outcome.value)
+    answer["scope"]["text"] = value_text(run.sample.scope)
+    return answer
+
+
+def _run_node(
+    ls: RelaviumLanguageServer, result: Any, path: str, node: str, explicit: str | None
+) -> dry_run.DryRun:
+    """Blocking: the node's ancestors, then the node, in the sandbox worker pool."""
+    sample, sandbox_scope = dry_run.prepare(result, path, node, explicit, ls.sandbox_pool)
+    return dry_run.evaluate(ls.sandbox_pool, sample, sandbox_scope)
 
 
 def register(ls: RelaviumLanguageServer) -> None:
@@ -61,18 +80,15 @@ def register(ls: RelaviumLanguageServer) -> None:
         except CommandFailed as failure:
             return _failure(ls, str(failure))
         path = uri_to_path(uri)
-        try:
-            sample, sandbox_scope = await asyncio.to_thread(
-                dry_run.prepare, result, path, node, _explicit_scope(ls, scope, path)
-            )
-        except dry_run.DryRunError as error:
-            return _failure(ls, str(error))
+        explicit = explicit_scope(ls, scope, path)
         token = await _begin_progress(ls, node)
         try:
             async with ls.sandbox_turns:
                 run = await asyncio.get_running_loop().run_in_executor(
-                    ls.thread_pool, dry_run.evaluate, ls.sandbox_pool, sample, sandbox_scope
+                    ls.thread_pool, _run_node, ls, result, path, node, explicit
                 )
+        except dry_run.DryRunError as error:
+            return _failure(ls, str(error))
         finally:
             if token is not None:
                 ls.work_done_progress.end(token, types.WorkDoneProgressEnd())
@@ -81,7 +97,7 @@ def register(ls: RelaviumLanguageServer) -> None:
             types.MessageType.Info if run.outcome.ok else types.MessageType.Warning,
         )
         ls.log(run.detail())
-        return run.to_json()
+        return _with_texts(run)
 
 
 async def _begin_progress(ls: RelaviumLanguageServer, node: str) -> str | None:

@@ -15,10 +15,11 @@ workflow:
   timeout_ms: 3e5
   max_parallel: 4.0
   budget: { max_cost_microcents: 1.5e6, on_exceed: warn }
-  agents: [{ id: writer }]
+  agents: [{ id: writer, model: m, provider: openai, system_prompt: s }]
   nodes:
     - { id: start, type: input }
-    - { id: draft, type: agent, agent_ref: writer, max_tokens: 1000.0, retry: { max: 2.0 } }
+    - { id: draft, type: agent, agent_ref: writer, max_tokens: 1000.0,
+        retry: { max: 2.0, backoff: linear } }
   edges:
     - { from: start, to: draft }
 """
@@ -75,7 +76,7 @@ def test_an_agent_from_the_registry_does_not_fail_the_check() -> None:
     text = """schema_version: '1.0'
 workflow:
   id: registry
-  agents: [{ id: writer }]
+  agents: [{ id: writer, model: m, provider: openai, system_prompt: Write. }]
   nodes:
     - { id: start, type: input }
     - { id: draft, type: agent, agent_ref: writer }
@@ -86,4 +87,6 @@ workflow:
 """
     [diagnostic] = analyze(text).diagnostics
     assert (diagnostic.rule, diagnostic.severity.label) == ("unknown-agent", "warning")
-    assert rules_reported(text.replace("  agents: [{ id: writer }]\n", "")) == []
+    assert rules_reported(text.replace(
+        "  agents: [{ id: writer, model: m, provider: openai, system_prompt: Write. }]\n", "")
+    ) == []

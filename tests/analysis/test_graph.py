@@ -66,8 +66,10 @@ def test_ancestors_are_transitive_and_behave_like_a_frozenset() -> None:
     assert "pick" in graph.ancestors("draft") and "draft" not in graph.ancestors("pick")
 
 
-def test_fan_in_follows_the_parallel_order_then_other_branches_without_control_nodes() -> None:
-    assert graph_of(WORKFLOW).fan_in_branches("join") == ["right", "left", "other"]
+def test_fan_in_follows_the_parallel_order_then_every_other_feeder_in_authored_order() -> None:
+    """The engine's plan (dag.ts computeMergeBranchOrder, observed in its run loop): control
+    nodes feeding the merge are branches too."""
+    assert graph_of(WORKFLOW).fan_in_branches("join") == ["right", "left", "fan", "other"]
 
 
 def test_secret_taint_flows_through_context_values() -> None:

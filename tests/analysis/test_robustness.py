@@ -120,7 +120,7 @@ def test_billion_laughs_is_refused_without_expanding() -> None:
     lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
     result = analyze("\n".join(lines) + "\n")
     rules = [d.rule for d in result.diagnostics]
-    assert rules.count("yaml-syntax") == 10 + 81  # every anchor and every alias, once
+    assert rules.count("yaml-syntax") == 81  # every alias, once (anchors alone are allowed)
     assert "missing-field" in rules
 
 

@@ -10,8 +10,9 @@ from analysis.source import SourceText
 from analysis.yaml_tree import YMapping, YScalar, YSequence, read_yaml
 
 STYLES = [None, "'", '"', "|", ">"]
-TEXT = st.text(alphabet=st.sampled_from([*"ab  \t\n#:'\"\\-é中😀,|{}", "\r", "\x85"]),
-               max_size=40)
+# No NEL: PyYAML's emitter writes it as a YAML 1.1 line break, and the reader (like the engine)
+# reads YAML 1.2, where it is an ordinary character (test_yaml_decode.py covers that).
+TEXT = st.text(alphabet=st.sampled_from([*"ab  \t\n#:'\"\\-é中😀,|{}", "\r"]), max_size=40)
 
 
 def emit(value: str, style: str | None, width: int, indent: int) -> str:
@@ -44,7 +45,7 @@ def assert_maps_back(text: str, scalar: YScalar) -> None:
     assert starts == sorted(starts)
     for index, char in enumerate(scalar.text):
         source = text[starts[index]:ends[index]]
-        if char in " \n" and source in ("\n", "\r\n", "\r", "\x85"):
+        if char in " \n" and source in ("\n", "\r\n", "\r"):
             continue  # a folded or kept line break
         if source.startswith("\\") or (char == "'" and source == "''"):
             continue  # an escape

@@ -29,6 +29,12 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 SERVER_COMMAND = [sys.executable, "-m", "server", "serve", "--stdio"]
 CLIENT_PROFILES = {"vscode": "visual-studio-code@v1.65.2", "neovim": "neovim@v0.11.0"}
+# What VS Code 1.67+ (the extension needs 1.91) adds to the 1.65 profile: pull diagnostics and
+# `workspace/diagnostic/refresh`. Neovim 0.11 pulls without refresh support, so it is pushed to.
+MODERN_VSCODE = {
+    "textDocument": {"diagnostic": {"dynamicRegistration": True}},
+    "workspace": {"diagnostics": {"refreshSupport": True}},
+}
 INITIAL_SETTINGS = {"relavium": {"debounceMs": 0}}
 WAIT_SECONDS = 20.0
 
@@ -40,6 +46,7 @@ class RelaviumClient(LanguageClient):
         super().__init__(converter_factory=default_converter)
         self.published: dict[str, list[types.PublishDiagnosticsParams]] = {}
         self.applied_edits: list[types.ApplyWorkspaceEditParams] = []
+        self.inlay_hint_refreshes = 0
         self.documents: dict[str, TextDocument] = {}
         self.initialize_result: types.InitializeResult | None = None
         self.profile = ""
@@ -161,13 +168,26 @@ class RelaviumClient(LanguageClient):
         return found
 
 
+def profile_capabilities(profile: str) -> types.ClientCapabilities:
+    """The capabilities a profile's client sends; "vscode" is VS Code as the extension needs."""
+    capabilities = client_capabilities(CLIENT_PROFILES[profile])
+    if profile != "vscode":
+        return capabilities
+    converter = default_converter()
+    raw = converter.unstructure(capabilities)
+    for section, added in MODERN_VSCODE.items():
+        raw.setdefault(section, {}).update(added)
+    return converter.structure(raw, types.ClientCapabilities)
+
+
 def _codec(encoding: str) -> Any:
     from pygls.workspace.position_codec import PositionCodec
 
     return PositionCodec(encoding)
 
 
-def make_client() -> RelaviumClient:
+def make_client(features: dict[str, Callable[..., Any]] | None = None) -> RelaviumClient:
+    """A client with pytest-lsp's handlers, ours, and `features` overriding either."""
     client = RelaviumClient()
 
     def publish(client: RelaviumClient, params: types.PublishDiagnosticsParams) -> None:
@@ -180,12 +200,17 @@ def make_client() -> RelaviumClient:
         client.applied_edits.append(params)
         return types.ApplyWorkspaceEditResult(applied=True)
 
+    def refresh_inlay_hints(client: RelaviumClient, params: None) -> None:
+        client.inlay_hint_refreshes += 1
+
     register_lsp_features(
         client,
         {
             **DEFAULT_CLIENT_FEATURES,
             types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
             types.WORKSPACE_APPLY_EDIT: apply_edit,
+            types.WORKSPACE_INLAY_HINT_REFRESH: refresh_inlay_hints,
+            **(features or {}),
         },
     )
     return client
@@ -225,7 +250,7 @@ async def client(request: pytest.FixtureRequest, lsp_client: RelaviumClient) -> 
     lsp_client.set_configuration(INITIAL_SETTINGS)
     lsp_client.initialize_result = await lsp_client.initialize_session(
         types.InitializeParams(
-            capabilities=client_capabilities(CLIENT_PROFILES[request.param]),
+            capabilities=profile_capabilities(request.param),
             initialization_options=INITIAL_SETTINGS,
         )
     )

@@ -1,5 +1,5 @@
 """The "Run with sample scope" lens: one above each expression field, runnable as given, and
-still there while the YAML is half-typed."""
+still there while the YAML is half-typed; and the "Dry-run workflow" lens above `nodes:`."""
 
 from __future__ import annotations
 
@@ -20,11 +20,13 @@ EXPRESSION_KEYS = {
 }
 
 
-async def lenses(client: RelaviumClient, uri: str) -> list[types.CodeLens]:
+async def lenses(
+    client: RelaviumClient, uri: str, command: str = "relavium.runWithSampleScope"
+) -> list[types.CodeLens]:
     found = await client.text_document_code_lens_async(
         types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
-    return list(found or [])
+    return [lens for lens in found or [] if lens.command and lens.command.command == command]
 
 
 def key_line(node: str) -> int:
@@ -86,3 +88,16 @@ async def test_lenses_follow_a_half_typed_edit(
     assert [lens.range.start.line for lens in found] == [
         key_line(node) + shift[node] for node in EXPRESSION_KEYS
     ]
+
+
+async def test_a_dry_run_lens_above_nodes(client: RelaviumClient, workspace: Workspace) -> None:
+    uri = workspace.open("lens-dry-run.relavium.yaml", EXAMPLE)
+    await client.diagnostics_for(uri)
+    [lens] = await lenses(client, uri, "relavium.dryRunWorkflow")
+    assert lens.range.start.line == EXAMPLE.splitlines().index("  nodes:")
+    assert lens.command is not None and lens.command.title == "▶ Dry-run workflow"
+    assert list(lens.command.arguments or []) == [{"uri": uri}]
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)
+    )
+    assert result["ok"] is True and len(result["nodes"]) == 10

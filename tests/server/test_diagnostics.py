@@ -64,8 +64,9 @@ async def test_yaml_under_a_relavium_folder_is_checked(
 async def test_each_diagnostics_mode_is_exclusive(
     client: RelaviumClient, workspace: Workspace
 ) -> None:
-    """Neovim 0.11 pulls, VS Code 1.65 has no pull support: the server pushes only to it."""
-    assert client.pull_mode == (client.profile == "neovim")
+    """VS Code pulls and can be told to pull again; Neovim 0.11 pulls but cannot (no refresh
+    support), so the server pushes to it — only push can re-diagnose after a settings change."""
+    assert client.pull_mode == (client.profile == "vscode")
     uri = workspace.open("exclusive.relavium.yaml", "schema_version: [\n")
     await client.diagnostics_for(uri)
     await asyncio.sleep(0.2)

@@ -104,10 +104,10 @@ async def test_bindings_and_builtins(client: RelaviumClient, workspace: Workspac
 
 
 async def test_branches_outside_a_merge(client: RelaviumClient, workspace: Workspace) -> None:
-    source = EXAMPLE.replace('tier: inputs.customer_tier ?? "free"', "b: branches")
+    source = EXAMPLE.replace('tier: inputs.customer_tier ?? "free"', "b: branches[0]")
     uri = workspace.open("hover-branches.relavium.yaml", source)
     text, _ = await hover(client, uri, source, "b: branches", at=4)
-    assert "It is not defined here: this is not a merge_fn." in text
+    assert "It is null here (this is not a merge_fn): reading from it throws a TypeError." in text
     assert "**branches-outside-merge**:" in text
 
 
@@ -115,7 +115,10 @@ async def test_unknown_documents_and_empty_places(
     client: RelaviumClient, workspace: Workspace
 ) -> None:
     uri = workspace.open("hover-empty.relavium.yaml", EXAMPLE)
-    assert await hover(client, uri, EXAMPLE, "max_parallel: 4") == ("", None)
+    assert await hover(client, uri, EXAMPLE, "tags: [support", at=8) == ("", None)
+    # A key shows its schema doc.
+    assert await hover(client, uri, EXAMPLE, "max_parallel: 4") == (
+        "**`max_parallel`** (integer ≥ 1) · Cap on concurrent LLM calls.", "max_parallel")
     missing = workspace.uri("not-open.relavium.yaml")
     assert await client.text_document_hover_async(
         types.HoverParams(text_document=identifier(missing),
@@ -145,3 +148,18 @@ async def test_half_typed_text_is_not_guessed(client: RelaviumClient, workspace:
     # everything else still answers from the last good analysis, at its new place
     text, covered = await hover(client, uri, broken, "{ from: escalate", at=9)
     assert covered == "escalate" and text.startswith("**node `escalate`** · `human_gate`")
+
+
+async def test_embedded_source_with_backticks_stays_one_code_span(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    """A template-literal merge_fn shown in the hover of a read of its node: the code span's
+    fence is longer than the backtick runs inside (rendering: tests/analysis/test_code_span.py)."""
+    merge_fn = "`${run.outputs[\"history\"].topic} ``x``: ${ctx.team}`"
+    source = EXAMPLE.replace(
+        "Object.assign({}, ...branches, { team: ctx.team })", merge_fn
+    )
+    uri = workspace.open("hover-backticks.relavium.yaml", source)
+    text, covered = await hover(client, uri, source, 'run.outputs["combine"]', at=15)
+    assert covered == "combine"
+    assert f"· ``` {merge_fn} ```" in text

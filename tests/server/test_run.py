@@ -101,16 +101,13 @@ async def test_branches_follow_the_fan_in_order(
     client: RelaviumClient, workspace: Workspace
 ) -> None:
     text = EXAMPLE.replace(
-        "Object.assign({}, ...branches, { team: ctx.team })", "branches.map(b => b.name)"
-    )
+        "Object.assign({}, ...branches, { team: ctx.team })",
+        "branches.map(b => Object.keys(b)[0])",
+    ).replace("parallel_of: [history, sentiment]", "parallel_of: [sentiment, history]")
     uri = workspace.open("fan-in.relavium.yaml", text)
-    # authored edge order is history then sentiment; swap the outputs' order in the file
-    workspace.write(
-        "fan-in.samples.json",
-        json.dumps({"outputs": {"sentiment": {"name": "s"}, "history": {"name": "h"}}}),
-    )
+    # the ancestors ran first; branches follow the parallel's order, not the edges'
     result = await run(client, uri, "combine")
-    assert result["value"] == ["h", "s"]
+    assert result["value"] == ["mood", "topic"]
 
 
 @pytest.mark.parametrize(
@@ -269,9 +266,43 @@ async def test_create_sample_scope_says_why_it_cannot_write(
     assert result["message"] in client.messages[-1].message
 
 
+@pytest.mark.parametrize("dangling", [True, False])
+async def test_create_sample_scope_never_follows_a_planted_link(
+    client: RelaviumClient, workspace: Workspace, tmp_path_factory: pytest.TempPathFactory,
+    dangling: bool,
+) -> None:
+    """Issue 9 item 5: a repository ships `x.samples.json -> ../somewhere/.bash_profile`."""
+    outside = tmp_path_factory.mktemp("outside") / ".bash_profile"
+    if not dangling:
+        outside.write_text("theirs\n", encoding="utf-8")
+    name = f"planted-{client.profile}-{dangling}"
+    uri = workspace.open(f"{name}.relavium.yaml", EXAMPLE)
+    (workspace.root / f"{name}.samples.json").symlink_to(outside)
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=CREATE, arguments=[{"uri": uri}])
+    )
+    assert result["created"] is False
+    assert str(workspace.root / f"{name}.samples.json") in result["message"]
+    assert client.messages[-1].type == types.MessageType.Error
+    if dangling:
+        assert not outside.exists()
+    else:
+        assert outside.read_text(encoding="utf-8") == "theirs\n"
+
+
 async def test_a_saved_workflow_runs_without_being_open(
     client: RelaviumClient, workspace: Workspace
 ) -> None:
     workspace.write("on-disk.relavium.yaml", workflow("inputs.ticket.toUpperCase()"))
     result = await run(client, workspace.uri("on-disk.relavium.yaml"), "calc")
     assert (result["ok"], result["value"]) == (True, "HELLO")
+
+
+async def test_the_answer_carries_the_value_as_text_with_nulls_and_key_order(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    uri = workspace.open("text.relavium.yaml", workflow("({ z: null, a: [null, 1], m: {} })"))
+    result = await run(client, uri, "calc")
+    assert result["text"] == '{"z": null, "a": [null, 1], "m": {}}'
+    assert json.loads(result["scope"]["text"]) == result["scope"]["values"]
+    assert '"auth": null' in result["scope"]["text"]  # a denied secret stays visible as null

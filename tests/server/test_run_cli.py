@@ -93,3 +93,88 @@ def test_broken_yaml_and_missing_files_exit_2(workflow: Path) -> None:
     assert result.returncode == 2 and "fix the YAML first" in result.stderr
     result = run_cli(workflow.with_name("absent.relavium.yaml"), "--node", "route")
     assert result.returncode == 2 and "cannot read it" in result.stderr
+
+
+def test_without_node_the_whole_workflow_runs_with_the_examples_samples() -> None:
+    """The README tour: the bundled example with its bundled samples file."""
+    result = run_cli(EXAMPLE, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["ok"] is True and isinstance(answer["notes"], list)
+    nodes = {entry["id"]: entry for entry in answer["nodes"]}
+    assert len(answer["nodes"]) == len(nodes) == 10
+    assert set(nodes["route"]) == {"id", "type", "status", "reason", "ms"}  # no stored output
+    assert nodes["route"]["reason"] == '"normal" chose "enrich"'
+    assert (nodes["classify"]["status"], nodes["draft-reply"]["status"]) == ("pinned", "pinned")
+    assert nodes["sentiment"]["value"] == {"mood": "upset"}  # computed from the sample ticket
+    assert nodes["combine"]["value"] == {
+        "topic": "billing", "tier": "pro", "mood": "upset", "team": "support-eu"
+    }
+    # the gate reads classify's output: a plain data edge keeps it alive although route chose
+    # enrich, exactly as the engine's run loop does
+    assert nodes["escalate"]["status"] == "synthesized"
+
+
+def test_a_failing_node_exits_1_and_text_names_it(workflow: Path) -> None:
+    broken = workflow.read_text(encoding="utf-8").replace(
+        "Object.assign({}, ...branches, { team: ctx.team })", "branches[5].x"
+    )
+    workflow.write_text(broken, encoding="utf-8")
+    result = run_cli(workflow)
+    assert result.returncode == 1
+    assert "combine (merge) failed: sandbox_error (runtime)" in result.stdout
+    assert "note: the workflow has" not in result.stderr  # check finds nothing wrong
+    assert 'draft-reply (agent) skipped: upstream "combine" failed' in result.stdout
+    assert "dry run failed at combine" in result.stderr
+
+
+def test_usage_and_io_errors_exit_2(tmp_path: Path) -> None:
+    assert run_cli(tmp_path / "missing.relavium.yaml").returncode == 2
+    cyclic = tmp_path / "loop.relavium.yaml"
+    cyclic.write_text(
+        "schema_version: '1.0'\nworkflow:\n  id: loop\n  nodes:\n"
+        "    - { id: a, type: transform, transform: '1' }\n"
+        "    - { id: b, type: transform, transform: '2' }\n"
+        "  edges:\n    - { from: a, to: b }\n    - { from: b, to: a }\n",
+        encoding="utf-8",
+    )
+    result = run_cli(cyclic)
+    assert result.returncode == 2 and "cycle" in result.stderr
+
+
+def test_a_node_failing_on_a_synthesized_ancestor_says_which_and_how_to_pin(
+    tmp_path: Path,
+) -> None:
+    flow = tmp_path / "pin.relavium.yaml"
+    flow.write_text(
+        "schema_version: '1.0'\nworkflow:\n  id: pin\n"
+        "  agents:\n"
+        "    - { id: w, model: claude-sonnet-4, provider: anthropic, system_prompt: x }\n"
+        "  nodes:\n    - { id: start, type: input }\n"
+        "    - { id: reply, type: agent, agent_ref: w, prompt_template: hi }\n"
+        "    - { id: use, type: transform, transform: 'run.outputs.reply.body.length' }\n"
+        "  edges:\n    - { from: start, to: reply }\n    - { from: reply, to: use }\n",
+        encoding="utf-8",
+    )
+    result = run_cli(flow, "--node", "use")
+    assert result.returncode == 1
+    assert "note: `use` failed reading a synthesized output: `reply` (agent" in result.stderr
+    assert '"outputs": {"reply": …}' in result.stderr
+    whole = run_cli(flow)
+    assert whole.returncode == 1 and "note: `use` failed reading a synthesized" in whole.stderr
+    flow.with_name("pin.samples.json").write_text(
+        '{"outputs": {"reply": {"body": "Hello"}}}', encoding="utf-8"
+    )
+    pinned = run_cli(flow, "--node", "use")
+    assert (pinned.returncode, pinned.stdout) == (0, "5\n")
+
+
+def test_a_workflow_the_engine_refuses_still_dry_runs_with_a_note(workflow: Path) -> None:
+    broken = workflow.read_text(encoding="utf-8").replace(
+        "    - { from: draft-reply, to: done }",
+        "    - { from: draft-reply, to: done }\n    - { from: done, to: nowhere }",
+    )
+    workflow.write_text(broken, encoding="utf-8")
+    result = run_cli(workflow)
+    assert "note: the workflow has 1 error(s) (see `relavium-lsp check`)" in result.stderr
+    assert result.returncode == 0  # no node failed

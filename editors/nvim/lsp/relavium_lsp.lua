@@ -5,6 +5,7 @@ local workflow = require('relavium_lsp.workflow')
 
 local RUN = 'relavium.runWithSampleScope'
 local CREATE_SCOPE = 'relavium.createSampleScope'
+local DRY_RUN = 'relavium.dryRunWorkflow'
 
 --- Keeps a run's result on the buffer as b:relavium_last_run = { node = ..., result = ... } for
 --- :RelaviumShowResult. The server itself reports each run with window/showMessage, which
@@ -64,6 +65,22 @@ local function attach_commands(client, bufnr)
   vim.api.nvim_buf_create_user_command(bufnr, 'RelaviumShowResult', function()
     show_result(bufnr)
   end, { desc = 'Show the last sample-scope run of this buffer' })
+  -- The server shows the results itself (inlay hints, dimmed nodes, failures as diagnostics,
+  -- until the next edit); the answer is kept as b:relavium_last_dry_run.
+  vim.api.nvim_buf_create_user_command(bufnr, 'RelaviumDryRun', function(opts)
+    local argument = { uri = vim.uri_from_bufnr(bufnr), scope = opts.fargs[1] }
+    client:request('workspace/executeCommand', {
+      command = DRY_RUN,
+      arguments = { argument },
+    }, function(err, result)
+      if err then
+        vim.notify('relavium: dry run failed: ' .. err.message, vim.log.levels.ERROR)
+      elseif vim.api.nvim_buf_is_valid(bufnr) then
+        vim.b[bufnr].relavium_last_dry_run = result
+        vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+      end
+    end, bufnr)
+  end, { nargs = '?', desc = 'Dry-run the whole workflow: [SAMPLES.json]' })
   vim.api.nvim_buf_create_user_command(bufnr, 'RelaviumCreateSampleScope', function()
     client:request('workspace/executeCommand', {
       command = CREATE_SCOPE,
@@ -75,6 +92,38 @@ local function attach_commands(client, bufnr)
       end
     end, bufnr)
   end, { desc = 'Write a sample-scope sidecar skeleton for this workflow' })
+end
+
+--- Neovim shows code lenses ("▶ Run with sample scope") only once they are fetched: fetch them
+--- on attach and again after edits, as the LSP docs' usual autocommand does.
+local function refresh_code_lenses(client, bufnr)
+  if not client:supports_method('textDocument/codeLens', bufnr) then
+    return
+  end
+  local function refresh()
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+  end
+  refresh()
+  local group = vim.api.nvim_create_augroup('relavium_lsp_codelens_' .. bufnr, { clear = true })
+  vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged', 'CursorHold' }, {
+    group = group,
+    buffer = bufnr,
+    callback = refresh,
+  })
+  vim.api.nvim_create_autocmd('LspDetach', {
+    group = group,
+    buffer = bufnr,
+    callback = function(args)
+      if args.data.client_id == client.id then
+        vim.api.nvim_del_augroup_by_id(group)
+      end
+    end,
+  })
+end
+
+local function on_attach(client, bufnr)
+  attach_commands(client, bufnr)
+  refresh_code_lenses(client, bufnr)
 end
 
 ---@type vim.lsp.Config
@@ -97,5 +146,5 @@ return {
       run(client, ctx.bufnr, command.arguments[1])
     end,
   },
-  on_attach = attach_commands,
+  on_attach = on_attach,
 }

@@ -11,6 +11,21 @@ vim.opt.runtimepath:prepend(config_dir)
 vim.cmd.runtime('plugin/relavium_lsp.lua')
 vim.env.PATH = repo .. '/.venv/bin:' .. vim.env.PATH
 vim.lsp.enable('relavium_lsp')
+-- As the README's copy-paste setup: a rule switched off must be off from the first diagnostics.
+vim.lsp.config('relavium_lsp', {
+  settings = { relavium = { rules = { ['unreachable-node'] = 'off' } } },
+})
+
+-- The first non-empty diagnostics each buffer receives, by file name.
+local first_diagnostics = {}
+vim.api.nvim_create_autocmd('DiagnosticChanged', {
+  callback = function(args)
+    local name = vim.api.nvim_buf_get_name(args.buf)
+    if first_diagnostics[name] == nil and #args.data.diagnostics > 0 then
+      first_diagnostics[name] = args.data.diagnostics
+    end
+  end,
+})
 
 local workflow = require('relavium_lsp.workflow')
 
@@ -48,6 +63,55 @@ local function test(name, body)
   table.insert(tests, { name = name, body = body })
 end
 
+local function codes_of(diagnostics)
+  local codes = {}
+  for _, diagnostic in ipairs(diagnostics) do
+    table.insert(codes, diagnostic.code)
+  end
+  table.sort(codes)
+  return codes
+end
+
+-- First, so that this file starts the server: the first answer races the settings.
+test('the settings hold from the very first diagnostics of a new session', function()
+  local path = scratch .. '/unreachable.relavium.yaml'
+  vim.fn.writefile({
+    "schema_version: '1.0'",
+    'workflow:',
+    '  id: demo',
+    '  nodes:',
+    '    - { id: start, type: input }',
+    '    - { id: done, type: output }',
+    "    - { id: forgotten, type: transform, transform: '1' }",
+    '  edges:',
+    '    - { from: start, to: done }',
+    '    - { from: start, to: nowhere }',
+  }, path)
+  vim.cmd.edit(path)
+  wait_for('the first diagnostics', function()
+    return first_diagnostics[path] ~= nil
+  end)
+  -- unknown-node shows the diagnostics arrived; unreachable-node (forgotten) is switched off
+  local codes = codes_of(first_diagnostics[path])
+  assert(vim.deep_equal(codes, { 'unknown-node' }), vim.inspect(codes))
+end)
+
+test('a settings change re-diagnoses the open workflows without an edit', function()
+  local bufnr = vim.fn.bufnr(scratch .. '/unreachable.relavium.yaml')
+  local client = assert(relavium_client(bufnr))
+  -- the README's recipe
+  client.settings.relavium.rules = { ['unreachable-node'] = 'hint' }
+  client:notify('workspace/didChangeConfiguration', { settings = client.settings })
+  wait_for('unreachable-node to appear', function()
+    return vim.tbl_contains(codes_of(vim.diagnostic.get(bufnr)), 'unreachable-node')
+  end)
+  client.settings.relavium.rules = { ['unreachable-node'] = 'off' }
+  client:notify('workspace/didChangeConfiguration', { settings = client.settings })
+  wait_for('unreachable-node to go again', function()
+    return not vim.tbl_contains(codes_of(vim.diagnostic.get(bufnr)), 'unreachable-node')
+  end)
+end)
+
 test('workflow files are YAML and attach; other YAML does not', function()
   for path, expected in pairs({
     [fixture] = true,
@@ -64,7 +128,12 @@ test('workflow files are YAML and attach; other YAML does not', function()
     return relavium_client(bufnr) ~= nil
   end)
   assert(relavium_client(vim.fn.bufnr(scratch .. '/ci.yaml')) == nil, 'attached to ci.yaml')
-  for _, command in ipairs({ 'RelaviumRun', 'RelaviumShowResult', 'RelaviumCreateSampleScope' }) do
+  for _, command in ipairs({
+    'RelaviumRun',
+    'RelaviumShowResult',
+    'RelaviumCreateSampleScope',
+    'RelaviumDryRun',
+  }) do
     assert(vim.api.nvim_buf_get_commands(bufnr, {})[command], command .. ' is not buffer-local')
   end
 end)
@@ -111,6 +180,15 @@ test('run results are described without private error detail', function()
   }
   assert(vim.deep_equal(failed, want), vim.inspect(failed))
   assert(workflow.describe_result('x', nil)[1]:match('no result'))
+  -- the server's text keeps nulls and key order, which decoding into a Lua table loses
+  local kept = workflow.describe_result('t', {
+    ok = true,
+    value = { a = 1 },
+    text = '{"z": null, "a": 1}',
+    scope = { text = '{"inputs": {"key": null}}', values = { inputs = {} } },
+  })
+  assert(kept[#kept] == 'value: {"z": null, "a": 1}', vim.inspect(kept))
+  assert(vim.tbl_contains(kept, 'values: {"inputs": {"key": null}}'), vim.inspect(kept))
 end)
 
 test('each deliberate problem is reported with its rule id and exact range', function()
@@ -192,7 +270,7 @@ test(':RelaviumRun runs the node under the cursor with the sidecar scope', funct
   vim.cmd('close')
   assert(shown[1] == 'run classify', vim.inspect(shown))
   assert(shown[2] == 'scope: sidecar ' .. scratch .. '/problems.samples.json', vim.inspect(shown))
-  assert(shown[#shown] == 'value: {"severity":30}', vim.inspect(shown))
+  assert(shown[#shown] == 'value: {"severity": 30}', vim.inspect(shown))
 end)
 
 test('a code lens run goes through the config and is kept for :RelaviumShowResult', function()
@@ -218,6 +296,70 @@ test('a code lens run goes through the config and is kept for :RelaviumShowResul
   local result = vim.b[bufnr].relavium_last_run.result
   -- route reads run.outputs["report"], which its narrowed scope does not hold: .count throws
   assert(result.ok == false and result.error.reason == 'runtime', vim.inspect(result))
+end)
+
+test(':RelaviumDryRun runs the workflow and shows values as inlay hints', function()
+  local bufnr = vim.fn.bufnr(fixture)
+  vim.api.nvim_set_current_buf(bufnr)
+  vim.b[bufnr].relavium_last_dry_run = nil
+  vim.cmd('RelaviumDryRun')
+  wait_for('the dry run', function()
+    return vim.b[bufnr].relavium_last_dry_run ~= nil
+  end)
+  local result = vim.b[bufnr].relavium_last_dry_run
+  assert(type(result.nodes) == 'table' and #result.nodes > 0, vim.inspect(result))
+  local classify
+  for _, node in ipairs(result.nodes) do
+    if node.id == 'classify' then
+      classify = node
+    end
+  end
+  assert(classify and classify.status == 'ran', vim.inspect(result))
+  assert(vim.deep_equal(classify.value, { severity = #'The export button does nothing' }))
+  assert(vim.lsp.inlay_hint.is_enabled({ bufnr = bufnr }), 'inlay hints are not enabled')
+  local row = find(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), 'id: classify')
+  local hints
+  wait_for('an inlay hint on classify', function()
+    hints = vim.lsp.inlay_hint.get({
+      bufnr = bufnr,
+      range = { start = { line = row, character = 0 }, ['end'] = { line = row + 1, character = 0 } },
+    })
+    return #hints > 0
+  end)
+  local label = hints[1].inlay_hint.label
+  assert(label == '= {"severity": 30}', vim.inspect(hints))
+end)
+
+test('code lenses show after attach and follow edits, with no manual refresh', function()
+  local bufnr = vim.fn.bufnr(fixture)
+  vim.cmd.buffer(bufnr)
+  local function lens_nodes()
+    local nodes = {}
+    for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
+      if lens.command and lens.command.command == 'relavium.runWithSampleScope' then
+        table.insert(nodes, lens.command.arguments[1].node)
+      end
+    end
+    table.sort(nodes)
+    return nodes
+  end
+  wait_for('code lenses', function()
+    return #lens_nodes() > 0
+  end)
+  local before = lens_nodes()
+  assert(vim.tbl_contains(before, 'route'), vim.inspect(before))
+  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+  local row = find(lines, '- { id: done')
+  local indent = lines[row + 1]:match('^%s*')
+  vim.api.nvim_buf_set_lines(bufnr, row, row, false, {
+    indent .. "- { id: added, type: transform, transform: '1' }",
+  })
+  vim.api.nvim_exec_autocmds('TextChanged', { buffer = bufnr })
+  wait_for('a lens for the added node', function()
+    return vim.tbl_contains(lens_nodes(), 'added')
+  end)
+  vim.api.nvim_buf_set_lines(bufnr, row, row + 1, false, {})
+  vim.api.nvim_exec_autocmds('TextChanged', { buffer = bufnr })
 end)
 
 test(':RelaviumCreateSampleScope writes a sidecar skeleton next to the workflow', function()

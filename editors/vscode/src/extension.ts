@@ -7,12 +7,30 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import {
+  CloseAction,
   DidChangeConfigurationNotification,
+  ErrorAction,
   LanguageClient,
+  State,
   type LanguageClientOptions,
   type Middleware,
 } from 'vscode-languageclient/node';
-import { LaunchError, resolveLaunch } from './launch';
+import {
+  LaunchError,
+  RESTRICTED_MODE_NOTE,
+  remoteSettingsNote,
+  resolveLaunch,
+  type LaunchSpec,
+} from './launch';
+import {
+  LaunchFailure,
+  RestartPolicy,
+  StderrLevels,
+  commandLine,
+  failureMessage,
+  spawnServer,
+  type ServerProcess,
+} from './serverProcess';
 import { RESTART_SETTINGS, readLaunchSettings, serverSection } from './settings';
 import { DOCUMENT_SELECTOR, isWorkflowPath } from './workflowFiles';
 import { nodeAtOffset, workflowNodes } from './workflowNodes';
@@ -21,9 +39,14 @@ const SECTION = 'relavium';
 /** Commands the server implements (workspace/executeCommand); the client registers them. */
 const SERVER_RUN = 'relavium.runWithSampleScope';
 const SERVER_CREATE_SCOPE = 'relavium.createSampleScope';
+const SERVER_DRY_RUN = 'relavium.dryRunWorkflow';
+const SHOW_OUTPUT = 'Show Output';
+const OPEN_SETTINGS = 'Open Settings';
+const SETTINGS_QUERY = '@ext:relavium.relavium-lsp';
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
+let restrictedModeNoted = false;
 
 export function activate(context: vscode.ExtensionContext): void {
   output = vscode.window.createOutputChannel('Relavium', { log: true });
@@ -31,10 +54,13 @@ export function activate(context: vscode.ExtensionContext): void {
     output,
     vscode.commands.registerCommand('relaviumLsp.runWithSampleScope', runWithSampleScope),
     vscode.commands.registerCommand('relaviumLsp.createSampleScope', createSampleScope),
+    vscode.commands.registerCommand('relaviumLsp.dryRunWorkflow', dryRunWorkflow),
     vscode.commands.registerCommand('relaviumLsp.restartServer', restartServer),
     vscode.commands.registerCommand('relaviumLsp.showOutput', () => output.show(true)),
     vscode.workspace.onDidOpenTextDocument(startForDocument),
     vscode.workspace.onDidChangeConfiguration(configurationChanged),
+    // Trust can only be granted, never withdrawn, within a session: restart with the full settings.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void (client && restartServer())),
     { dispose: () => void client?.stop() },
   );
   // Activation may come from any YAML file: only a workflow file is worth a Python process.
@@ -54,46 +80,120 @@ function startForDocument(document: vscode.TextDocument): void {
 
 async function startClient(): Promise<LanguageClient | undefined> {
   const config = vscode.workspace.getConfiguration(SECTION);
-  const launchSettings = readLaunchSettings((key) => config.get(key));
+  const trusted = vscode.workspace.isTrusted;
+  if (!trusted && !restrictedModeNoted) {
+    restrictedModeNoted = true;
+    output.info(RESTRICTED_MODE_NOTE);
+  }
+  const launchSettings = readLaunchSettings((key) => config.inspect(key), trusted);
+  launchSettings.notes.forEach((note) => output.info(note));
   launchSettings.problems.forEach((problem) => warn(problem));
-  let launch;
+  let launch: LaunchSpec;
   try {
     launch = resolveLaunch(launchSettings.value, {
       workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
       homeDir: os.homedir(),
       platform: process.platform,
       isFile: (candidate) => fs.statSync(candidate, { throwIfNoEntry: false })?.isFile() ?? false,
+      trusted,
     });
   } catch (error) {
     if (error instanceof LaunchError) {
-      warn(error.message);
+      reportFailure(error.message);
       return undefined;
     }
     throw error;
   }
-  output.info(`starting ${launch.command} ${launch.args.join(' ')} (from ${launch.origin})`);
+  output.info(`starting ${commandLine(launch)} (from ${launch.origin})`);
+  const remoteNote = remoteSettingsNote(vscode.env.remoteName, launch);
+  if (remoteNote !== undefined) {
+    output.info(remoteNote);
+  }
+  const explain = (message: string): string =>
+    remoteNote === undefined ? message : `${message} ${remoteNote}`;
+  // The process the client runs now; a restart after a crash spawns a new one.
+  let server: ServerProcess | undefined;
+  const restarts = new RestartPolicy();
   const clientOptions: LanguageClientOptions = {
     documentSelector: DOCUMENT_SELECTOR,
     outputChannel: output,
     initializationOptions: serverSection(vscode.workspace.getConfiguration().get(SECTION)),
     middleware,
+    errorHandler: {
+      error: (_error, _message, count) => ({
+        action: (count ?? 0) <= 3 ? ErrorAction.Continue : ErrorAction.Shutdown,
+        handled: true,
+      }),
+      closed: async () => {
+        const crashed = server;
+        if (restarts.shouldRestart(Date.now(), started.state === State.Running)) {
+          output.warn(`relavium-lsp stopped (${await crashed?.cause()}); restarting it`);
+          return { action: CloseAction.Restart, handled: true };
+        }
+        // Started and died before answering `initialize`, or keeps crashing: no restart loop.
+        const cause = crashed === undefined ? 'it closed the connection' : await crashed.cause();
+        reportFailure(explain(failureMessage(launch, cause, started.state === State.Running)));
+        return { action: CloseAction.DoNotRestart, handled: true };
+      },
+    },
+    // An `initialize` that fails is reported by `closed` above or the catch below, not here.
+    initializationFailedHandler: () => false,
+    // spawnServer reads stderr itself (for the cause of a failure) and logs it at its level
+    stdioOptions: { stdout: () => undefined, stderr: () => undefined },
   };
-  const started = new LanguageClient(
+  const started = new QuietLanguageClient(
     'relavium',
     'Relavium',
-    { command: launch.command, args: launch.args, options: { cwd: launch.cwd } },
+    async () => {
+      const levels = new StderrLevels();
+      server = await spawnServer(launch, (line) => output[levels.levelOf(line)](line));
+      return server.child;
+    },
     clientOptions,
   );
   client = started;
+  // With a spawn function the client does not end the process itself; the server exits on
+  // `exit` or when its stdin closes, and this ends one that hangs.
+  started.onDidChangeState(({ newState }) => {
+    if (newState === State.Stopped) {
+      server?.terminateLater();
+    }
+  });
   try {
     await started.start();
   } catch (error) {
-    warn(
-      `relavium-lsp did not start (${launch.command}, from ${launch.origin}): ${String(error)}. ` +
-        'Install it (pipx install relavium-lsp) or set relavium.server.path or relavium.python.',
-    );
+    // A command that cannot be spawned never opens a connection, so `closed` is not called.
+    if (error instanceof LaunchFailure) {
+      reportFailure(explain(error.message));
+    } else {
+      output.error(`relavium-lsp did not start: ${String(error)}`);
+    }
   }
   return started;
+}
+
+/**
+ * vscode-languageclient shows its own toasts for a failed start or a crash ("couldn't create
+ * connection", "crashed 5 times") without the cause; the extension reports those itself, once,
+ * with the command and the server's own error, so the client's messages only go to the log.
+ */
+class QuietLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown): void {
+    super.error(message, data, false);
+  }
+}
+
+function reportFailure(message: string): void {
+  output.error(message);
+  void vscode.window
+    .showErrorMessage(message, SHOW_OUTPUT, OPEN_SETTINGS)
+    .then((action) => {
+      if (action === SHOW_OUTPUT) {
+        output.show(true);
+      } else if (action === OPEN_SETTINGS) {
+        void vscode.commands.executeCommand('workbench.action.openSettings', SETTINGS_QUERY);
+      }
+    });
 }
 
 const middleware: Middleware = {
@@ -149,6 +249,17 @@ async function createSampleScope(): Promise<void> {
   }
 }
 
+/** The server shows the results itself: values as inlay hints, nodes that would not run dimmed,
+ *  failures as diagnostics, until the next edit; the trace goes to the output channel. */
+async function dryRunWorkflow(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (editor === undefined || !isWorkflowPath(editor.document.uri.path)) {
+    warn('Dry-run workflow: open a Relavium workflow file (*.relavium.yaml) first.');
+    return;
+  }
+  await serverCommand(SERVER_DRY_RUN, { uri: editor.document.uri.toString() });
+}
+
 /** Runs a server command through the VS Code command vscode-languageclient registers for it. */
 async function serverCommand(command: string, argument: object): Promise<unknown> {
   if (client === undefined || !client.isRunning()) {
@@ -170,7 +281,10 @@ async function restartServer(): Promise<void> {
   }
   const stopping = client;
   client = undefined;
-  await stopping.stop().catch((error: unknown) => output.warn(`stop failed: ${String(error)}`));
+  // A server that failed to start has nothing to stop.
+  if (stopping.needsStop()) {
+    await stopping.stop().catch((error: unknown) => output.warn(`stop failed: ${String(error)}`));
+  }
   await startClient();
 }
 

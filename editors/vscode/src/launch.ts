@@ -18,6 +18,12 @@ export interface LaunchEnvironment {
   homeDir: string;
   platform: NodeJS.Platform;
   isFile(candidate: string): boolean;
+  /**
+   * False in Restricted Mode: nothing the workspace ships (its `.venv`, a path into its folder)
+   * may run, and the server starts in the home directory so `python -m` cannot import a package
+   * from the workspace either.
+   */
+  trusted: boolean;
 }
 
 export interface LaunchSpec {
@@ -32,12 +38,14 @@ export const DEFAULT_SERVER_ARGS = ['serve'];
 
 /**
  * The command line for the server, in this order of preference: `relavium.server.path`, then
- * `relavium.python -m server`, then the workspace's own `.venv`, then `relavium-lsp` on PATH.
- * `--stdio` is appended here rather than by the client so the spec is complete as returned.
+ * `relavium.python -m server`, then the workspace's own `.venv` (trusted workspaces only), then
+ * `relavium-lsp` on PATH. `--stdio` is appended here rather than by the client so the spec is
+ * complete as returned. The settings must already be the ones allowed for `env.trusted` (see
+ * `readLaunchSettings`).
  */
 export function resolveLaunch(settings: LaunchSettings, env: LaunchEnvironment): LaunchSpec {
   const args = [...settings.serverArgs, '--stdio'];
-  const cwd = env.workspaceFolder;
+  const cwd = env.trusted ? env.workspaceFolder : env.homeDir;
   if (settings.serverPath.trim() !== '') {
     const command = expand(settings.serverPath, 'relavium.server.path', env);
     return { command, args, cwd, origin: 'relavium.server.path' };
@@ -47,12 +55,36 @@ export function resolveLaunch(settings: LaunchSettings, env: LaunchEnvironment):
     const command = expand(settings.python, 'relavium.python', env);
     return { command, args: ['-m', 'server', ...args], cwd, origin: 'relavium.python' };
   }
-  const venvServer = workspaceVenvServer(env);
+  const venvServer = env.trusted ? workspaceVenvServer(env) : undefined;
   if (venvServer !== undefined) {
     return { command: venvServer, args, cwd, origin: 'workspace .venv' };
   }
   return { command: 'relavium-lsp', args, cwd, origin: 'PATH' };
 }
+
+/**
+ * In a remote window (Remote-SSH, WSL, a container, code-server) the launch settings are
+ * `machine-overridable`: a value in the local User settings does not apply there. Said when the
+ * server is nevertheless looked up without them, since that is how a user notices.
+ */
+export function remoteSettingsNote(
+  remoteName: string | undefined,
+  spec: LaunchSpec,
+): string | undefined {
+  if (remoteName === undefined || spec.origin.startsWith('relavium.')) {
+    return undefined;
+  }
+  return (
+    `This is a remote window (${remoteName}): relavium.server.path, relavium.server.args and ` +
+    'relavium.python in your local User settings do not apply to it. Set them in the Remote ' +
+    'settings (Preferences: Open Remote Settings) or in the workspace settings.'
+  );
+}
+
+/** Said once in the output channel when a workspace is not trusted. */
+export const RESTRICTED_MODE_NOTE =
+  'Restricted Mode: relavium-lsp is started only from user settings or PATH; the workspace ' +
+  "folder's .venv and the workspace's launch settings are not used until you trust this folder.";
 
 function workspaceVenvServer(env: LaunchEnvironment): string | undefined {
   if (env.workspaceFolder === undefined) {
@@ -79,6 +111,20 @@ function expand(configured: string, setting: string, env: LaunchEnvironment): st
       );
     }
     expanded = expanded.split('${workspaceFolder}').join(env.workspaceFolder);
+  }
+  if (!env.trusted && env.workspaceFolder !== undefined) {
+    const pathApi = env.platform === 'win32' ? path.win32 : path.posix;
+    const absolute = pathApi.resolve(env.homeDir, expanded);
+    const inside = pathApi.relative(env.workspaceFolder, absolute);
+    const outside =
+      inside === '..' || inside.startsWith(`..${pathApi.sep}`) || pathApi.isAbsolute(inside);
+    if (!outside) {
+      throw new LaunchError(
+        `${setting} (${configured}) lies inside the workspace folder, which is not trusted: ` +
+          'nothing from it runs in Restricted Mode. Trust the folder, or point the setting ' +
+          'at a relavium-lsp installed outside it.',
+      );
+    }
   }
   return expanded;
 }

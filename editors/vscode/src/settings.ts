@@ -18,9 +18,54 @@ export interface ReadResult<T> {
   problems: string[];
 }
 
-/** `get(key)` returns the raw value of `relavium.<key>`, or undefined when unset. */
-export function readLaunchSettings(get: (key: string) => unknown): ReadResult<LaunchSettings> {
+/** What `WorkspaceConfiguration.inspect(key)` reports, for the scopes a setting can come from. */
+export interface InspectedSetting {
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+export type SettingSource = 'workspace folder settings' | 'workspace settings' | 'user settings';
+
+const SOURCES: [keyof InspectedSetting, SettingSource][] = [
+  ['workspaceFolderValue', 'workspace folder settings'],
+  ['workspaceValue', 'workspace settings'],
+  ['globalValue', 'user settings'],
+];
+
+export interface LaunchSettingsRead extends ReadResult<LaunchSettings> {
+  /** For the output channel: where each launch setting that is set came from, or why not used. */
+  notes: string[];
+}
+
+/**
+ * The launch settings as VS Code applies them (workspace folder over workspace over user), except
+ * that an untrusted workspace's own values are skipped: in Restricted Mode only user settings
+ * may choose what runs. (The manifest also lists these keys as `restrictedConfigurations`; this
+ * does not rely on it.) `inspect(key)` inspects `relavium.<key>`.
+ */
+export function readLaunchSettings(
+  inspect: (key: string) => InspectedSetting | undefined,
+  trusted: boolean,
+): LaunchSettingsRead {
   const problems: string[] = [];
+  const notes: string[] = [];
+  const get = (key: string): unknown => {
+    const inspected = inspect(key) ?? {};
+    for (const [scope, source] of SOURCES) {
+      const value = inspected[scope];
+      if (value === undefined) {
+        continue;
+      }
+      if (!trusted && source !== 'user settings') {
+        notes.push(`relavium.${key} from ${source} ignored: the workspace is not trusted`);
+        continue;
+      }
+      notes.push(`relavium.${key} from ${source}: ${JSON.stringify(value)}`);
+      return value;
+    }
+    return undefined;
+  };
   const text = (key: string): string => {
     const raw = get(key);
     if (raw === undefined || raw === null) {
@@ -46,7 +91,7 @@ export function readLaunchSettings(get: (key: string) => unknown): ReadResult<La
       );
     }
   }
-  return { value: { serverPath, serverArgs, python }, problems };
+  return { value: { serverPath, serverArgs, python }, problems, notes };
 }
 
 /**

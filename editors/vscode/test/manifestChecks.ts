@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { LAUNCH_SETTING_KEYS, SERVER_SETTING_KEYS } from '../src/settings';
+import { LAUNCH_SETTING_KEYS, RESTART_SETTINGS, SERVER_SETTING_KEYS } from '../src/settings';
 import { WORKFLOW_GLOBS } from '../src/workflowFiles';
 
 // The checks shared by the source manifest and the one packaged into the .vsix.
@@ -15,10 +15,17 @@ export function checkManifest(manifest: any, packagedFiles?: string[]): void {
     [
       ['relaviumLsp.runWithSampleScope', 'Run with Sample Scope'],
       ['relaviumLsp.createSampleScope', 'Create Sample Scope'],
+      ['relaviumLsp.dryRunWorkflow', 'Dry-run Workflow'],
       ['relaviumLsp.restartServer', 'Restart Server'],
       ['relaviumLsp.showOutput', 'Show Output'],
     ],
   );
+
+  // Workspace trust: limited support, and the launch settings are the restricted ones.
+  const trust = manifest.capabilities?.untrustedWorkspaces;
+  assert.equal(trust?.supported, 'limited');
+  assert.deepEqual(trust.restrictedConfigurations, RESTART_SETTINGS);
+  assert.match(trust.description, /Restricted Mode/);
 
   const properties = manifest.contributes.configuration.properties;
   const expectedSettings = [...LAUNCH_SETTING_KEYS, ...SERVER_SETTING_KEYS].map(
@@ -44,8 +51,12 @@ export function checkManifest(manifest: any, packagedFiles?: string[]): void {
   const [grammar] = manifest.contributes.grammars;
   assert.deepEqual(grammar.injectTo, ['source.yaml']);
   assert.equal(grammar.embeddedLanguages['meta.embedded.expression.relavium'], 'javascript');
+  // `vsce package` alone builds the bundle it ships
+  assert.match(manifest.scripts['vscode:prepublish'], /^npm run build\b/);
+  assert.equal(manifest.capabilities.virtualWorkspaces.supported, false);
+  assert.equal(manifest.icon, 'images/icon.png');
   if (packagedFiles !== undefined) {
-    for (const shipped of [manifest.main, grammar.path]) {
+    for (const shipped of [manifest.main, grammar.path, manifest.icon]) {
       assert.ok(packagedFiles.includes(path.posix.join('extension', shipped)), shipped);
     }
   }

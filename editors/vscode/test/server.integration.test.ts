@@ -102,3 +102,16 @@ test('the launch keys VS Code sends along are filtered out before the server see
     [],
   );
 });
+
+test('a settings change re-diagnoses open documents through a refresh and a new pull', async () => {
+  const fixture = path.join(FIXTURES, 'problems.relavium.yaml');
+  const uri = pathToFileURL(fixture).href;
+  await session.open(uri, fs.readFileSync(fixture, 'utf8'));
+  const codes = async (): Promise<unknown[]> =>
+    (await session.diagnostics(uri)).map((diagnostic) => diagnostic.code);
+  assert.ok((await codes()).includes('unknown-node'));
+  await session.changeSettings({ rules: { 'unknown-node': 'off' } });
+  assert.ok(!(await codes()).includes('unknown-node'));
+  await session.changeSettings({ rules: {} });
+  assert.ok((await codes()).includes('unknown-node'));
+});

@@ -7,6 +7,8 @@ import { pathToFileURL } from 'node:url';
 import {
   ConfigurationRequest,
   createProtocolConnection,
+  DiagnosticRefreshRequest,
+  DidChangeConfigurationNotification,
   DidOpenTextDocumentNotification,
   DocumentDiagnosticRequest,
   ExitNotification,
@@ -45,6 +47,10 @@ export class ServerSession {
   /** window/logMessage texts (they go to the output channel), in arrival order. */
   readonly logged: string[] = [];
   initializeResult: InitializeResult | undefined;
+  /** The `relavium` section as VS Code would answer it now; see `changeSettings`. */
+  private section: Record<string, unknown> = { ...VSCODE_SECTION };
+  /** workspace/diagnostic/refresh requests received. */
+  refreshes = 0;
   private readonly published = new Map<string, Diagnostic[]>();
   private readonly waiters: Array<() => void> = [];
   private readonly connection: ProtocolConnection;
@@ -60,9 +66,13 @@ export class ServerSession {
     );
     this.connection.onRequest(ConfigurationRequest.type, (params) =>
       params.items.map((item) =>
-        item.section === 'relavium' ? serverSection(VSCODE_SECTION) : null,
+        item.section === 'relavium' ? serverSection(this.section) : null,
       ),
     );
+    this.connection.onRequest(DiagnosticRefreshRequest.type, () => {
+      this.refreshes += 1;
+      this.waiters.splice(0).forEach((wake) => wake());
+    });
     this.connection.onRequest(RegistrationRequest.type, () => undefined);
     this.connection.onRequest(WorkDoneProgressCreateRequest.type, () => undefined);
     this.connection.onNotification(LogMessageNotification.type, ({ message }) => {
@@ -80,11 +90,12 @@ export class ServerSession {
 
   /** Starts the server the way the extension does when no relavium.* launch setting is set. */
   static async start(workspaceFolder: string): Promise<ServerSession> {
-    const launch = resolveLaunch(readLaunchSettings(() => undefined).value, {
+    const launch = resolveLaunch(readLaunchSettings(() => undefined, true).value, {
       workspaceFolder,
       homeDir: os.homedir(),
       platform: process.platform,
       isFile: (candidate) => fs.statSync(candidate, { throwIfNoEntry: false })?.isFile() ?? false,
+      trusted: true,
     });
     const session = new ServerSession(
       launch,
@@ -120,10 +131,25 @@ export class ServerSession {
       );
       return report.kind === 'full' ? report.items : [];
     }
-    await withTimeout(
+    await this.until(() => this.published.has(uri), `published diagnostics of ${uri}`);
+    return this.published.get(uri) ?? [];
+  }
+
+  /** What the extension does on a settings change: push the new section, as it reads it. */
+  async changeSettings(changes: Record<string, unknown>): Promise<void> {
+    this.section = { ...this.section, ...changes };
+    const refreshes = this.refreshes;
+    await this.connection.sendNotification(DidChangeConfigurationNotification.type, {
+      settings: { relavium: serverSection(this.section) },
+    });
+    await this.until(() => this.refreshes > refreshes, 'workspace/diagnostic/refresh');
+  }
+
+  private until(done: () => boolean, what: string): Promise<void> {
+    return withTimeout(
       new Promise<void>((resolve) => {
         const check = (): void => {
-          if (this.published.has(uri)) {
+          if (done()) {
             resolve();
           } else {
             this.waiters.push(check);
@@ -131,9 +157,8 @@ export class ServerSession {
         };
         check();
       }),
-      `published diagnostics of ${uri}`,
+      what,
     );
-    return this.published.get(uri) ?? [];
   }
 
   request<R>(method: string, params: unknown): Promise<R> {

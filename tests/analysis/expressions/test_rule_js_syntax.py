@@ -117,3 +117,17 @@ def test_html_like_comments_are_read_as_the_engine_reads_them() -> None:
     lines = ["inputs.x", "--> ignored ) ( text"]
     assert diagnostics(one_node(LITERAL_LINE_BREAK.join(lines), "literal"), "js-syntax") == []
     assert diagnostics(one_node("String.raw`\\unicode`", "literal"), "js-syntax") == []
+
+
+def test_the_message_leads_with_what_to_do_and_keeps_the_parser_wording_after_it() -> None:
+    cases = {
+        ("{ ...branches[0] }   # note", "literal"): "write the comment with `//`",
+        ("inputs.x;", "literal"): "remove the `;`",
+        ("inputs.x +", "literal"): "fix the JavaScript before the run",
+    }
+    for (expression, style), advice in cases.items():
+        (found,) = diagnostics(one_node(expression, style), "js-syntax")
+        lead, parser = found.message.split(". JavaScript syntax error: ", 1)
+        assert lead.startswith("In `nodes[0].transform` (node `shape`), "), found.message
+        assert lead.split(", ", 1)[1].startswith(advice), found.message
+        assert parser and parser.endswith("."), found.message

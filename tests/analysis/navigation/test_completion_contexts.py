@@ -160,3 +160,90 @@ def test_an_edge_target_is_narrowed_by_its_source() -> None:
     block = EXAMPLE.replace("    - { from: enrich, to: history }\n",
                             "    - from: enrich\n      to: \n")
     assert labels(at_end_of(block, "from: enrich\n      to: ")) == ["history", "sentiment"]
+
+
+def test_keys_offered_are_the_schema_keys_not_yet_written() -> None:
+    # A new line in an agent node: that node type's keys, minus the ones it has.
+    text = EXAMPLE.replace("      agent_ref: classifier\n",
+                           "      agent_ref: classifier\n      re\n")
+    found = at_end_of(text, "agent_ref: classifier\n      re")
+    keys = labels(found)
+    assert "retry" in keys and "temperature" in keys and "output_modalities" in keys
+    assert not {"id", "type", "agent_ref", "prompt_template", "expression"} & set(keys)
+    retry = next(c for c in found if c.label == "retry")
+    assert retry.text == "retry: " and retry.documentation.startswith("Re-dispatch")
+    assert retry.replace == (text.index("re\n", text.index("agent_ref: classifier")),
+                             text.index("re\n", text.index("agent_ref: classifier")) + 2)
+    # An inline agent's keys, and a trigger's keys nested under its own key.
+    text = EXAMPLE.replace("      provider: anthropic\n      system_prompt: You classify",
+                           "      provider: anthropic\n      \n      system_prompt: You classify")
+    keys = labels(at_end_of(text, "provider: anthropic\n      "))
+    assert "reasoning_effort" in keys and "mcp_servers" in keys and "model" not in keys
+    text = EXAMPLE.replace("  trigger: { type: manual }",
+                           "  trigger:\n    type: webhook\n    \n")
+    assert labels(at_end_of(text, "type: webhook\n    ")) == ["webhook"]
+
+
+def test_enum_values_come_from_the_schema_where_the_cursor_is() -> None:
+    text = EXAMPLE.replace("      agent_ref: classifier\n",
+                           "      agent_ref: classifier\n      retry: { max: 2, backoff: linear, "
+                           "retry_on: [pro\n")
+    assert labels(at_end_of(text, "retry_on: [pro")) == [
+        "provider_rate_limit", "provider_unavailable", "tool_failed", "sandbox_error"]
+    text = EXAMPLE.replace("      provider: anthropic\n      system_prompt: You classify",
+                           "      provider: \n      system_prompt: You classify")
+    assert labels(at_end_of(text, "provider: ")) == ["anthropic", "openai", "gemini", "deepseek"]
+    text = EXAMPLE.replace("{ name: crm_token, type: secret, required: false }",
+                           "{ name: crm_token, type: secret, required: fa }")
+    assert labels(at_end_of(text, "required: fa")) == ["true", "false"]
+
+
+def test_hover_on_a_key_shows_its_schema_doc() -> None:
+    from analysis.describe import key_doc
+
+    root = MODEL.document.root
+    offset = EXAMPLE.index("max_parallel")
+    found = key_doc(root, offset + 3)
+    assert found is not None
+    text, span = found
+    assert span == (offset, offset + len("max_parallel"))
+    assert text == "**`max_parallel`** (integer ≥ 1) · Cap on concurrent LLM calls."
+    offset = EXAMPLE.index("gate_type")
+    assert key_doc(root, offset)[0].startswith(  # type: ignore[index]
+        "**`gate_type`** (one of: approval, input, review, required) · What the human")
+    assert key_doc(root, EXAMPLE.index("claude-sonnet-4")) is None  # a value, not a key
+    # A key right after a block list (whose end is where the key starts).
+    assert key_doc(root, EXAMPLE.index("  context:") + 2)[0].startswith(  # type: ignore[index]
+        "**`context`** (list of mapping)")
+
+
+def test_a_long_file_is_read_focused_with_the_same_answer() -> None:
+    """Completion reads a long file reduced to the cursor's ancestors and their keys; every line
+    of a generated workflow gets the same schema place (key, spec, keys of its mapping) as from
+    the whole text."""
+    from analysis.schema import focused, keys_of, spec_at
+    from analysis.source import SourceText
+    from analysis.yaml_tree import read_yaml
+    from tests.analysis.large_workflow import large_workflow
+
+    text = large_workflow(8)
+    whole = read_yaml(SourceText(text)).root
+    compared = read = 0
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        at = offset + len(line) - len(line.lstrip(" -"))
+        offset += len(line)
+        reduced, moved = focused(text, at)
+        read += len(reduced)
+        expected, found = spec_at(whole, at), spec_at(read_yaml(SourceText(reduced)).root, moved)
+        assert (expected is None) == (found is None), line
+        if expected is None or found is None:
+            continue
+        assert (found.key, found.spec) == (expected.key, expected.spec), line
+        if expected.owner is not None:
+            assert found.owner is not None
+            assert list(keys_of(found.owner, found.mapping)) == list(
+                keys_of(expected.owner, expected.mapping)), line
+        compared += 1
+    assert compared > 250
+    assert read < len(text) * compared / 20  # what is read is a small part of the file
