@@ -105,6 +105,8 @@ class SampleScope:
     origin: str
     path: str | None
     notes: list[str] = field(default_factory=list)
+    # shown if the evaluation fails: a synthesized ancestor output it read, and how to pin one
+    failure_hint: str | None = None
 
 
 def workflow_stem(workflow_path: Path) -> str:

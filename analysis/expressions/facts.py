@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 from itertools import pairwise
 
 from tree_sitter import Node, QueryCursor
@@ -23,6 +22,7 @@ from analysis.expressions.js_text import (
 )
 from analysis.expressions.parsing import ParsedExpression, query
 from analysis.expressions.scope import ScopedWalk
+from analysis.text_cache import text_cache
 
 # The bindings the engine injects into every expression's scope (`branches`: merge_fn only).
 SCOPE_BINDINGS = frozenset({"inputs", "ctx", "run", "branches"})
@@ -129,7 +129,7 @@ class ExpressionFacts:
     template_braces: tuple[Span, ...]  # `{{ … }}` in code position (never in strings/comments)
 
 
-@lru_cache(maxsize=4096)
+@text_cache(max_bytes=32 * 2**20)  # across versions: see analysis.text_cache
 def analyze_expression(source: str) -> ExpressionFacts:
     """Every fact the rules and the server need about one expression. Never raises on any text."""
     parsed = ParsedExpression(source)
