@@ -85,7 +85,7 @@ def block(node_id: str, *lines: str) -> str:
 
 
 def test_rules_see_the_text_quickjs_runs() -> None:
-    text = workflow(block("shape", "inputs.n", '--> run.outputs["ghost"] + Date.now()'))
+    text = workflow(block("shape", "inputs.n", '--> run.outputs["ghost"] + Date.now() + ((('))
     assert analyze(text).diagnostics == []
     text = workflow(block("shape", 'inputs.n --> run.outputs["ghost"]'))
     assert [d.rule for d in analyze(text).diagnostics] == ["unknown-output-reference"]
