@@ -190,7 +190,14 @@ async function startClient(): Promise<LanguageClient | undefined> {
  */
 class QuietLanguageClient extends LanguageClient {
   override error(message: string, data?: unknown): void {
-    super.error(message, data, false);
+    if (!(data instanceof Error)) {
+      super.error(message, data, false);
+    } else if (!/is not running/.test(data.message)) {
+      // one line: a stack of the client's own code says nothing to a user
+      const line = data instanceof LaunchFailure ? message : `${message} (${data.message})`;
+      super.error(line, undefined, false);
+    }
+    // else: the client stopping a server that never started, after a failure already reported
   }
 }
 
