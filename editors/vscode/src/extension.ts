@@ -39,6 +39,7 @@ const SECTION = 'relavium';
 /** Commands the server implements (workspace/executeCommand); the client registers them. */
 const SERVER_RUN = 'relavium.runWithSampleScope';
 const SERVER_CREATE_SCOPE = 'relavium.createSampleScope';
+const SERVER_DRY_RUN = 'relavium.dryRunWorkflow';
 const SHOW_OUTPUT = 'Show Output';
 const OPEN_SETTINGS = 'Open Settings';
 const SETTINGS_QUERY = '@ext:relavium.relavium-lsp';
@@ -53,6 +54,7 @@ export function activate(context: vscode.ExtensionContext): void {
     output,
     vscode.commands.registerCommand('relaviumLsp.runWithSampleScope', runWithSampleScope),
     vscode.commands.registerCommand('relaviumLsp.createSampleScope', createSampleScope),
+    vscode.commands.registerCommand('relaviumLsp.dryRunWorkflow', dryRunWorkflow),
     vscode.commands.registerCommand('relaviumLsp.restartServer', restartServer),
     vscode.commands.registerCommand('relaviumLsp.showOutput', () => output.show(true)),
     vscode.workspace.onDidOpenTextDocument(startForDocument),
@@ -265,6 +267,17 @@ async function createSampleScope(): Promise<void> {
   if (result !== undefined) {
     output.info(`createSampleScope: ${JSON.stringify(result)}`);
   }
+}
+
+/** The server shows the results itself: values as inlay hints, nodes that would not run dimmed,
+ *  failures as diagnostics, until the next edit; the trace goes to the output channel. */
+async function dryRunWorkflow(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (editor === undefined || !isWorkflowPath(editor.document.uri.path)) {
+    warn('Dry-run workflow: open a Relavium workflow file (*.relavium.yaml) first.');
+    return;
+  }
+  await serverCommand(SERVER_DRY_RUN, { uri: editor.document.uri.toString() });
 }
 
 /** Runs a server command through the VS Code command vscode-languageclient registers for it. */
