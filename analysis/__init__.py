@@ -12,11 +12,14 @@ Contract:
   default severity and summary of every rule id).
 - A rule that raises does not take the others down: it yields one `internal-error` diagnostic at
   the top of the file naming the rule (a bug to report, never expected).
+- `analyze(text, path, should_stop=check)` calls `check()` between its stages and rules and
+  raises `AnalysisStopped` once it answers True: a server stops analysing a superseded version.
 """
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from analysis.diagnostics import Diagnostic, Position, Range, Severity
@@ -63,20 +66,37 @@ def tune_collector() -> None:
     gc.set_threshold(50_000, 20, 10)
 
 
-def analyze(text: str, path: str | None = None) -> AnalysisResult:
+class AnalysisStopped(Exception):
+    """`analyze` was told to stop (its `should_stop` answered True)."""
+
+
+def _never() -> bool:
+    return False
+
+
+def analyze(
+    text: str, path: str | None = None, should_stop: Callable[[], bool] = _never
+) -> AnalysisResult:
     # Imported here: loading the rules imports every rule module, and those import this package.
     from analysis.rules import RULES, RuleContext
 
+    def checkpoint() -> None:
+        if should_stop():
+            raise AnalysisStopped
+
+    checkpoint()
     source = SourceText(text)
     document = read_yaml(source)
     if document.root is None and document.problems:
         return AnalysisResult(source, path, document, None, None,
                               sorted(document.problems, key=_sort_key))
+    checkpoint()
     workflow = build_workflow(document)
     graph = build_graph(workflow)
     context = RuleContext(source, document, workflow, graph)
     found: list[Diagnostic] = []
     for rule in RULES.values():
+        checkpoint()
         try:
             found.extend(rule.check(context))
         except Exception as error:  # a rule bug must not break the editor or the CLI

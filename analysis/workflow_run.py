@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analysis.diagnostics import Position, Range
+from analysis.expressions import analyze_expression
 from analysis.graph import Graph
 from analysis.model import NodeDef, Workflow
 from analysis.sample_scope import (
@@ -88,6 +89,8 @@ class NodeRun:
     reason: str | None = None
     ms: float = 0.0
     outcome: Outcome | None = None  # the sandbox's answer, for callers that show more of it
+    # on a failure that read a synthesized output: which ancestor and how to pin it
+    hint: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"id": self.id, "type": self.type, "status": self.status}
@@ -396,11 +399,17 @@ class _Runner:
         if outcome.error is not None:
             entry.status = "failed"
             entry.error = outcome.error.to_json()
+            entry.hint = self._synthesized_cause(node, entry.id)
+            if entry.hint is not None:
+                self.notes.append(entry.hint)
             return
         if node.type != "condition":
             entry.value = json_value(outcome.value)
             return
         self._route(node, entry, outcome.value)
+
+    def _synthesized_cause(self, node: NodeDef, node_id: str) -> str | None:
+        return synthesized_cause(self.graph, self.results, node, node_id)
 
     def _route(self, node: NodeDef, entry: NodeRun, result: Any) -> None:
         target = next(
@@ -514,6 +523,34 @@ def _resolve_path(pool: dict[str, Any], ref: TemplateRef) -> tuple[bool | None, 
     return True, value
 
 
+def synthesized_cause(
+    graph: Graph, results: list[NodeRun], node: NodeDef, node_id: str
+) -> str | None:
+    """For an expression that failed: the synthesized ancestor outputs it read (all of them when
+    it names none), and how to pin one; None when it read none."""
+    if node.expression is None:
+        return None
+    read = {each.node_id for each in analyze_expression(node.expression.value).output_reads}
+    if node.type == "merge":
+        read.update(graph.fan_in_branches(node_id))
+    ancestors = graph.ancestors(node_id)
+    causes = [
+        entry for entry in results
+        if entry.status == "synthesized" and entry.id in ancestors
+        and (not read or entry.id in read)
+    ]
+    if not causes:
+        return None
+    named = ", ".join(
+        f"`{entry.id}` ({entry.type}: {value_text(entry.value)[:40]})" for entry in causes
+    )
+    return (
+        f"`{node_id}` failed reading a synthesized output: {named}; pin a realistic one "
+        f'under "outputs": {{"{causes[0].id}": …}} in the samples file (Create Sample Scope '
+        "writes a starter next to the workflow)"
+    )
+
+
 def run_workflow(
     workflow: Workflow,
     graph: Graph,
@@ -590,6 +627,8 @@ def placements(run: WorkflowRun, source: SourceText) -> list[Annotation]:
         if entry.status == "failed":
             span = _failing_span(entry)
             message = f"dry run: `{entry.id}` failed: " + _error_text(entry.error)
+            if entry.hint is not None:
+                message += f"\n{entry.hint}"
             result.append(Annotation(entry.id, id_end, label, tooltip, "failed",
                                      source.range(*span), message))
         elif entry.status in ("skipped", "not-run"):

@@ -29,7 +29,8 @@ from sandbox.evaluator import prepare
 from sandbox.limits import TIME_LIMIT_MS
 from sandbox.outcome import Outcome, decode_value
 from sandbox.scope import Scope
-from sandbox.transport import Kind
+from sandbox.transport import Kind, serialization_failed
+from sandbox.worker import SERIALIZE_PHASE
 
 DEFAULT_GRACE_MS = 500
 # How long a new worker may take to import before it counts as dead.
@@ -55,9 +56,14 @@ class _Worker:
         )
         self._buffer = bytearray()  # appended in place: a large result arrives in many chunks
         self._ready = False
+        self.phase = "evaluate"
 
     def call(self, message: dict[str, Any], timeout_s: float) -> dict[str, Any] | None:
-        """The worker's response, or None if it did not answer within `timeout_s`."""
+        """The worker's response, or None if it did not answer within `timeout_s`.
+
+        Progress lines (`{"phase": ...}`) are recorded in `self.phase`, not returned.
+        """
+        self.phase = "evaluate"
         if not self._ready:
             if self._read_line(time.monotonic() + STARTUP_TIMEOUT_S) is None:
                 raise _WorkerDied("the worker did not start")
@@ -69,16 +75,21 @@ class _Worker:
             stdin.flush()
         except OSError:
             raise _WorkerDied("the worker closed its input") from None
-        line = self._read_line(time.monotonic() + timeout_s)
-        if line is None:
-            return None
-        try:
-            response = json.loads(line)
-        except ValueError:
-            raise _WorkerDied("the worker wrote a malformed response") from None
-        if not isinstance(response, dict):
-            raise _WorkerDied("the worker wrote a malformed response")
-        return response
+        deadline = time.monotonic() + timeout_s
+        while True:
+            line = self._read_line(deadline)
+            if line is None:
+                return None
+            try:
+                response = json.loads(line)
+            except ValueError:
+                raise _WorkerDied("the worker wrote a malformed response") from None
+            if not isinstance(response, dict):
+                raise _WorkerDied("the worker wrote a malformed response")
+            if response == SERIALIZE_PHASE:
+                self.phase = "serialize"
+                continue
+            return response
 
     def _read_line(self, deadline: float) -> bytes | None:
         stdout = self.process.stdout
@@ -127,6 +138,9 @@ class WorkerPool:
         healthy = False
         try:
             response = worker.call({"kind": kind, "request": request}, self.deadline_s)
+            if response is None and worker.phase == "serialize":
+                # The spec keeps the baseline disposition for a serializer that cannot finish.
+                raise serialization_failed(kind)
             if response is None:
                 raise SandboxError("timeout", "the worker was killed at the deadline")
             healthy = True

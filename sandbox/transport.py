@@ -40,8 +40,10 @@ _ARM_KEYS = {
 }
 _SUCCESS_KEYS = {"v", "arm", "type"}
 _SUCCESS_OPTIONAL_KEYS = {"payload", "tag"}
-# (phase, engine evidence) → reason. A failure before authored code ran is the scope's, except
-# memory; any failure while compiling is the expression's syntax unless a cap tripped.
+# (phase, evidence) → reason. A failure before authored code ran is the scope's, except memory;
+# any failure while compiling is the expression's syntax unless a cap tripped. The `driver` and
+# `serialize` memory arms are the driver's own code failing after every authored call was
+# guarded; the driver decides the evidence (see driver.js), never from an error's text.
 _FAILURE_REASONS: dict[tuple[str, str], Reason] = {
     ("scope", "memory"): "memory",
     ("scope", "stack"): "scope",
@@ -53,6 +55,8 @@ _FAILURE_REASONS: dict[tuple[str, str], Reason] = {
     ("run", "runtime"): "runtime",
     ("run", "memory"): "memory",
     ("run", "stack"): "stack",
+    ("driver", "memory"): "memory",
+    ("serialize", "memory"): "memory",
 }
 
 

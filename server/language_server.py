@@ -23,7 +23,7 @@ from lsprotocol import types
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
-from analysis import AnalysisResult, analyze
+from analysis import AnalysisResult, AnalysisStopped, analyze
 from analysis.project_config import ProjectConfig
 from sandbox import WorkerPool
 from server import project_settings
@@ -34,6 +34,7 @@ from server.documents import (
     is_workflow_uri,
     uri_to_path,
 )
+from server.scheduling import AnalysisQueue
 from server.settings import Settings, parse_settings
 from server.transport import FrameReader, read_in_thread, serve
 
@@ -79,6 +80,8 @@ class RelaviumLanguageServer(LanguageServer):
         self._settings_listeners: list[SettingsListener] = []
         self._dry_run_listeners: list[SettingsListener] = []
         self._sandbox_pool: WorkerPool | None = None
+        # analyses run here, never on pygls' thread pool (see server.scheduling)
+        self.analyses = AnalysisQueue()
         # A run waits here, on the event loop, for a free worker: waiting inside pygls' thread
         # pool instead would hold a thread, and enough queued runs starve the stdin reader.
         self.sandbox_turns = asyncio.Semaphore(SANDBOX_WORKERS)
@@ -184,7 +187,7 @@ class RelaviumLanguageServer(LanguageServer):
             return None
         path = uri_to_path(uri)
         text = await asyncio.to_thread(_read_text, path)
-        return await asyncio.to_thread(analyze, text, path)
+        return await self.analyses.submit(len(text), lambda: analyze(text, path))
 
     async def command_analysis(self, uri: str) -> AnalysisResult:
         """`analysis_of` for commands: a `CommandFailed` that says what is wrong instead of None
@@ -325,17 +328,22 @@ class RelaviumLanguageServer(LanguageServer):
             await asyncio.sleep(delay_ms / 1000)
             state.pending_delay_ms = 0
         if state.computing is not None:
-            # A superseded analysis runs on in its thread: wait for it instead of starting one
-            # beside it, or a burst of edits with requests queues one analysis per keystroke.
+            # A superseded analysis stops at its next checkpoint: wait for that instead of
+            # starting one beside it, so a document never has two analyses running.
             await asyncio.wait([state.computing])
         version, text = state.version, state.text
+
+        def superseded() -> bool:  # read from the analysis thread
+            return state.version != version or self.documents.get(state.uri) is not state
+
         try:
-            # off the event loop: a 1,000-node file takes tens of milliseconds
-            state.computing = asyncio.get_running_loop().run_in_executor(
-                self.thread_pool, analyze, text, state.path
+            state.computing = self.analyses.submit(
+                len(text), lambda: analyze(text, state.path, superseded)
             )
             # shielded: cancelling this task must leave `computing` pending until the thread ends
             result = await asyncio.shield(state.computing)
+        except AnalysisStopped:
+            return None  # a newer version's analysis is scheduled
         except Exception:
             # analyze() promises never to raise; if it does, keep serving the last results
             logger.exception("analysis of %s failed", state.uri)

@@ -2,7 +2,10 @@
 
 The engine evaluates an expression inside parentheses (the source on its own lines), so
 `{ ...branches[0] }` is an object literal, not a block; parsing the same wrapped text gives the
-same reading. Tree-sitter reports
+same reading. QuickJS also reads Annex B HTML-like comments, which tree-sitter does not: `<!--`
+anywhere in code, and `-->` first on a line (after only whitespace and comments), comment out the
+rest of the line. They are found on the tree, blanked (spaces, same byte length) and the text
+parsed again, so every scan sees what QuickJS runs; `html_comments` lists them. Tree-sitter reports
 UTF-8 byte offsets into the wrapped text; `ParsedExpression.offset` turns them into code-point
 offsets into the expression string itself.
 """
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import accumulate
 
 import tree_sitter_javascript
@@ -52,10 +55,60 @@ def _utf8_length(char: str) -> int:
     return 3 if code < 0x10000 else 4
 
 
+_LINE_TERMINATORS = (b"\n", b"\r", "\u2028".encode(), "\u2029".encode())
+# Nodes whose text is not code: no comment starts inside them.
+_OPAQUE = frozenset({"string", "regex", "comment", "html_comment"})
+
+
+def _tokens(node: Node) -> Iterator[tuple[Node, str]]:
+    """The leaves in source order as (node, "code" | "comment" | "text"); a string, regex or a
+    template's text piece is one "text" token (a template's substitutions are code)."""
+    stack: list[tuple[Node, bool]] = [(node, False)]  # (node, is a template's text piece)
+    while stack:
+        current, text_piece = stack.pop()
+        kind = current.type
+        if kind in ("comment", "html_comment"):
+            yield current, "comment"
+        elif text_piece or kind in _OPAQUE:
+            yield current, "text"
+        elif kind == "template_string":
+            stack.extend((child, child.type != "template_substitution")
+                         for child in reversed(current.children))
+        elif current.child_count == 0:
+            yield current, "code"
+        else:
+            stack.extend((child, False) for child in reversed(current.children))
+
+
+def _has_line_terminator(data: bytes) -> bool:
+    return any(terminator in data for terminator in _LINE_TERMINATORS)
+
+
+def _first_html_comment(root: Node, data: bytes) -> tuple[int, int] | None:
+    """The byte span of the leftmost HTML-like comment QuickJS reads, up to the line's end."""
+    previous_end = 0
+    # QuickJS's `got_lf`: a line terminator since the last token (also inside a block comment).
+    line_start = True
+    for token, kind in _tokens(root):
+        start = token.start_byte
+        if _has_line_terminator(data[previous_end:start]):
+            line_start = True
+        if kind == "code" and (data.startswith(b"<!--", start) or (
+                line_start and data.startswith(b"-->", start))):
+            ends = [data.find(t, start) for t in _LINE_TERMINATORS]
+            return start, min((end for end in ends if end != -1), default=len(data))
+        if kind == "comment":
+            line_start = line_start or _has_line_terminator(data[start:token.end_byte])
+        else:
+            line_start = False
+        previous_end = token.end_byte
+    return None
+
+
 class ParsedExpression:
     """A parsed expression and the mapping from tree-sitter byte offsets to code points."""
 
-    __slots__ = ("_byte_starts", "broken", "data", "root", "source")
+    __slots__ = ("_byte_starts", "broken", "data", "html_comments", "root", "source")
 
     def __init__(self, source: str) -> None:
         self.source = source
@@ -64,6 +117,13 @@ class ParsedExpression:
         body = source.encode("utf-8", "surrogatepass")
         self.data = _PREFIX + body + _SUFFIX
         self.root: Node = _PARSERS.parser.parse(self.data).root_node
+        comments: list[tuple[int, int]] = []
+        if b"<!--" in body or b"-->" in body:
+            while (found := _first_html_comment(self.root, self.data)) is not None:
+                start, end = found
+                comments.append(found)
+                self.data = self.data[:start] + b" " * (end - start) + self.data[end:]
+                self.root = _PARSERS.parser.parse(self.data).root_node
         # Code point i starts at byte _byte_starts[i] of `body`; None when every character is ASCII.
         self._byte_starts: Sequence[int] | None = (
             None
@@ -71,6 +131,8 @@ class ParsedExpression:
             else list(accumulate((_utf8_length(c) for c in source), initial=0))
         )
         self.broken = self._is_broken(len(body))
+        # Code-point spans of the HTML-like comments (blanked in `data`, so absent from `root`).
+        self.html_comments = [(self.offset(start), self.offset(end)) for start, end in comments]
 
     def _is_broken(self, body_length: int) -> bool:
         """True when scans of the tree cannot be trusted (errors, JSX, or not ONE expression)."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 
 from tree_sitter import Node
 
@@ -17,6 +16,7 @@ from analysis.expressions.facts import SCOPE_BINDINGS, Span
 from analysis.expressions.js_text import decode_identifier
 from analysis.expressions.parsing import ParsedExpression
 from analysis.expressions.scope import ScopedWalk
+from analysis.text_cache import text_cache
 
 
 class TokenKind(StrEnum):
@@ -73,7 +73,7 @@ _NAMED_FUNCTIONS = frozenset(
 )
 
 
-@lru_cache(maxsize=1024)
+@text_cache(max_bytes=16 * 2**20)
 def semantic_tokens(source: str) -> tuple[Token, ...]:
     """Classify every token of `source` (error-tolerant: a broken expression is still lexed)."""
     return _Classifier(ParsedExpression(source)).tokens()
@@ -105,6 +105,9 @@ class _Classifier:
                     self._emit(node, TokenKind.OPERATOR)
                 elif kind.isalpha() and not node.is_named:
                     self._emit(node, TokenKind.KEYWORD)
+        # QuickJS's HTML-like comments (blanked before parsing, so not in the tree).
+        self._tokens.extend(Token(Span(start, end), TokenKind.COMMENT)
+                            for start, end in self.parsed.html_comments if end > start)
         # A template's text pieces were emitted before its substitutions' tokens.
         return tuple(sorted(self._tokens, key=lambda token: token.span.start))
 

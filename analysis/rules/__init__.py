@@ -18,7 +18,7 @@ import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from analysis.diagnostics import Diagnostic, Related, Severity
 from analysis.graph import Graph
@@ -26,6 +26,9 @@ from analysis.model import Workflow
 from analysis.schema import validate
 from analysis.source import SourceText
 from analysis.yaml_tree import YamlDocument
+
+if TYPE_CHECKING:
+    from analysis.rules._expression_sites import ExpressionSite
 
 # Where every rule has a section; diagnostics link `DOCS_URL#<rule-id>` (LSP codeDescription,
 # SARIF helpUri, hover).
@@ -60,6 +63,15 @@ class RuleContext:
     def schema_problems(self) -> list[Diagnostic]:
         """The schema walk's findings (shared by unknown-key, missing-field, invalid-value, …)."""
         return validate(self)
+
+    @cached_property
+    def expression_sites(self) -> list[ExpressionSite]:
+        """Every evaluated expression within the size limit with its facts: analysed once per
+        analysis and shared by every expression rule (each used to re-derive them)."""
+        # Imported here: that module builds on this one.
+        from analysis.rules._expression_sites import collect_sites
+
+        return collect_sites(self)
 
 
 @dataclass(frozen=True)

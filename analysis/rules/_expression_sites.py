@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.expressions import ExpressionFacts, Span, analyze_expression
 from analysis.model import ExpressionField, NodeDef
 from analysis.rules import RuleContext
+from analysis.text_cache import text_cache
 from sandbox.syntax import SyntaxProblem, check_syntax
 
 
@@ -29,9 +29,7 @@ class ExpressionSite:
 
     @property
     def label(self) -> str:
-        """`nodes[3].transform (node `route`)`: where the author finds the field."""
-        where = f"`nodes[{self.node.index}].{self.field.name}`"
-        return f"{where} (node `{self.node.id}`)" if self.node.id else where
+        return field_label(self.field)
 
     def diagnostic(
         self,
@@ -48,16 +46,41 @@ class ExpressionSite:
         return ctx.diagnostic(rule, severity, start, end, message, data, related)
 
 
-def expression_sites(ctx: RuleContext) -> Iterator[ExpressionSite]:
-    """Every expression the engine evaluates (and scans). A `merge_fn` beside a strategy other
-    than `custom` is ignored by the engine; unused-merge-fn reports it instead."""
+def field_label(field: ExpressionField) -> str:
+    """`nodes[3].transform (node `route`)`: where the author finds the field."""
+    where = f"`nodes[{field.node.index}].{field.name}`"
+    return f"{where} (node `{field.node.id}`)" if field.node.id else where
+
+
+# Longer expressions are not analysed (expression-too-large says so): tree-sitter's error
+# recovery on a garbled one grows faster than its length (0.2 s at 32 KiB, 1.1 s at 64 KiB) and
+# holds the interpreter meanwhile. No real expression comes near it.
+MAX_EXPRESSION_CHARS = 32 * 1024
+
+
+def evaluated_fields(ctx: RuleContext) -> Iterator[ExpressionField]:
+    """Every expression field the engine evaluates (and scans). A `merge_fn` beside a strategy
+    other than `custom` is ignored by the engine; unused-merge-fn reports it instead."""
     for field in ctx.workflow.expression_fields():
-        if field.node.type == "merge" and field.node.merge_strategy != "custom":
-            continue
-        yield ExpressionSite(field, analyze_expression(field.value))
+        if field.node.type != "merge" or field.node.merge_strategy == "custom":
+            yield field
 
 
-@lru_cache(maxsize=4096)
+def expression_sites(ctx: RuleContext) -> list[ExpressionSite]:
+    """Every evaluated expression within the size limit, with its facts (computed once per
+    analysis: `RuleContext.expression_sites`)."""
+    return ctx.expression_sites
+
+
+def collect_sites(ctx: RuleContext) -> list[ExpressionSite]:
+    return [
+        ExpressionSite(field, analyze_expression(field.value))
+        for field in evaluated_fields(ctx)
+        if len(field.value) <= MAX_EXPRESSION_CHARS
+    ]
+
+
+@text_cache(max_bytes=8 * 2**20)
 def syntax_problem(source: str) -> SyntaxProblem | None:
     """The engine's parse-only verdict (cached: unchanged expressions are re-checked on every
     keystroke elsewhere in the file)."""

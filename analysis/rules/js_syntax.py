@@ -46,6 +46,14 @@ def _statement_advice(token: str) -> str | None:
     return None
 
 
+# The engine compiles the field as `return (⏎<source>⏎ );`, so a source that closes that
+# parenthesis early still compiles and runs there; the sandbox here refuses it.
+WRAPPER_BREAKOUT = (
+    "{label} closes the parenthesis the engine wraps an expression in (`return (` … `);`) before "
+    "its end, so the engine runs the rest as code of its own wrapper, not as one expression; "
+    "the sandbox here refuses it (dry runs fail with `syntax`). Write exactly one expression."
+)
+
 BLOCK_STYLES = ("|", ">")
 YAML_COMMENT_ADVICE = (
     "write the comment with `//`, or move it above the field: a `#` inside a `|` or `>` block "
@@ -69,6 +77,13 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             "#", problem.offset
         )
         span = _problem_span(source, problem.offset)
+        if problem.engine_compiles:
+            yield site.diagnostic(
+                ctx, RULE_ID, Severity.WARNING, span,
+                WRAPPER_BREAKOUT.format(label=site.label),
+                data={"node": site.node.id, "field": site.field.name},
+            )
+            continue
         # What to do comes first; the parser's own wording, for the curious, after it.
         advice = YAML_COMMENT_ADVICE if comment_trap else (
             _statement_advice(source[span.start:span.end]) or GENERAL_ADVICE)

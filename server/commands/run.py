@@ -58,7 +58,7 @@ def main(args: argparse.Namespace) -> int:
         print_safely(json.dumps(run.to_json(), ensure_ascii=True))
     else:
         print(f"{args.node}: {run.scope_label}", file=sys.stderr)
-        for note in sample.notes:
+        for note in run.to_json()["scope"]["notes"]:
             print(f"note: {note}", file=sys.stderr)
         print_safely(run.outcome.to_text(), None if run.outcome.ok else sys.stderr)
     return EXIT_OK if run.outcome.ok else EXIT_FAILURE

@@ -50,8 +50,6 @@ class RelaviumClient(LanguageClient):
         self.documents: dict[str, TextDocument] = {}
         self.initialize_result: types.InitializeResult | None = None
         self.profile = ""
-        # workspace/diagnostic/refresh requests received
-        self.refreshes = 0
 
     @property
     def pull_mode(self) -> bool:

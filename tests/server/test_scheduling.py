@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 
 import pytest
 from lsprotocol import types
 
 import server.language_server as language_server
-from analysis import AnalysisResult
+from analysis import AnalysisResult, AnalysisStopped
 from server.language_server import RelaviumLanguageServer, create_server
+from server.scheduling import AnalysisQueue
 from tests.analysis.large_workflow import large_workflow
 
 URI = "file:///tmp/scheduling/burst.relavium.yaml"
@@ -41,14 +43,18 @@ async def test_typing_with_requests_runs_one_analysis_at_a_time(
     lock = threading.Lock()
     running = [0]
     overlaps: list[int] = []
+    threads: set[str] = set()
     real_analyze = language_server.analyze
 
-    def watched(text: str, path: str | None = None) -> AnalysisResult:
+    def watched(
+        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False
+    ) -> AnalysisResult:
+        threads.add(threading.current_thread().name)
         with lock:
             running[0] += 1
             overlaps.append(running[0])
         try:
-            return real_analyze(text, path)
+            return real_analyze(text, path, should_stop)
         finally:
             with lock:
                 running[0] -= 1
@@ -71,8 +77,70 @@ async def test_typing_with_requests_runs_one_analysis_at_a_time(
         await asyncio.sleep(0.005)
     snapshots = await asyncio.gather(*requests)
     assert {snapshot.version for snapshot in snapshots if snapshot is not None} == {31}
-    # A superseded analysis cannot be stopped once it runs; starting the next one beside it
-    # (one per keystroke) left the CPU-bound threads competing and the answers seconds late.
+    # Starting the next analysis beside a superseded one (one per keystroke) left the CPU-bound
+    # threads competing and the answers seconds late.
     assert max(overlaps) == 1, overlaps
     assert len(overlaps) < len(requests)
+    # never on pygls' pool, which request handlers need
+    assert threads and all(name.startswith("analysis-") for name in threads), threads
     ls.thread_pool.shutdown()
+
+
+async def test_a_superseded_analysis_stops_instead_of_finishing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    outcomes: list[tuple[int, str]] = []
+    started: list[int] = []
+    real_analyze = language_server.analyze
+    ls = initialized_server()
+
+    def watched(
+        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False
+    ) -> AnalysisResult:
+        version = ls.documents[URI].version
+        started.append(version)
+        try:
+            result = real_analyze(text, path, should_stop)
+        except AnalysisStopped:
+            outcomes.append((version, "stopped"))
+            raise
+        outcomes.append((version, "finished"))
+        return result
+
+    monkeypatch.setattr(language_server, "analyze", watched)
+    text = large_workflow(100)
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    while not started:  # let the first analysis get going, then supersede it
+        await asyncio.sleep(0.001)
+    for version in (2, 3):
+        ls.change_document(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text + "#")],
+            )
+        )
+    snapshot = await ls.fresh_snapshot(URI)
+    assert snapshot is not None and snapshot.version == 3
+    assert (3, "finished") in outcomes
+    assert any(outcome == "stopped" for _, outcome in outcomes), outcomes
+    assert all(version == 3 for version, outcome in outcomes if outcome == "finished"), outcomes
+
+
+async def test_a_small_document_is_analysed_before_large_ones_waiting() -> None:
+    queue = AnalysisQueue(workers=1)
+    release = threading.Event()
+    order: list[str] = []
+    blocker = queue.submit(0, release.wait)
+    large = queue.submit(10_000, lambda: order.append("large"))
+    small = queue.submit(10, lambda: order.append("small"))
+    release.set()
+    await asyncio.gather(blocker, large, small)
+    assert order == ["small", "large"]
+
+
+async def test_an_analysis_error_reaches_the_awaiting_task() -> None:
+    def fail() -> None:
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        await AnalysisQueue(workers=1).submit(1, fail)

@@ -52,17 +52,8 @@ async def refuse(client: RelaviumClient, params: types.ConfigurationParams) -> A
 
 
 async def start(profile: str, answer: Answer) -> RelaviumClient:
-    def refreshed(client: RelaviumClient, params: None) -> None:
-        client.refreshes += 1
-
     def factory() -> RelaviumClient:
-        client = make_client(
-            {
-                types.WORKSPACE_CONFIGURATION: answer,
-                types.WORKSPACE_DIAGNOSTIC_REFRESH: refreshed,
-            }
-        )
-        return client
+        return make_client({types.WORKSPACE_CONFIGURATION: answer})
 
     client = await ClientServerConfig(SERVER_COMMAND, client_factory=factory).start()
     assert isinstance(client, RelaviumClient)
@@ -148,12 +139,12 @@ async def test_a_settings_change_rediagnoses_every_open_document(
     ]
     for uri in uris:
         assert await first_codes(client, uri) == ["unreachable-node"]
-    refreshes = client.refreshes
+    refreshes = client.diagnostic_refresh_count
     settings.update(RULE_OFF)
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
     if client.pull_mode:
         await client.wait_for(
-            lambda: client.refreshes == refreshes + 1, "workspace/diagnostic/refresh"
+            lambda: client.diagnostic_refresh_count == refreshes + 1, "workspace/diagnostic/refresh"
         )
         for uri in uris:
             assert await client.diagnostics_for(uri) == []

@@ -1,0 +1,79 @@
+"""Expression facts are computed once per expression per analysis, shared by every rule, and
+reused across versions from a cache bounded in bytes (issue 12, target 1)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from analysis import analyze
+from analysis.expressions import analyze_expression
+from analysis.rules._expression_sites import syntax_problem
+from analysis.text_cache import PER_ITEM_BYTES, TextCache, estimated_bytes
+from tests.analysis.large_workflow import large_workflow
+
+
+def test_least_recently_used_entries_go_once_the_bound_is_passed() -> None:
+    computed: list[str] = []
+
+    def compute(text: str) -> tuple[str, ...]:
+        computed.append(text)
+        return (text,)
+
+    cost = estimated_bytes("a" * 100, ("x",))
+    cache = TextCache(compute, max_bytes=3 * cost)
+    for text in ("a" * 100, "b" * 100, "c" * 100, "a" * 100, "d" * 100):
+        cache(text)  # "a" was used again, so "b" is the one to go when "d" arrives
+    assert cache.held_bytes <= 3 * cost
+    cache("a" * 100)
+    cache("b" * 100)
+    assert computed == ["a" * 100, "b" * 100, "c" * 100, "d" * 100, "b" * 100]
+
+
+def test_an_entry_larger_than_the_bound_is_returned_but_not_kept() -> None:
+    cache = TextCache(lambda text: tuple(text), max_bytes=10 * PER_ITEM_BYTES)
+    assert cache("x" * 50) == tuple("x" * 50)
+    assert cache.held_bytes == 0
+
+
+@pytest.fixture
+def fresh_caches() -> Iterator[None]:
+    analyze_expression.clear()
+    syntax_problem.clear()
+    yield
+    analyze_expression.clear()
+
+
+def counts() -> tuple[int, int]:
+    return analyze_expression.calls, analyze_expression.misses
+
+
+def test_each_expression_is_analysed_once_per_analysis(fresh_caches: None) -> None:
+    text = large_workflow(20)
+    result = analyze(text)
+    assert result.workflow is not None
+    expressions = [field.value for field in result.workflow.expression_fields()]
+    calls, misses = counts()
+    analyze(text)
+    # one look-up per expression field, not one per rule that reads expression facts
+    assert analyze_expression.calls - calls == len(expressions)
+    assert analyze_expression.misses == misses == len(set(expressions))
+
+
+def test_a_keystroke_reanalyses_only_the_expression_it_touched(fresh_caches: None) -> None:
+    text = large_workflow(20)
+    analyze(text)
+    _, misses = counts()
+    edited = text.replace("score * 2 }", "score * 3 }", 1)  # one transform of one block
+    assert edited != text
+    analyze(edited)
+    assert analyze_expression.misses == misses + 1
+
+
+def test_expression_facts_stay_within_the_bound() -> None:
+    facts = TextCache(analyze_expression.compute, max_bytes=2 * 2**20)
+    for index in range(24):
+        facts(" + ".join(f'run.outputs["n{index}"].v{i}' for i in range(300)))
+        assert facts.held_bytes <= facts.max_bytes
+    assert facts.held_bytes > facts.max_bytes // 2  # it does hold what fits
