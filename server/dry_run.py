@@ -91,8 +91,10 @@ class DryRun:
         """One line: the value or the error's public message."""
         if self.outcome.ok:
             return f"{self.sample.node} → {_preview(value_text(self.outcome.value))}"
-        detail = self.outcome.detail
-        said = f"{detail.cls}: {detail.message}" if detail else self.outcome.to_text()
+        detail, error = self.outcome.detail, self.outcome.error
+        said = self.outcome.to_text()
+        if detail is not None and error is not None:
+            said = f"{detail.cls}: {detail.message} ({error.reason})"
         return f"{self.sample.node} failed: {_preview(said, 300)}" + (
             f" ({self.sample.failure_hint})" if self.sample.failure_hint else ""
         )

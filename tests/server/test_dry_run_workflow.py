@@ -131,8 +131,9 @@ async def test_dimmed_and_failed_nodes_until_the_next_edit(
     assert failed.severity == types.DiagnosticSeverity.Error
     b_line = lines.index('    - { label: "ü", id: b, type: transform, transform: \'{{ body }}\' }')
     assert failed.range.start.line == b_line
-    assert failed.range.start.character == column(client, lines[b_line], "transform: ")
-    assert "sandbox_error (syntax)" in failed.message
+    # the author's own error, on the token the parser stopped at
+    assert failed.range.start.character == column(client, lines[b_line], "transform: '{")
+    assert failed.message == "dry run: `b` failed: SyntaxError: invalid property name"
     assert by_node["tail"].message == 'dry run: `tail` skipped: upstream "b" failed'
     if client.profile == "neovim":
         found = {hint.position.line: hint for hint in await hints(client, uri)}
@@ -231,6 +232,8 @@ async def test_a_failure_is_marked_on_the_failing_token_with_the_authors_error(
         command="relavium.runWithSampleScope", arguments=[{"uri": uri, "node": "check-amount"}]
     ))
     assert single["error"]["detail"]["range"]["start"]["line"] == 8
-    assert "TypeError: cannot read property 'risk' of null" in client.messages[-1].message
+    assert client.messages[-1].message == (
+        "check-amount failed: TypeError: cannot read property 'risk' of null (runtime)"
+    )
     log = "\n".join(m.message for m in client.log_messages)
     assert "detail.relavium.yaml:9:" in log and "TypeError" in log
