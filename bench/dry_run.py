@@ -19,7 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from analysis import analyze
 from analysis.sample_scope import parse_samples
 from analysis.workflow_run import EVALUATED_TYPES, WorkflowRun, run_workflow
-from sandbox import Outcome, SandboxError, Scope, WorkerPool, evaluate
+from sandbox import Outcome, Scope, WorkerPool, evaluate
+from server.dry_run import pool_evaluator
 from tests.analysis.large_workflow import large_workflow
 
 ROUNDS = 7
@@ -28,10 +29,7 @@ SINGLE = "run.outputs['b1-classify'].score * 2 > 3 ? 'high' : 'low'"
 
 
 def in_process(source: str, kind: str, scope: Scope) -> Outcome:
-    try:
-        return Outcome(value=evaluate(source, kind, scope))  # type: ignore[arg-type]
-    except SandboxError as error:
-        return Outcome(error=error)
+    return evaluate(source, kind, scope, with_detail=True)  # type: ignore[arg-type]
 
 
 def timed(action: Callable[[], object], rounds: int = ROUNDS) -> tuple[float, object]:
@@ -56,9 +54,7 @@ def main() -> int:
     scope = Scope(run_outputs={"b1-classify": {"score": 2, "topic": "x"}})
     single_ms, _ = timed(lambda: evaluate(SINGLE, "condition", scope), 50)
     with WorkerPool() as pool:
-        def pooled(source: str, kind: str, scope: Scope) -> Outcome:
-            return pool.run(source, kind, scope)  # type: ignore[arg-type]
-
+        pooled = pool_evaluator(pool)  # as `relavium-lsp run` and the server evaluate
         pool_ms, run = timed(lambda: run_workflow(workflow, graph, pooled, samples))
         round_trip_ms, _ = timed(lambda: pool.run(SINGLE, "condition", scope), 50)
     local_ms, _ = timed(lambda: run_workflow(workflow, graph, in_process, samples))
