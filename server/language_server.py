@@ -280,6 +280,8 @@ class RelaviumLanguageServer(LanguageServer):
             self.text_document_publish_diagnostics(project_settings.config_diagnostics(path, error))
         if error is not None:
             self.log(f"relavium-lsp: {error}", types.MessageType.Error)
+        if config == self.project_config:
+            return  # nothing to re-diagnose (a settings change that follows does its own)
         self.project_config = config
         self.settings = project_settings.merged(self.editor_settings, config)
         self.settings_generation += 1
