@@ -91,6 +91,8 @@ class NodeRun:
     outcome: Outcome | None = None  # the sandbox's answer, for callers that show more of it
     # on a failure that read a synthesized output: which ancestor and how to pin it
     hint: str | None = None
+    # where a failure sits in the document (offsets), when narrower than the failing field
+    where: tuple[int, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"id": self.id, "type": self.type, "status": self.status}
@@ -445,7 +447,8 @@ class _Runner:
     def _pin_or_synthesize(self, node: NodeDef, entry: NodeRun) -> None:
         problem = self._unresolvable_template(node)
         if problem is not None:
-            self._fail(entry, "validation", problem)
+            self._fail(entry, "validation", problem[0])
+            entry.where = problem[1]
             return
         pins = self.samples.for_node(entry.id).outputs
         if entry.id in pins:
@@ -454,10 +457,10 @@ class _Runner:
         entry.status = "synthesized"
         entry.value = synthesized(node)
 
-    def _unresolvable_template(self, node: NodeDef) -> str | None:
-        """The engine's first template failure for this node, if it can be told before a call:
-        a reference that resolves to null/nothing without `| default(…)`, or an object/array
-        without `| json`."""
+    def _unresolvable_template(self, node: NodeDef) -> tuple[str, tuple[int, int]] | None:
+        """The engine's first template failure for this node, if it can be told before a call
+        (a reference that resolves to null/nothing without `| default(…)`, or an object/array
+        without `| json`), and the reference's place in the document."""
         outputs = {key: value for key, value in self.stored.items() if value is not UNDEFINED}
         pools = {"inputs": self.inputs, "ctx": self.ctx, "run.outputs": outputs}
         for template in node.templates:
@@ -472,13 +475,14 @@ class _Runner:
                     continue  # a path this check cannot follow: the engine decides at run time
                 filters = {f.name for f in ref.filters}
                 raw = template.value[ref.start:ref.end]
+                where = template.source_span(ref.start, ref.end)
                 if not filters and (not found or value is None):
                     return (f"`{raw}` in {template.name} resolved to no value — check the "
-                            "reference or add a `| default(…)` filter")
+                            "reference or add a `| default(…)` filter"), where
                 if not filters and isinstance(value, dict | list):
                     return (f"`{raw}` in {template.name} resolved to "
                             f"{'a list' if isinstance(value, list) else 'an object'} — add a "
-                            "`| json` filter to embed it as text")
+                            "`| json` filter to embed it as text"), where
         return None
 
 
@@ -643,12 +647,10 @@ def placements(run: WorkflowRun, source: SourceText) -> list[Annotation]:
 
 def _failing_span(entry: NodeRun) -> tuple[int, int]:
     node = entry.node
+    if entry.where is not None:
+        return entry.where
     if entry.outcome is not None and node.expression is not None:
         return node.expression.scalar.span
-    message = (entry.error or {}).get("message", "")
-    for template in node.templates:
-        if template.name in TEMPLATE_FIELDS and f"in {template.name} " in message:
-            return template.scalar.span
     assert node.id_ref is not None
     return node.id_ref.scalar.span
 

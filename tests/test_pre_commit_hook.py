@@ -12,17 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import CLEAN_WORKFLOW, REPO_ROOT
 
 HOOK_ID = "relavium-lsp-check"
-CLEAN = """\
-schema_version: '1.0'
-workflow:
-  id: demo
-  nodes:
-    - { id: start, type: input }
-  edges: []
-"""
+CLEAN = CLEAN_WORKFLOW
 BROKEN = CLEAN.replace("type: input }", "type: input, colour: red }")
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
 

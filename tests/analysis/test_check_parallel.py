@@ -2,30 +2,21 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from analysis.yaml_tree import MAX_SOURCE_BYTES
+from tests.conftest import CLEAN_WORKFLOW, relavium_lsp
 
-CLEAN = """\
-schema_version: '1.0'
-workflow:
-  id: demo
-  nodes:
-    - { id: start, type: input }
-  edges: []
-"""
+CLEAN = CLEAN_WORKFLOW
 BROKEN = CLEAN.replace("type: input }", "type: input, colour: 'Größe 😀' }")
 WARNING_ONLY = CLEAN.replace("  edges: []", "    - { id: lone, type: transform, transform: '1' }\n"
                                             "  edges: []")
 
 
 def check(*args: str, cwd: Path) -> tuple[int, str, str]:
-    result = subprocess.run([sys.executable, "-m", "server", "check", *args], cwd=cwd,
-                            capture_output=True, text=True, encoding="utf-8", timeout=120)
+    result = relavium_lsp("check", *args, cwd=cwd)
     return result.returncode, result.stdout, result.stderr
 
 

@@ -5,8 +5,6 @@ every workflow in the test fixtures, and compared with what `check` says about t
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +14,7 @@ import pytest
 from analysis import analyze
 from analysis.source import SourceText
 from analysis.yaml_tree import plain_value, read_yaml
-from tests.conftest import EXAMPLES, REPO_ROOT
+from tests.conftest import EXAMPLES, REPO_ROOT, relavium_lsp
 
 SCHEMA_RULES = {"unknown-key", "missing-field", "invalid-value"}
 VALID = """\
@@ -81,8 +79,7 @@ INVALID = {
 
 @pytest.fixture(scope="module")
 def schema() -> dict[str, Any]:
-    result = subprocess.run([sys.executable, "-m", "server", "schema"], capture_output=True,
-                            text=True, encoding="utf-8", timeout=60)
+    result = relavium_lsp("schema")
     assert result.returncode == 0, result.stderr
     loaded: dict[str, Any] = json.loads(result.stdout)
     return loaded
@@ -149,9 +146,7 @@ def test_check_agrees_through_the_command_line(tmp_path: Path,
                                                validator: jsonschema.Draft7Validator) -> None:
     for index, name in enumerate(sorted(INVALID)):
         (tmp_path / f"{index:02}.relavium.yaml").write_text(INVALID[name], encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "server", "check", "--format", "json",
-                             "--no-config", str(tmp_path)],
-                            capture_output=True, text=True, encoding="utf-8", timeout=120)
+    result = relavium_lsp("check", "--format", "json", "--no-config", str(tmp_path))
     assert result.returncode == 1
     refused = {Path(record["path"]).name for record in json.loads(result.stdout)
                if record["code"] in SCHEMA_RULES and record["severity"] == "error"}

@@ -4,34 +4,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-CLEAN = """\
-schema_version: '1.0'
-workflow:
-  id: demo
-  nodes:
-    - { id: start, type: input }
-  edges: []
-"""
-# One error (unknown-key) and one warning (unreachable-node).
-FINDINGS = """\
-schema_version: '1.0'
-workflow:
-  id: demo
-  nodes:
-    - { id: start, type: input, colour: red }
-    - { id: lone, type: transform, transform: '1' }
-  edges: []
-"""
+from tests.conftest import CLEAN_WORKFLOW, FINDINGS_WORKFLOW, relavium_lsp
+
+CLEAN = CLEAN_WORKFLOW
+FINDINGS = FINDINGS_WORKFLOW
 
 
 def check(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "server", "check", *args], cwd=cwd,
-                          capture_output=True, text=True, encoding="utf-8", timeout=60)
+    return relavium_lsp("check", *args, cwd=cwd)
 
 
 def found(result: subprocess.CompletedProcess[str]) -> list[tuple[str, str, str]]:
@@ -206,9 +190,7 @@ def test_sample_scope_is_the_default_for_run(tmp_path: Path) -> None:
             "    - { id: double, type: transform, transform: 'inputs.n * 2' }\n"
             "  edges: [{ from: start, to: double }]\n"),
     })
-    result = subprocess.run(
-        [sys.executable, "-m", "server", "run", "flows/w.relavium.yaml", "--node", "double"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    result = relavium_lsp("run", "flows/w.relavium.yaml", "--node", "double", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "40"
     assert "shared.json" in result.stderr

@@ -11,7 +11,13 @@ import pytest
 
 from analysis import analyze
 from analysis.sample_scope import SYNTHESIZED, Samples, parse_samples
-from analysis.workflow_run import WorkflowRun, plan_order, run_workflow, strictly_equal
+from analysis.workflow_run import (
+    WorkflowRun,
+    placements,
+    plan_order,
+    run_workflow,
+    strictly_equal,
+)
 from sandbox import Outcome, SandboxError, Scope, evaluate
 
 HEAD = "schema_version: '1.0'\nworkflow:\n  id: t\n"
@@ -365,3 +371,17 @@ def test_a_failure_on_a_synthesized_sample_names_the_ancestor_and_how_to_pin_it(
     # pinned, the same failure has no such note
     pinned = dry_run(body, pins({"outputs": {"reply": "hi"}}))
     assert not any(note.startswith("`use` failed") for note in pinned.notes)
+
+
+def test_a_template_failure_is_placed_on_the_reference() -> None:
+    body = AGENTS.replace(".severity }}", ".missing }}")
+    result = analyze(HEAD + body)
+    assert result.workflow is not None and result.graph is not None
+    run = run_workflow(result.workflow, result.graph, in_process, SYNTHESIZED)
+    [failed] = [p for p in placements(run, result.source) if p.problem == "failed"]
+    assert failed.node == "reply"
+    start = result.source.offset(failed.range.start)
+    end = result.source.offset(failed.range.end)
+    assert (HEAD + body)[start:end] == '{{ run.outputs["classify"].missing }}'
+    skipped = [p for p in placements(run, result.source) if p.problem == "dimmed"]
+    assert [p.node for p in skipped] == ["gate", "out"]

@@ -14,19 +14,12 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, client_capabilities
 
+from tests.conftest import FINDINGS_WORKFLOW
 from tests.server.conftest import CLIENT_PROFILES, RelaviumClient, make_client
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-FINDINGS = """\
-schema_version: '1.0'
-workflow:
-  id: demo
-  nodes:
-    - { id: start, type: input, colour: red }
-    - { id: lone, type: transform, transform: '1' }
-  edges: []
-"""
+FINDINGS = FINDINGS_WORKFLOW
 VALID = '[tool.relavium-lsp.rules]\nunknown-key = "off"\nunreachable-node = "error"\n'
 INVALID = '[tool.relavium-lsp]\nrules = { unknown-key = "loud" }\n'
 # The editor's setting for unreachable-node wins over the file's.
