@@ -16,8 +16,12 @@ Contexts and what they offer:
 - template fields, inside an open `{{`: `inputs.`, `ctx.`, `run.outputs["` (nodes that can feed
   this node without a cycle; none in a context value, where run.outputs is refused).
 - YAML values: node ids for `to`/`from`/`target_node`/`default`/`parallel_of` (and a condition's
-  handles after `from: id:`), agent ids for `agent_ref`, enum values (`type`, `merge_strategy`,
-  `gate_type`, `timeout_action`, `backoff`, `on_exceed`, `expression_type`).
+  handles after `from: id:`), agent ids for `agent_ref`, and wherever the schema
+  (`analysis.schema`) describes the value as an enum or a boolean, its values.
+- YAML keys (a word, or nothing, alone on a block-mapping line): the keys the schema accepts in
+  that mapping (a node's by its type, an input's validation by the input's type, …) that it does
+  not have yet, each with its one-line doc. The half-typed line is read with a placeholder key
+  (`schema.schema_place`), so the mapping is found even before the key exists.
 """
 
 from __future__ import annotations
@@ -270,7 +274,7 @@ def complete(result: AnalysisResult, text: str, offset: int) -> list[Candidate]:
         facts = _Facts(workflow, graph, cursor, field)
         return facts.expression() if field.key in EXPRESSION_KEYS else facts.template()
     if (typed_key := _KEY_PREFIX.match(cursor.prefix)) is not None:
-        return _keys(text, offset, typed_key.group(1) or "")
+        return _keys(text, cursor.offset, typed_key.group(1) or "")
     if field is None:
         return []
     facts = _Facts(workflow, graph, cursor, field)

@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import BinaryIO
 
+from pathspec import GitIgnoreSpec
+
 from analysis.sample_scope import is_sidecar
 from analysis.yaml_tree import MAX_SOURCE_BYTES
 
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml")
 YAML_SUFFIXES = (".yaml", ".yml")
 WORKFLOW_FOLDER = ".relavium"
-SKIPPED_DIRS = frozenset({"node_modules", "__pycache__"})
 
 
 def is_workflow_path(path: PurePath) -> bool:
@@ -48,27 +49,33 @@ class Walk:
 
 
 def walk_workflow_files(
-    root: Path, excluded: Callable[[str, bool], bool] | None = None
+    root: Path, excluded: Callable[[Path, bool], bool] | None = None, gitignore: bool = True
 ) -> Walk:
-    """`excluded(relative_posix_path, is_dir)` prunes folders and files (project excludes,
-    .gitignore); it sees paths relative to the walked root."""
+    """`excluded(path, is_dir)` prunes folders and files (project excludes); with `gitignore`,
+    so do the `.gitignore` files of the walked tree and of its folders up to the repository's
+    top (the nearest folder holding `.git`)."""
     walk = Walk([], [])
     real_root = os.path.realpath(root)
+    ignores = {os.path.normpath(root): _inherited_gitignores(root) if gitignore else []}
     for folder, dirs, names in os.walk(root):
-        relative_folder = Path(folder).relative_to(root).as_posix()
-        prefix = "" if relative_folder == "." else relative_folder + "/"
+        specs = ignores.pop(os.path.normpath(folder))
+        if gitignore:
+            specs = [*specs, *_gitignore_in(folder)]
+
+        def skip(path: Path, is_dir: bool, specs: list[_Ignore] = specs) -> bool:
+            return bool(excluded and excluded(path, is_dir)) or _ignored(path, is_dir, specs)
+
         dirs[:] = sorted(
             d for d in dirs
-            if d not in SKIPPED_DIRS and (not d.startswith(".") or d == WORKFLOW_FOLDER)
-            and not (excluded and excluded(prefix + d, True))
+            if (not d.startswith(".") or d == WORKFLOW_FOLDER) and not skip(Path(folder, d), True)
         )
+        for d in dirs:
+            ignores[os.path.normpath(os.path.join(folder, d))] = specs
         for name in sorted(names):
             path = Path(folder, name)
             # Judged on the absolute path: `check .` run inside a `.relavium/` folder must see
             # the folder its files are in (and `.relavium/..` is not inside it).
-            if not is_workflow_path(Path(os.path.abspath(path))):
-                continue
-            if excluded and excluded(prefix + name, False):
+            if not is_workflow_path(Path(os.path.abspath(path))) or skip(path, False):
                 continue
             refusal = _outside_or_irregular(path, real_root)
             if refusal:
@@ -76,6 +83,45 @@ def walk_workflow_files(
             else:
                 walk.files.append(path)
     return walk
+
+
+# A .gitignore's folder (absolute) and its patterns.
+_Ignore = tuple[str, GitIgnoreSpec]
+
+
+def _gitignore_in(folder: str) -> list[_Ignore]:
+    path = os.path.join(folder, ".gitignore")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read(MAX_SOURCE_BYTES).splitlines()
+    except OSError:  # none here (or unreadable: git would not apply it either)
+        return []
+    return [(os.path.abspath(folder), GitIgnoreSpec.from_lines(lines))]
+
+
+def _inherited_gitignores(root: Path) -> list[_Ignore]:
+    """The .gitignore files above `root` inside its repository, outermost first."""
+    absolute = Path(os.path.abspath(root))
+    if (absolute / ".git").exists():
+        return []
+    folders: list[Path] = []
+    for folder in absolute.parents:
+        folders.append(folder)
+        if (folder / ".git").exists():
+            return [spec for folder in reversed(folders) for spec in _gitignore_in(str(folder))]
+    return []
+
+
+def _ignored(path: Path, is_dir: bool, specs: list[_Ignore]) -> bool:
+    """git's verdict: the deepest .gitignore with a matching pattern decides (`!` re-includes)."""
+    verdict = None
+    absolute = os.path.abspath(path)
+    for base, spec in specs:
+        relative = Path(os.path.relpath(absolute, base)).as_posix() + ("/" if is_dir else "")
+        include = spec.check_file(relative).include
+        if include is not None:
+            verdict = include
+    return bool(verdict)
 
 
 def _outside_or_irregular(path: Path, real_root: str) -> str | None:

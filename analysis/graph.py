@@ -15,7 +15,11 @@ Contract:
 - `fan_in_branches(merge_id)` → the node ids in the order of the merge's `branches` array
   (the engine's `branchNodeIds`).
 - `secret_inputs` and `secret_context` → the declared secret input names and the context keys
-  derived from one (taint through `{{ inputs.x }}` and `{{ ctx.y }}` in context values).
+  derived from one (taint through `{{ inputs.x }}` and `{{ ctx.y }}` in context values): what
+  the sandbox denies an expression.
+- `template_taint` → every `inputs.NAME` / `ctx.KEY` that carries a secret into a template, as
+  the engine's load-time check computes it (also through input defaults and `{{ secrets.X }}`),
+  each mapped to the symbol it got the secret from (`taint_chain` spells the whole chain).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from analysis.model import DATA_EDGE_FIELDS, NodeDef, NodeRef, ScalarText, Workflow
+from analysis.templates import TemplateRef
 
 CONTROL_TYPES = frozenset({"condition", "parallel"})
 
@@ -187,6 +192,10 @@ class Graph:
         )
 
     @cached_property
+    def template_taint(self) -> dict[str, str | None]:
+        return secret_taint(self.workflow)
+
+    @cached_property
     def secret_context(self) -> frozenset[str]:
         tainted: set[str] = set()
         changed = True
@@ -203,6 +212,54 @@ class Graph:
                         changed = True
                         break
         return frozenset(tainted)
+
+
+def secret_taint(workflow: Workflow) -> dict[str, str | None]:
+    """Which `inputs.NAME` / `ctx.KEY` carry a secret into a template, as the engine computes it
+    (packages/core/src/interpolation/analyze.ts computeTaint): a secret-typed input, an input
+    default or context value that reads `{{ secrets.X }}`, and whatever input default or context
+    value reads a tainted one. Each maps to the symbol it got the secret from (None for a secret
+    input itself), so a finding can name the chain."""
+    taint: dict[str, str | None] = {}
+    readers: dict[str, list[str]] = {}
+    queue: list[str] = []
+
+    def seed(symbol: str, via: str | None) -> None:
+        if symbol not in taint:
+            taint[symbol] = via
+            queue.append(symbol)
+
+    def scan(symbol: str, refs: list[TemplateRef]) -> None:
+        for ref in refs:
+            if ref.kind == "secrets":
+                seed(symbol, f"secrets.{ref.name}")
+            elif ref.kind in ("inputs", "ctx"):
+                readers.setdefault(f"{ref.kind}.{ref.name}", []).append(symbol)
+
+    for decl in workflow.inputs:
+        if decl.name is None:
+            continue
+        if decl.secret:
+            seed(f"inputs.{decl.name}", None)
+        scan(f"inputs.{decl.name}", decl.default_references)
+    for entry in workflow.context:
+        if entry.key is not None and entry.value is not None:
+            scan(f"ctx.{entry.key}", entry.value.references)
+    while queue:
+        target = queue.pop()
+        for reader in readers.get(target, ()):
+            seed(reader, target)
+    return taint
+
+
+def taint_chain(taint: dict[str, str | None], symbol: str) -> list[str]:
+    """`symbol` and each symbol it got its secret from, down to the source."""
+    chain = [symbol]
+    via = taint.get(symbol)
+    while via is not None and via not in chain:
+        chain.append(via)
+        via = taint.get(via)
+    return chain
 
 
 def _data_edge_sources(

@@ -34,6 +34,9 @@ NODE_TEMPLATE_FIELDS = {
     "human_gate": ("assignee", "message_template"),
     "output": ("save_to",),
 }
+# Template fields the engine sends as authored text, never interpolated (it still refuses a secret
+# in them: packages/core/src/interpolation/collect.ts lists them as leak sites).
+VERBATIM_TEMPLATE_FIELDS = frozenset({"system_prompt", "system_prompt_append"})
 # Template fields whose `{{ run.outputs["id"] }}` references become data edges.
 DATA_EDGE_FIELDS = frozenset(
     {"prompt_template", "system_prompt_append", "system_prompt", "assignee", "message_template"}
@@ -284,6 +287,16 @@ class InputDecl:
     @property
     def secret(self) -> bool:
         return self.type == "secret"
+
+    @cached_property
+    def default_references(self) -> list[TemplateRef]:
+        """The `{{ … }}` references of a string `default` (the engine resolves it as a template
+        before the run; a structured default is never interpolated)."""
+        entry = self.mapping.get("default")
+        value = entry.value if entry is not None else None
+        if isinstance(value, YScalar) and isinstance(value.value, str) and "{{" in value.value:
+            return find_references(value.value)
+        return []
 
 
 @dataclass(eq=False)

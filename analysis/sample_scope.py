@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from analysis.diagnostics import Severity
 from analysis.graph import CONTROL_TYPES, Graph
 from analysis.model import InputDecl, NodeDef, Workflow
 from analysis.source import SourceText
@@ -104,6 +105,8 @@ class SampleScope:
     origin: str
     path: str | None
     notes: list[str] = field(default_factory=list)
+    # shown if the evaluation fails: a synthesized ancestor output it read, and how to pin one
+    failure_hint: str | None = None
 
 
 def workflow_stem(workflow_path: Path) -> str:
@@ -208,8 +211,9 @@ def _parse_json(text: str, path: str) -> Any:
 
 def _parse_yaml(text: str, path: str) -> Any:
     document: YamlDocument = read_yaml(SourceText(text))
-    if document.problems:
-        problem = document.problems[0]
+    errors = [problem for problem in document.problems if problem.severity is Severity.ERROR]
+    if errors:
+        problem = errors[0]
         start = problem.range.start
         raise SampleScopeError(
             f"sample scope {path}:{start.line + 1}:{start.character + 1}: {problem.message}"

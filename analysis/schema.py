@@ -12,7 +12,8 @@ The description is data, read by validation, completion (keys and enum values) a
 exportable (e.g. to JSON Schema). Its root is `ROOT` (the document: `schema_version`, `workflow`);
 `WORKFLOW` is the body under `workflow:`. Every spec carries `doc` (one line) and is one of:
 - `Text(enum, pattern, nonempty)`, `Number(integer, minimum, maximum, exclusive_minimum)`,
-  `Boolean()`, `Free()` (anything; the loader types it unknown);
+  `Boolean()`, `Free()` (anything; the loader types it unknown); `RelativePath`, `Regex` and
+  `Url` are `Text` with the engine's further checks (`save_to`, `pattern`, an MCP `url`);
 - `Seq(item, min_items)`; `MapOf(value)` (a mapping with free keys: `metadata`, `env`);
 - `Obj(fields, required, refused, open)`: a strict mapping; `fields` maps each key to its spec
   in authored order, `refused` keys get a dedicated explanation, `extra` holds the cross-field
@@ -20,21 +21,26 @@ exportable (e.g. to JSON Schema). Its root is `ROOT` (the document: `schema_vers
 - `Tagged(tag, variants, common)`: a union discriminated by the value of key `tag` (nodes by
   `type`, triggers, agent memory); `variants[value]` is that form's `Obj`;
 - `AgentEntry`: an inline agent (`AGENT`) or a `{ $ref }` (`AGENT_REF`).
-`child(spec, key, mapping)` steps from a spec to the spec of one of its keys (resolving a
-`Tagged` by the mapping's tag), and `spec_path(path, root)` follows a path of keys from `ROOT`.
+An input's `validation` (listed as `Free` in `INPUT`) is described per input type by
+`VALIDATION_BY_TYPE`. Lookups: `child(spec, key, mapping)` is the spec of one key (resolving a
+`Tagged` by the mapping's tag, an input's validation by its type), `form_of(spec, mapping)` the
+strict form a mapping is checked against, `keys_of(spec, mapping)` the keys it accepts (what
+completion offers), `spec_at(root, offset)` the key or value under an offset (hover).
 Facts come from the engine's Zod schemas (HodeTech/Relavium packages/shared/src/workflow.ts,
 node.ts, agent.ts, edge.ts, common.ts, constants.ts); where we knowingly differ, docs/rules.md
-("Where we differ from the engine") says so.
+("Known differences from the engine") says so.
 """
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from analysis.diagnostics import Diagnostic, Severity
@@ -636,7 +642,20 @@ INPUT = Obj({
 
 
 _MCP_INLINE = ("id", "transport", "command", "args", "env", "url", "allow_local_endpoint")
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:[^\s]+\Z")
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):(.*)\Z", re.DOTALL)
+
+
+def is_url(value: str) -> bool:
+    """Whether the WHATWG URL parser (the engine's `z.string().url()`) takes `value`, as far as
+    authors get it wrong: a scheme, and a host after the schemes that need one."""
+    found = _SCHEME.match(value)
+    if found is None:
+        return False
+    if found.group(1).lower() not in ("http", "https", "ws", "wss", "ftp"):
+        return True
+    return bool(re.split(r"[/?#]", found.group(2).lstrip("/\\"), maxsplit=1)[0])
+
+
 _URL_CREDENTIALS = re.compile(r"[a-z][a-z0-9+.-]*://[^/?#]*@", re.IGNORECASE)
 
 
@@ -677,7 +696,7 @@ def _mcp_extra(walk: Walk, node: YMapping, path: str) -> None:
             refuse(key, f"'{key}' is not used by the {transport} transport (it applies only to "
                         "a stdio server process); remove it")
         value = getattr(url.value, "value", None) if url is not None else None
-        if isinstance(value, str) and _URL.match(value):
+        if isinstance(value, str) and is_url(value):
             scheme = "ws:// or wss://" if transport == "websocket" else "http:// or https://"
             if not re.match(r"wss?://" if transport == "websocket" else r"https?://", value,
                             re.IGNORECASE):
@@ -698,9 +717,9 @@ class Url(Text):
         reported = len(walk.out)
         super().check(walk, node, path)
         if len(walk.out) == reported and isinstance(node, YScalar) \
-                and not _URL.match(str(node.value)):
-            walk.report(INVALID_VALUE, node, f"{path} '{node.value}' is not a URL: write it "
-                        "with its scheme, e.g. https://host/path")
+                and not is_url(str(node.value)):
+            walk.report(INVALID_VALUE, node, f"{path} '{node.value}' is not a URL the engine "
+                        "can parse: write a scheme and a host, e.g. https://host/path")
 
 
 MCP_SERVER = Obj({
@@ -929,7 +948,8 @@ def spec_at(root: YNode | None, offset: int) -> Place | None:
     node = root
     while node is not None and spec is not None:
         if isinstance(node, YMapping):
-            entry = next((e for e in node.entries
+            # The last candidate: a block collection's end is where the next key starts.
+            entry = next((e for e in reversed(node.entries)
                           if e.key.start <= offset <= e.value.end), None)
             if entry is None:
                 return None
@@ -939,7 +959,8 @@ def spec_at(root: YNode | None, offset: int) -> Place | None:
             spec, node = value_spec, entry.value
         elif isinstance(node, YSequence):
             spec = item_of(spec)
-            node = next((item for item in node.items if item.start <= offset <= item.end), None)
+            node = next((item for item in reversed(node.items)
+                         if item.start <= offset <= item.end), None)
         elif isinstance(node, YScalar):
             return Place(None, None, None, spec, node)
         else:
@@ -950,11 +971,73 @@ def spec_at(root: YNode | None, offset: int) -> Place | None:
 PLACEHOLDER = "relavium-lsp-completion"
 
 
+_FOCUS_FROM_LINES = 200  # below this, reading the whole text is as quick
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def focused(text: str, offset: int) -> tuple[str, int]:
+    """`text` reduced to what decides the spec of the offset's line — the line, its ancestors,
+    and the key lines of the mappings on the way (their values and other list items dropped) —
+    and the offset in it. Reading that is what keeps completion quick in a file of thousands of
+    lines. Block style only; callers fall back to the whole text when the result does not
+    read."""
+    lines = text.splitlines(keepends=True)
+    if len(lines) < _FOCUS_FROM_LINES:
+        return text, offset
+    row = min(bisect.bisect_right(list(accumulate(map(len, lines), initial=0)), offset) - 1,
+              len(lines) - 1)
+    written = [bool(line.strip()) and not line.lstrip().startswith("#") for line in lines]
+    indents = [_indent(line) for line in lines]
+    dashes = [line.strip() == "-" or line.lstrip().startswith("- ") for line in lines]
+
+    def ends(start: int, owner: int) -> int:
+        """The end of `owner`'s block (a list item's, or a key's with its value), from start."""
+        level = indents[owner]
+        index = start
+        while index < len(lines) and not (written[index] and (
+                indents[index] < level or (indents[index] == level
+                                           and (dashes[owner] or not dashes[index])))):
+            index += 1
+        return index
+
+    keep = [True] * len(lines)
+    child = row
+    while child >= 0:
+        parent = child - 1
+        while parent >= 0 and not (written[parent] and (
+                indents[parent] < indents[child]
+                or (indents[parent] == indents[child] and dashes[child]
+                    and not dashes[parent]))):
+            parent -= 1
+        subtree_end = ends(child + 1, child)
+        region_end = ends(parent + 1, parent) if parent >= 0 else len(lines)
+        for index in (*range(parent + 1, child), *range(subtree_end, region_end)):
+            sibling_key = (written[index] and indents[index] == indents[child]
+                           and not dashes[index] and not dashes[child])
+            if not sibling_key:
+                keep[index] = False
+        child = parent
+    removed_before = sum(len(lines[i]) for i in range(row) if not keep[i])
+    return "".join(line for line, kept in zip(lines, keep, strict=True) if kept), \
+        offset - removed_before
+
+
+def _read_place(live: str, offset: int) -> Place | None:
+    text, at = focused(live, offset)
+    place = spec_at(read_yaml(SourceText(text)).root, at)
+    if place is None and text is not live:
+        place = spec_at(read_yaml(SourceText(live)).root, offset)
+    return place
+
+
 def schema_place(text: str, start: int, end: int, replacement: str) -> Place | None:
     """`spec_at` in `text` with `text[start:end]` replaced (a placeholder for what is being
     typed, so that half-typed text still reads as YAML); None when it does not."""
     live = text[:start] + replacement + text[end:]
-    place = spec_at(read_yaml(SourceText(live)).root, start)
+    place = _read_place(live, start)
     if place is not None:
         return place
     # A flow collection left open on the line being typed (`{ type: ma`): close it there.
@@ -970,7 +1053,7 @@ def schema_place(text: str, start: int, end: int, replacement: str) -> Place | N
     if not opened:
         return None
     live = text[:start] + replacement + "".join(reversed(opened)) + text[line_end:]
-    return spec_at(read_yaml(SourceText(live)).root, start)
+    return _read_place(live, start)
 
 
 def validate(ctx: RuleContext) -> list[Diagnostic]:

@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from analysis.naming import JS_WHITESPACE
+
 KNOWN_FILTERS = ("read_file", "json", "length", "default")
 
 _NAME = r"[A-Za-z0-9_-]+"
@@ -26,6 +28,12 @@ _HEAD = re.compile(
     r")"
 )
 _FILTER = re.compile(r"\|\s*(?P<filter>[A-Za-z_][A-Za-z0-9_]*)")
+# The heads the engine's template lexer recognises (packages/core/src/interpolation/references.ts
+# parseHead), matched on the trimmed text before the first top-level `|`.
+_ENGINE_HEAD = re.compile(
+    r"run\.outputs\[\s*([\"'])[^\"']*?\1\s*\]|run\.id(?![\w-])|(?:inputs|ctx|secrets)\.[A-Za-z0-9_-]+",
+    re.ASCII,
+)
 
 
 @dataclass(frozen=True)
@@ -122,3 +130,11 @@ def _parse(text: str, start: int, body_start: int, close: int) -> TemplateRef:
                 edge=group == "bracket", filters=filters,
             )
     return TemplateRef(start, end, body, "run.id", filters=filters)
+
+
+def engine_reads_head(ref: TemplateRef) -> bool:
+    """Whether the engine's lexer recognises this reference's head as written: it takes no
+    space around `.` and no `run.outputs.ID` dot form (those resolve to nothing and fail)."""
+    pipe = next((index for index in _unquoted(ref.body, 0) if ref.body[index] == "|"),
+                len(ref.body))
+    return _ENGINE_HEAD.match(ref.body[:pipe].strip(JS_WHITESPACE)) is not None

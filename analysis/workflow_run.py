@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analysis.diagnostics import Position, Range
+from analysis.expressions import analyze_expression
 from analysis.graph import Graph
 from analysis.model import NodeDef, Workflow
 from analysis.sample_scope import (
@@ -88,6 +89,10 @@ class NodeRun:
     reason: str | None = None
     ms: float = 0.0
     outcome: Outcome | None = None  # the sandbox's answer, for callers that show more of it
+    # on a failure that read a synthesized output: which ancestor and how to pin it
+    hint: str | None = None
+    # where a failure sits in the document (offsets), when narrower than the failing field
+    where: tuple[int, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"id": self.id, "type": self.type, "status": self.status}
@@ -396,11 +401,17 @@ class _Runner:
         if outcome.error is not None:
             entry.status = "failed"
             entry.error = outcome.error.to_json()
+            entry.hint = self._synthesized_cause(node, entry.id)
+            if entry.hint is not None:
+                self.notes.append(entry.hint)
             return
         if node.type != "condition":
             entry.value = json_value(outcome.value)
             return
         self._route(node, entry, outcome.value)
+
+    def _synthesized_cause(self, node: NodeDef, node_id: str) -> str | None:
+        return synthesized_cause(self.graph, self.results, node, node_id)
 
     def _route(self, node: NodeDef, entry: NodeRun, result: Any) -> None:
         target = next(
@@ -436,7 +447,8 @@ class _Runner:
     def _pin_or_synthesize(self, node: NodeDef, entry: NodeRun) -> None:
         problem = self._unresolvable_template(node)
         if problem is not None:
-            self._fail(entry, "validation", problem)
+            self._fail(entry, "validation", problem[0])
+            entry.where = problem[1]
             return
         pins = self.samples.for_node(entry.id).outputs
         if entry.id in pins:
@@ -445,10 +457,10 @@ class _Runner:
         entry.status = "synthesized"
         entry.value = synthesized(node)
 
-    def _unresolvable_template(self, node: NodeDef) -> str | None:
-        """The engine's first template failure for this node, if it can be told before a call:
-        a reference that resolves to null/nothing without `| default(…)`, or an object/array
-        without `| json`."""
+    def _unresolvable_template(self, node: NodeDef) -> tuple[str, tuple[int, int]] | None:
+        """The engine's first template failure for this node, if it can be told before a call
+        (a reference that resolves to null/nothing without `| default(…)`, or an object/array
+        without `| json`), and the reference's place in the document."""
         outputs = {key: value for key, value in self.stored.items() if value is not UNDEFINED}
         pools = {"inputs": self.inputs, "ctx": self.ctx, "run.outputs": outputs}
         for template in node.templates:
@@ -463,13 +475,14 @@ class _Runner:
                     continue  # a path this check cannot follow: the engine decides at run time
                 filters = {f.name for f in ref.filters}
                 raw = template.value[ref.start:ref.end]
+                where = template.source_span(ref.start, ref.end)
                 if not filters and (not found or value is None):
                     return (f"`{raw}` in {template.name} resolved to no value — check the "
-                            "reference or add a `| default(…)` filter")
+                            "reference or add a `| default(…)` filter"), where
                 if not filters and isinstance(value, dict | list):
                     return (f"`{raw}` in {template.name} resolved to "
                             f"{'a list' if isinstance(value, list) else 'an object'} — add a "
-                            "`| json` filter to embed it as text")
+                            "`| json` filter to embed it as text"), where
         return None
 
 
@@ -512,6 +525,34 @@ def _resolve_path(pool: dict[str, Any], ref: TemplateRef) -> tuple[bool | None, 
     if tail and not tail.startswith("|"):
         return None, None
     return True, value
+
+
+def synthesized_cause(
+    graph: Graph, results: list[NodeRun], node: NodeDef, node_id: str
+) -> str | None:
+    """For an expression that failed: the synthesized ancestor outputs it read (all of them when
+    it names none), and how to pin one; None when it read none."""
+    if node.expression is None:
+        return None
+    read = {each.node_id for each in analyze_expression(node.expression.value).output_reads}
+    if node.type == "merge":
+        read.update(graph.fan_in_branches(node_id))
+    ancestors = graph.ancestors(node_id)
+    causes = [
+        entry for entry in results
+        if entry.status == "synthesized" and entry.id in ancestors
+        and (not read or entry.id in read)
+    ]
+    if not causes:
+        return None
+    named = ", ".join(
+        f"`{entry.id}` ({entry.type}: {value_text(entry.value)[:40]})" for entry in causes
+    )
+    return (
+        f"`{node_id}` failed reading a synthesized output: {named}; pin a realistic one "
+        f'under "outputs": {{"{causes[0].id}": …}} in the samples file (Create Sample Scope '
+        "writes a starter next to the workflow)"
+    )
 
 
 def run_workflow(
@@ -590,6 +631,8 @@ def placements(run: WorkflowRun, source: SourceText) -> list[Annotation]:
         if entry.status == "failed":
             span = _failing_span(entry)
             message = f"dry run: `{entry.id}` failed: " + _error_text(entry.error)
+            if entry.hint is not None:
+                message += f"\n{entry.hint}"
             result.append(Annotation(entry.id, id_end, label, tooltip, "failed",
                                      source.range(*span), message))
         elif entry.status in ("skipped", "not-run"):
@@ -604,12 +647,10 @@ def placements(run: WorkflowRun, source: SourceText) -> list[Annotation]:
 
 def _failing_span(entry: NodeRun) -> tuple[int, int]:
     node = entry.node
+    if entry.where is not None:
+        return entry.where
     if entry.outcome is not None and node.expression is not None:
         return node.expression.scalar.span
-    message = (entry.error or {}).get("message", "")
-    for template in node.templates:
-        if template.name in TEMPLATE_FIELDS and f"in {template.name} " in message:
-            return template.scalar.span
     assert node.id_ref is not None
     return node.id_ref.scalar.span
 

@@ -16,15 +16,19 @@ SOURCE_FIRST_LINE = 3
 ALL_BINDINGS = ("inputs", "ctx", "run", "branches")
 
 
-def authored_script(source: str, bindings: Sequence[str], *, parse_only: bool = False) -> str:
+def authored_script(
+    source: str, bindings: Sequence[str], *, parse_only: bool = False, brackets: str = "()"
+) -> str:
     """A strict script whose completion value is the authored function.
 
     The function takes the scope records as positional arguments and rebinds them as `const`,
     so a write to a binding throws. With `parse_only`, the script throws before its only
     expression statement runs: compiling it reports syntax errors and executes nothing authored.
+    `brackets` other than the engine's parentheses serve the one-expression check only.
     """
     header = '"use strict"; throw 0;' if parse_only else '"use strict";'
     consts = ", ".join(f"{name} = arguments[{index}]" for index, name in enumerate(bindings))
+    opening, closing = brackets[0], brackets[1]
     # The source sits alone between newlines so that a trailing `//` comment cannot swallow
     # the closing parenthesis and engine line numbers map straight back to source lines.
-    return f"{header}\n(function () {{ const {consts}; return (\n{source}\n); }})"
+    return f"{header}\n(function () {{ const {consts}; return {opening}\n{source}\n{closing}; }})"

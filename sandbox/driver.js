@@ -5,311 +5,510 @@
 //
 // Everything the driver needs after authored code has run is captured first, and the code that
 // runs afterwards only calls those captures, uses `{ __proto__: null }` records, indexed loops and
-// string concatenation: authored code may have redefined any prototype method by then.
+// string concatenation: authored code may have redefined any prototype method, accessor or index
+// setter by then. No driver record is ever handed to JSON.stringify (quickjs-ng's stringify pushes
+// each object it visits onto an ordinary array, where an `Array.prototype[0]` setter would receive
+// it): transport text is concatenated from primitive strings, whose stringify consults nothing.
+//
+// Every call that can run authored code is guarded, and so is the driver as a whole, so the only
+// exception that can leave it is the engine's uncatchable interrupt. The host relies on that and
+// never reads an exception's text. Failure classification reads facts authored code cannot forge:
+// which errors the creation hook saw and what they were when created, which errors authored code
+// constructed, whether a probe allocation still fits (see `evidence`).
 (function (requestJson) {
   "use strict";
 
-  const global = globalThis;
-  const freeze = Object.freeze;
-  const create = Object.create;
-  const defineProperty = Object.defineProperty;
-  const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
-  const getPrototypeOf = Object.getPrototypeOf;
-  const objectKeys = Object.keys;
-  const objectIs = Object.is;
-  const hasOwnProperty = Object.prototype.hasOwnProperty;
-  const isArray = Array.isArray;
-  const stringify = JSON.stringify;
-  const parse = JSON.parse;
-  const apply = Reflect.apply;
-  const ownKeys = Reflect.ownKeys;
-  const isError = Error.isError;
-  const toText = String;
-  const sliceText = String.prototype.slice;
-  const indirectEval = global.eval;
-  const DeniedError = TypeError;
-  const internalErrorPrototype = InternalError.prototype;
-  const rangeErrorPrototype = RangeError.prototype;
-  const syntaxErrorPrototype = SyntaxError.prototype;
-
-  const TRANSPORT_VERSION = 1;
-  const DETAIL_LIMIT = 2000;
-  const DEPTH_LIMIT = 128;
-  const DENIED_MESSAGE = "secret-derived values are unavailable to expressions";
-  // The diagnostic fields the engine's bridge adds to a top-level Error result, in its order.
-  const ERROR_FIELDS = ["name", "message", "stack", "fileName", "lineNumber"];
-
-  // The spec's allow-list (plus the error constructors and the pure URI helpers every QuickJS
-  // build ships in its base objects); every other global is deleted: deny by default.
-  const ALLOWED_GLOBALS = [
-    "Object", "Function", "Array", "String", "Number", "Boolean", "Math", "JSON", "Map", "Set",
-    "WeakMap", "WeakSet", "RegExp", "Reflect", "Symbol", "BigInt", "parseInt", "parseFloat",
-    "isNaN", "isFinite", "eval", "globalThis", "Infinity", "NaN", "undefined",
-    "Error", "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError",
-    "InternalError", "AggregateError",
-    "decodeURI", "decodeURIComponent", "encodeURI", "encodeURIComponent", "escape", "unescape",
-  ];
-  const ERROR_CONSTRUCTORS = [
-    Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError,
-    InternalError, AggregateError,
-  ];
-
-  const request = parse(requestJson);
+  const DENIED = '{"v":1,"arm":"denied"}';
+  // The driver's own code failed although every authored call was guarded: a resource failure.
+  const DRIVER_FAILED = '{"v":1,"arm":"failure","phase":"driver","evidence":"memory","detail":""}';
+  const SERIALIZER_FAILED =
+    '{"v":1,"arm":"failure","phase":"serialize","evidence":"memory","detail":""}';
   let latched = false;
-
-  function has(object, key) {
-    return apply(hasOwnProperty, object, [key]);
+  try {
+    return drive();
+  } catch (escaped) {
+    // Returning a constant allocates nothing, so this cannot fail in turn.
+    return latched ? DENIED : DRIVER_FAILED;
   }
 
-  function clip(text) {
-    return text.length > DETAIL_LIMIT ? apply(sliceText, text, [0, DETAIL_LIMIT]) : text;
-  }
+  function drive() {
+    const global = globalThis;
+    const freeze = Object.freeze;
+    const create = Object.create;
+    const defineProperty = Object.defineProperty;
+    const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+    const getPrototypeOf = Object.getPrototypeOf;
+    const setPrototypeOf = Object.setPrototypeOf;
+    const objectKeys = Object.keys;
+    const objectIs = Object.is;
+    const hasOwnProperty = Object.prototype.hasOwnProperty;
+    const isArray = Array.isArray;
+    const stringify = JSON.stringify;
+    const parse = JSON.parse;
+    const apply = Reflect.apply;
+    const construct = Reflect.construct;
+    const ownKeys = Reflect.ownKeys;
+    const isError = Error.isError;
+    const toText = String;
+    const sliceText = String.prototype.slice;
+    const repeatText = String.prototype.repeat;
+    const join = Array.prototype.join;
+    const bind = Function.prototype.bind;
+    const weakSetAdd = WeakSet.prototype.add;
+    const weakSetHas = WeakSet.prototype.has;
+    const weakMapGet = WeakMap.prototype.get;
+    const weakMapSet = WeakMap.prototype.set;
+    const weakMapHas = WeakMap.prototype.has;
+    const indirectEval = global.eval;
+    const RealError = Error;
+    const DeniedError = TypeError;
+    const internalErrorPrototype = InternalError.prototype;
+    const rangeErrorPrototype = RangeError.prototype;
+    const syntaxErrorPrototype = SyntaxError.prototype;
 
-  function transport(record) {
-    record.v = TRANSPORT_VERSION;
-    return stringify(record);
-  }
+    const TRANSPORT_VERSION = 1;
+    const DETAIL_LIMIT = 2000;
+    const DEPTH_LIMIT = 128;
+    const STACK_TRACE_LIMIT = 10;
+    // A thrown `null` is the engine's when it could not even allocate its out-of-memory error;
+    // then a probe this size cannot be allocated either where the throw is first handled.
+    const PROBE_LENGTH = 4096;
+    const DENIED_MESSAGE = "secret-derived values are unavailable to expressions";
+    // The diagnostic fields the engine's bridge adds to a top-level Error result, in its order.
+    const ERROR_FIELDS = ["name", "message", "stack", "fileName", "lineNumber"];
 
-  function denied() {
-    return transport({ __proto__: null, arm: "denied" });
-  }
+    // The spec's allow-list (plus the error constructors and the pure URI helpers every QuickJS
+    // build ships in its base objects); every other global is deleted: deny by default.
+    const ALLOWED_GLOBALS = [
+      "Object", "Function", "Array", "String", "Number", "Boolean", "Math", "JSON", "Map", "Set",
+      "WeakMap", "WeakSet", "RegExp", "Reflect", "Symbol", "BigInt", "parseInt", "parseFloat",
+      "isNaN", "isFinite", "eval", "globalThis", "Infinity", "NaN", "undefined",
+      "Error", "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError",
+      "InternalError", "AggregateError",
+      "decodeURI", "decodeURIComponent", "encodeURI", "encodeURIComponent", "escape", "unescape",
+    ];
+    // Every constructor of an error class, Error first: authored code gets stand-ins (below).
+    // The last two are not globals here but reachable through the errors `using` and the
+    // engine's host hooks can throw.
+    const ERROR_CLASSES = [
+      "Error", "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError",
+      "InternalError", "AggregateError", "SuppressedError", "DOMException",
+    ];
 
-  function failure(phase, evidence, detail) {
-    return transport({ __proto__: null, arm: "failure", phase, evidence, detail });
-  }
+    const request = parse(requestJson);
+    // Errors authored code constructed, and what every error was when the engine created it.
+    const constructed = new WeakSet();
+    const created = new WeakMap();
+    // Set when the creation hook saw a thrown `null` where not even the probe fitted the heap.
+    let heapExhaustedAtNull = false;
+    // The compiled authored function, and the driver functions that can run inside it (the
+    // constructor stand-ins, the prototype override setters, the denied accessor): an error's
+    // position is its innermost frame of authored code.
+    let authored;
+    const driverCode = new WeakSet();
 
-  function lockDown() {
-    const allowed = create(null);
-    for (const name of ALLOWED_GLOBALS) allowed[name] = true;
-    for (const key of ownKeys(global)) {
-      if (typeof key === "string" && !allowed[key]) delete global[key];
+    function has(object, key) {
+      return apply(hasOwnProperty, object, [key]);
     }
-    delete Math.random;
-    freeze(Math);
-    // Error.prepareStackTrace would hand authored code CallSite objects whose getFunction()
-    // returns the live driver closures on the stack; pin it to undefined before freezing.
-    defineProperty(Error, "prepareStackTrace", {
-      value: undefined, writable: false, enumerable: false, configurable: false,
-    });
-    for (const constructor of ERROR_CONSTRUCTORS) {
-      freeze(constructor);
-      freezeKeepingOverrides(constructor.prototype);
+
+    function clip(text) {
+      return text.length > DETAIL_LIMIT ? apply(sliceText, text, [0, DETAIL_LIMIT]) : text;
     }
-  }
 
-  // Frozen error prototypes keep the host's conversion of an escaping engine error (toString,
-  // name, message, stack) free of authored code. Plain freezing would also make `err.name = "X"`
-  // throw on every instance (the override mistake), so each data property becomes a fixed
-  // getter whose setter defines the property on the instance, as an ordinary assignment would.
-  function freezeKeepingOverrides(prototype) {
-    for (const key of ownKeys(prototype)) {
-      const descriptor = getOwnPropertyDescriptor(prototype, key);
-      if (!has(descriptor, "value")) continue;
-      const value = descriptor.value;
-      defineProperty(prototype, key, {
-        get() {
-          return value;
-        },
-        set(replacement) {
-          if (this === prototype) throw new TypeError("'" + toText(key) + "' is read-only");
-          defineProperty(this, key, {
-            value: replacement, writable: true, enumerable: true, configurable: true,
-          });
-        },
-        enumerable: descriptor.enumerable,
-        configurable: false,
-      });
+    // One flat string from an array literal of strings. An array literal defines its elements
+    // (no inherited index setter runs) and join reads only them; `+` on long strings would give
+    // quickjs-ng's rope strings, which the Python binding cannot return.
+    function concat(parts) {
+      return apply(join, parts, [""]);
     }
-    freeze(prototype);
-  }
 
-  function deny() {
-    // Sticky: a caught read, a getter returned as a value or a toJSON read cannot clear it.
-    latched = true;
-    throw new DeniedError(DENIED_MESSAGE);
-  }
+    function field(name, text) {
+      return concat([",", stringify(name), ":", stringify(text)]);
+    }
 
-  function deepFreeze(root) {
-    // Iterative (a recursive freeze overflows the 256 KB stack near 150 levels), with indexed
-    // loops and only containers pushed: this walk is most of the cost of a large scope.
-    const pending = [root];
-    const depths = [0];
-    let top = 1;
-    while (top > 0) {
-      top -= 1;
-      const value = pending[top];
-      const depth = depths[top];
-      if (typeof value !== "object" || value === null) continue;
-      if (depth > DEPTH_LIMIT) throw new RangeError("scope nesting exceeds " + DEPTH_LIMIT);
-      freeze(value);
-      const keys = isArray(value) ? undefined : objectKeys(value);
-      const count = keys === undefined ? value.length : keys.length;
-      for (let index = 0; index < count; index += 1) {
-        const child = keys === undefined ? value[index] : value[keys[index]];
-        if (typeof child === "object" && child !== null) {
-          pending[top] = child;
-          depths[top] = depth + 1;
-          top += 1;
+    // `extra`: the optional author-detail fields, already encoded.
+    function failure(phase, evidence, detail, extra) {
+      return concat([
+        '{"v":', toText(TRANSPORT_VERSION), ',"arm":"failure"', field("phase", phase),
+        field("evidence", evidence), field("detail", detail),
+        extra === undefined ? "" : concat(extra), "}",
+      ]);
+    }
+
+    // The engine calls this when it creates any error (its own or a constructed one), before
+    // authored code can touch it, and cannot call it when the stack is exhausted. It records
+    // what the error was, and formats the stack the way the engine's default does.
+    function onErrorCreated(error, callSites) {
+      if (error === null) {
+        try {
+          apply(repeatText, " ", [PROBE_LENGTH]);
+        } catch (exhausted) {
+          heapExhaustedAtNull = true;
+        }
+        return undefined;
+      }
+      if (isError(error) && !apply(weakMapHas, created, [error])) {
+        const descriptor = getOwnPropertyDescriptor(error, "message");
+        const message = descriptor !== undefined && has(descriptor, "value") ? descriptor.value : "";
+        const site = authoredSite(callSites);
+        apply(weakMapSet, created, [error, {
+          __proto__: null, prototype: getPrototypeOf(error), message,
+          line: site === undefined ? undefined : site.getLineNumber(),
+          column: site === undefined ? undefined : site.getColumnNumber(),
+        }]);
+      }
+      // Only authored frames: the driver's own (its stand-ins with the native `construct` they
+      // call, and everything outside the authored function) are not the expression's stack.
+      let stack = "";
+      for (let index = 0; index < callSites.length; index += 1) {
+        const site = callSites[index];
+        const running = site.getFunction();
+        if (apply(weakSetHas, driverCode, [running]) || running === construct) continue;
+        const name = site.getFunctionName();
+        stack = stack + "    at " + (name === null || name === "" ? "<anonymous>" : name) +
+          (site.isNative() ? " (native)"
+            : " (" + site.getFileName() + ":" + site.getLineNumber() + ":" +
+              site.getColumnNumber() + ")") + "\n";
+        if (authored !== undefined && running === authored) break;
+      }
+      return stack;
+    }
+
+    // The innermost frame of authored code, if the authored function is on the stack.
+    function authoredSite(callSites) {
+      if (authored === undefined) return undefined;
+      let innermost;
+      for (let index = 0; index < callSites.length; index += 1) {
+        const site = callSites[index];
+        const running = site.getFunction();
+        if (running === authored) return innermost === undefined ? site : innermost;
+        if (innermost === undefined && typeof running === "function" && !site.isNative() &&
+            !apply(weakSetHas, driverCode, [running])) {
+          innermost = site;
         }
       }
+      return undefined;
     }
-    return root;
-  }
 
-  function record(values, deniedKeys) {
-    const deniedSet = create(null);
-    for (const key of deniedKeys) deniedSet[key] = true;
-    const built = create(null);
-    for (const key of objectKeys(values)) {
-      if (deniedSet[key]) {
-        defineProperty(built, key, { get: deny, enumerable: true, configurable: false });
-      } else {
-        defineProperty(built, key, {
-          value: deepFreeze(values[key]), writable: false, enumerable: true, configurable: false,
+    // Authored code sees stand-ins for the error constructors: the same prototypes, statics and
+    // behaviour, but every error they construct is recorded, so a hand-built error that copies
+    // an engine failure's class and message is never taken for one.
+    function standIn(Real, parent) {
+      function Constructor(...args) {
+        const error = construct(Real, args, new.target === undefined ? Constructor : new.target);
+        apply(weakSetAdd, constructed, [error]);
+        return error;
+      }
+      apply(weakSetAdd, driverCode, [Constructor]);
+      defineProperty(Constructor, "prototype", { value: Real.prototype, writable: false });
+      const visible = apply(bind, Constructor, [undefined]);
+      defineProperty(visible, "prototype", { value: Real.prototype });
+      defineProperty(visible, "name", { value: Real.name, configurable: true });
+      defineProperty(visible, "length", { value: Real.length, configurable: true });
+      if (parent !== undefined) setPrototypeOf(visible, parent);
+      for (const key of ownKeys(Real)) {
+        if (key === "prototype" || key === "name" || key === "length") continue;
+        const descriptor = getOwnPropertyDescriptor(Real, key);
+        defineProperty(visible, key, has(descriptor, "value") ? descriptor : {
+          // The engine's own accessors (stackTraceLimit, prepareStackTrace) stay private.
+          value: key === "stackTraceLimit" ? STACK_TRACE_LIMIT : undefined,
+          writable: false, enumerable: false, configurable: false,
         });
       }
+      defineProperty(Real.prototype, "constructor", {
+        value: visible, writable: true, enumerable: false, configurable: true,
+      });
+      return visible;
     }
-    return freeze(built);
-  }
 
-  function scopeBindings() {
-    const run = create(null);
-    run.outputs = record(request.outputs, []);
-    const bindings = [
-      record(request.inputs, request.deniedInputs),
-      record(request.ctx, request.deniedCtx),
-      freeze(run),
-    ];
-    if (request.kind === "merge") {
-      // Each branch is one scope value, admitted to the same depth as an input.
-      for (const branch of request.branches) deepFreeze(branch);
-      bindings.push(freeze(request.branches));
+    function lockDown() {
+      // Set through the real accessors, which authored code never reaches: the hook runs for
+      // every error, and no authored valueOf can run while the engine reads the limit.
+      RealError.stackTraceLimit = STACK_TRACE_LIMIT;
+      RealError.prepareStackTrace = onErrorCreated;
+      apply(weakSetAdd, driverCode, [deny]);
+      let parent;
+      const standIns = [];
+      for (const name of ERROR_CLASSES) {
+        const Real = global[name];
+        if (typeof Real !== "function") continue;
+        const visible = standIn(Real, parent);
+        parent = parent === undefined ? visible : parent;
+        if (has(global, name)) {
+          defineProperty(global, name, {
+            value: visible, writable: true, enumerable: false, configurable: true,
+          });
+        }
+        standIns[standIns.length] = visible;
+      }
+      const allowed = create(null);
+      for (const name of ALLOWED_GLOBALS) allowed[name] = true;
+      for (const key of ownKeys(global)) {
+        if (typeof key === "string" && !allowed[key]) delete global[key];
+      }
+      delete Math.random;
+      freeze(Math);
+      for (const visible of standIns) {
+        freeze(visible);
+        freezeKeepingOverrides(visible.prototype);
+      }
     }
-    return bindings;
-  }
 
-  // The evidence the host classifies on: facts of the engine (which intrinsic prototype, which
-  // own message it set), read without running authored code. Authored names never decide it.
-  function evidence(thrown) {
-    if (thrown === null) return "memory"; // the engine's throw when it cannot allocate an error
-    if (!isError(thrown)) return "runtime";
-    const prototype = getPrototypeOf(thrown);
-    const descriptor = getOwnPropertyDescriptor(thrown, "message");
-    const message = descriptor !== undefined && has(descriptor, "value") ? descriptor.value : "";
-    if (prototype === internalErrorPrototype) {
-      if (message === "out of memory" || message === "string too long") return "memory";
-      if (message === "stack overflow") return "stack";
+    // Frozen error prototypes keep the host's conversion of an escaping engine error (toString,
+    // name, message, stack) free of authored code. Plain freezing would also make `err.name = "X"`
+    // throw on every instance (the override mistake), so each data property becomes a fixed
+    // getter whose setter defines the property on the instance, as an ordinary assignment would.
+    function freezeKeepingOverrides(prototype) {
+      for (const key of ownKeys(prototype)) {
+        const descriptor = getOwnPropertyDescriptor(prototype, key);
+        // Non-configurable data (DOMException's code constants) is read-only already.
+        if (!has(descriptor, "value") || !descriptor.configurable) continue;
+        const value = descriptor.value;
+        const accessors = {
+          get() {
+            return value;
+          },
+          set(replacement) {
+            if (this === prototype) throw new TypeError("'" + toText(key) + "' is read-only");
+            defineProperty(this, key, {
+              value: replacement, writable: true, enumerable: true, configurable: true,
+            });
+          },
+        };
+        apply(weakSetAdd, driverCode, [accessors.get]);
+        apply(weakSetAdd, driverCode, [accessors.set]);
+        defineProperty(prototype, key, {
+          get: accessors.get, set: accessors.set,
+          enumerable: descriptor.enumerable, configurable: false,
+        });
+      }
+      freeze(prototype);
     }
-    if (prototype === rangeErrorPrototype && message === "Maximum call stack size exceeded") {
-      return "stack";
-    }
-    return "runtime";
-  }
 
-  // Private diagnostic text (SandboxError.detail): may contain authored text, never shown.
-  function describe(thrown) {
-    try {
-      if (typeof thrown === "bigint" || typeof thrown === "symbol") return clip(toText(thrown));
-      if (isError(thrown)) return clip(toText(thrown.name) + ": " + toText(thrown.message));
-      const json = stringify(thrown);
-      return clip(json === undefined ? toText(thrown) : json);
-    } catch (ignored) {
-      return "(a thrown value that cannot be described)";
+    function deny() {
+      // Sticky: a caught read, a getter returned as a value or a toJSON read cannot clear it.
+      latched = true;
+      throw new DeniedError(DENIED_MESSAGE);
     }
-  }
 
-  function failed(phase, thrown) {
-    let kind = "runtime";
-    try {
-      kind = evidence(thrown);
-    } catch (ignored) {
-      // classification reads no authored code; a failure here is a resource failure
-      kind = "memory";
-    }
-    if (phase === "compile" && kind === "runtime") {
-      kind = isError(thrown) && getPrototypeOf(thrown) === syntaxErrorPrototype ? "syntax" : kind;
-    }
-    const detail = describe(thrown);
-    if (latched) return denied();
-    return failure(phase, kind, detail);
-  }
-
-  // Phase 1: lockdown, scope rebuild, compile, run. Nothing authored runs before `apply(authored)`.
-  let bindings;
-  try {
-    lockDown();
-    bindings = scopeBindings();
-  } catch (thrown) {
-    return failed("scope", thrown);
-  }
-  let authored;
-  try {
-    authored = indirectEval(request.source);
-  } catch (thrown) {
-    return failed("compile", thrown);
-  }
-  let result;
-  try {
-    result = apply(authored, undefined, bindings);
-  } catch (thrown) {
-    return failed("run", thrown);
-  }
-  const resultType = typeof result;
-  let serialized = false;
-
-  function numberTag(value) {
-    if (value !== value) return "NaN";
-    if (value === Infinity) return "Infinity";
-    if (value === -Infinity) return "-Infinity";
-    if (objectIs(value, -0)) return "-0";
-    return undefined;
-  }
-
-  // The engine bridge's supplemental fields on a top-level Error whose JSON is an object: all
-  // getters run first, then their values are serialized; the original traversal comes before.
-  function withErrorFields(payload) {
-    if (payload[0] !== "{") return payload;
-    const present = parse(payload);
-    // Not an array: an authored setter on Array.prototype[0] would intercept the writes.
-    const values = { __proto__: null };
-    for (let index = 0; index < ERROR_FIELDS.length; index += 1) {
-      const field = ERROR_FIELDS[index];
-      values[index] = has(present, field) ? undefined : result[field];
-    }
-    let extended = apply(sliceText, payload, [0, payload.length - 1]);
-    let separator = payload === "{}" ? "" : ",";
-    for (let index = 0; index < ERROR_FIELDS.length; index += 1) {
-      const json = values[index] === undefined ? undefined : stringify(values[index]);
-      if (json === undefined) continue;
-      extended = extended + separator + stringify(ERROR_FIELDS[index]) + ":" + json;
-      separator = ",";
-    }
-    return extended + "}";
-  }
-
-  // Phase 2: serialize the captured result at most once, then check the latch last.
-  return function serialize() {
-    if (serialized) return failure("serialize", "runtime", "serializer called twice");
-    serialized = true;
-    const success = { __proto__: null, arm: "success", type: resultType };
-    try {
-      if (resultType === "number") {
-        const tag = numberTag(result);
-        if (tag !== undefined) success.tag = tag;
-        success.payload = tag === undefined ? stringify(result) : "null";
-      } else if (resultType === "string" || resultType === "boolean") {
-        success.payload = stringify(result);
-      } else if (resultType === "object") {
-        const payload = stringify(result);
-        if (payload !== undefined) {
-          success.payload = result !== null && isError(result) ? withErrorFields(payload) : payload;
+    function deepFreeze(root) {
+      // Iterative (a recursive freeze overflows the 256 KB stack near 150 levels), with indexed
+      // loops and only containers pushed: this walk is most of the cost of a large scope.
+      const pending = [root];
+      const depths = [0];
+      let top = 1;
+      while (top > 0) {
+        top -= 1;
+        const value = pending[top];
+        const depth = depths[top];
+        if (typeof value !== "object" || value === null) continue;
+        if (depth > DEPTH_LIMIT) throw new RangeError("scope nesting exceeds " + DEPTH_LIMIT);
+        freeze(value);
+        const keys = isArray(value) ? undefined : objectKeys(value);
+        const count = keys === undefined ? value.length : keys.length;
+        for (let index = 0; index < count; index += 1) {
+          const child = keys === undefined ? value[index] : value[keys[index]];
+          if (typeof child === "object" && child !== null) {
+            pending[top] = child;
+            depths[top] = depth + 1;
+            top += 1;
+          }
         }
       }
-    } catch (ignored) {
-      // a cycle, a throwing getter or toJSON, a BigInt inside: no payload, the host decides
-      delete success.payload;
+      return root;
     }
-    if (latched) return denied();
-    return transport(success);
-  };
+
+    function record(values, deniedKeys) {
+      const deniedSet = create(null);
+      for (const key of deniedKeys) deniedSet[key] = true;
+      const built = create(null);
+      for (const key of objectKeys(values)) {
+        if (deniedSet[key]) {
+          defineProperty(built, key, { get: deny, enumerable: true, configurable: false });
+        } else {
+          defineProperty(built, key, {
+            value: deepFreeze(values[key]), writable: false, enumerable: true, configurable: false,
+          });
+        }
+      }
+      return freeze(built);
+    }
+
+    function scopeBindings() {
+      const run = create(null);
+      run.outputs = record(request.outputs, []);
+      const bindings = [
+        record(request.inputs, request.deniedInputs),
+        record(request.ctx, request.deniedCtx),
+        freeze(run),
+      ];
+      if (request.kind === "merge") {
+        // Each branch is one scope value, admitted to the same depth as an input.
+        for (const branch of request.branches) deepFreeze(branch);
+        bindings.push(freeze(request.branches));
+      }
+      return bindings;
+    }
+
+    // The evidence the host classifies on, from facts authored code cannot forge. Never the
+    // thrown value's current class or message: authored code can build or reshape any error.
+    //  - stack: an error the engine made but could not run the creation hook for (the hook needs
+    //    stack), or one it created as a stack overflow;
+    //  - memory: an error the engine created as out of memory, or a thrown `null` after the hook
+    //    found the heap exhausted at a `null` throw (the engine's last resort when it cannot
+    //    allocate its own error);
+    //  - everything authored code constructed or threw itself: runtime.
+    function evidence(thrown) {
+      if (thrown === null) return heapExhaustedAtNull ? "memory" : "runtime";
+      // No JavaScript value has this type: the engine's residue of an exception it could not
+      // even record for lack of memory.
+      if (typeof thrown === "unknown") return "memory";
+      if (!isError(thrown) || apply(weakSetHas, constructed, [thrown])) return "runtime";
+      const origin = apply(weakMapGet, created, [thrown]);
+      if (origin === undefined) {
+        return getPrototypeOf(thrown) === rangeErrorPrototype ? "stack" : "memory";
+      }
+      if (origin.prototype === internalErrorPrototype) {
+        if (origin.message === "out of memory" || origin.message === "string too long") {
+          return "memory";
+        }
+        if (origin.message === "stack overflow") return "stack";
+      }
+      if (origin.prototype === rangeErrorPrototype &&
+          origin.message === "Maximum call stack size exceeded") {
+        return "stack";
+      }
+      if (origin.prototype === syntaxErrorPrototype) return "syntax";
+      return "runtime";
+    }
+
+    // Private diagnostic text (SandboxError.detail) and, for an Error, its class and message as
+    // separate fields (the author detail a dry run may show): authored text, never shown
+    // elsewhere, clipped, and read once (its getters run once).
+    function describe(thrown) {
+      const described = { __proto__: null, text: "(a thrown value that cannot be described)" };
+      try {
+        if (typeof thrown === "bigint" || typeof thrown === "symbol") {
+          described.text = clip(toText(thrown));
+        } else if (isError(thrown)) {
+          described.name = clip(toText(thrown.name));
+          described.message = clip(toText(thrown.message));
+          described.text = clip(described.name + ": " + described.message);
+        } else {
+          const json = stringify(thrown);
+          described.text = clip(json === undefined ? toText(thrown) : json);
+        }
+      } catch (ignored) {
+        // the fixed text above
+      }
+      return described;
+    }
+
+    function failed(phase, thrown) {
+      let kind = evidence(thrown);
+      // A syntax error is the compiler's verdict only while compiling.
+      if (kind === "syntax" && phase !== "compile") kind = "runtime";
+      const described = describe(thrown);
+      if (latched) return DENIED;
+      const origin = isError(thrown) ? apply(weakMapGet, created, [thrown]) : undefined;
+      const located = origin !== undefined && typeof origin.line === "number" &&
+        typeof origin.column === "number";
+      return failure(phase, kind, typeof described.text === "string" ? described.text : "", [
+        typeof described.name === "string" ? field("class", described.name) : "",
+        typeof described.message === "string" ? field("message", described.message) : "",
+        located ? concat([',"line":', toText(origin.line), ',"column":', toText(origin.column)])
+          : "",
+      ]);
+    }
+
+    // Phase 1: lockdown, scope rebuild, compile, run. Nothing authored runs before `apply(authored)`.
+    let bindings;
+    try {
+      lockDown();
+      bindings = scopeBindings();
+    } catch (thrown) {
+      return failed("scope", thrown);
+    }
+    try {
+      authored = indirectEval(request.source);
+    } catch (thrown) {
+      return failed("compile", thrown);
+    }
+    let result;
+    try {
+      result = apply(authored, undefined, bindings);
+    } catch (thrown) {
+      return failed("run", thrown);
+    }
+    const resultType = typeof result;
+    let serialized = false;
+
+    function numberTag(value) {
+      if (value !== value) return "NaN";
+      if (value === Infinity) return "Infinity";
+      if (value === -Infinity) return "-Infinity";
+      if (objectIs(value, -0)) return "-0";
+      return undefined;
+    }
+
+    // The engine bridge's supplemental fields on a top-level Error whose JSON is an object: all
+    // getters run first, then their values are serialized; the original traversal comes before.
+    function withErrorFields(payload) {
+      if (payload[0] !== "{") return payload;
+      const present = parse(payload);
+      // Not an array: an authored setter on Array.prototype[0] would intercept the writes.
+      const values = { __proto__: null };
+      for (let index = 0; index < ERROR_FIELDS.length; index += 1) {
+        const name = ERROR_FIELDS[index];
+        values[index] = has(present, name) ? undefined : result[name];
+      }
+      let extended = apply(sliceText, payload, [0, payload.length - 1]);
+      let separator = payload === "{}" ? "" : ",";
+      for (let index = 0; index < ERROR_FIELDS.length; index += 1) {
+        const json = values[index] === undefined ? undefined : stringify(values[index]);
+        if (typeof json !== "string") continue;
+        extended = extended + separator + stringify(ERROR_FIELDS[index]) + ":" + json;
+        separator = ",";
+      }
+      return extended + "}";
+    }
+
+    // The authored result's JSON text (authored toJSON and getters run here), or undefined.
+    function payloadOf() {
+      if (resultType === "number") return numberTag(result) === undefined ? stringify(result) : "null";
+      if (resultType === "string" || resultType === "boolean") return stringify(result);
+      if (resultType !== "object") return undefined;
+      const payload = stringify(result);
+      if (typeof payload !== "string") return undefined;
+      return result !== null && isError(result) ? withErrorFields(payload) : payload;
+    }
+
+    function serializeOnce() {
+      if (serialized) return failure("serialize", "runtime", "serializer called twice");
+      serialized = true;
+      let payload;
+      try {
+        payload = payloadOf();
+      } catch (ignored) {
+        // a cycle, a throwing getter or toJSON, a BigInt inside: no payload, the host decides
+        payload = undefined;
+      }
+      if (latched) return DENIED;
+      const tag = resultType === "number" ? numberTag(result) : undefined;
+      return concat([
+        '{"v":', toText(TRANSPORT_VERSION), ',"arm":"success"', field("type", resultType),
+        typeof payload === "string" ? field("payload", payload) : "",
+        tag === undefined ? "" : field("tag", tag), "}",
+      ]);
+    }
+
+    // Phase 2: serialize the captured result at most once, then check the latch last.
+    return function serialize() {
+      try {
+        return serializeOnce();
+      } catch (escaped) {
+        return latched ? DENIED : SERIALIZER_FAILED;
+      }
+    };
+  }
 })

@@ -21,15 +21,16 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal, overload
 
 import sandbox
-from sandbox.errors import REASONS, SandboxError
-from sandbox.evaluator import prepare
+from sandbox.errors import DETAIL_TEXT_LIMIT, REASONS, FailureSite, SandboxError
+from sandbox.evaluator import failed_outcome, prepare
 from sandbox.limits import TIME_LIMIT_MS
 from sandbox.outcome import Outcome, decode_value
 from sandbox.scope import Scope
-from sandbox.transport import Kind
+from sandbox.transport import Kind, serialization_failed
+from sandbox.worker import SERIALIZE_PHASE
 
 DEFAULT_GRACE_MS = 500
 # How long a new worker may take to import before it counts as dead.
@@ -55,9 +56,14 @@ class _Worker:
         )
         self._buffer = bytearray()  # appended in place: a large result arrives in many chunks
         self._ready = False
+        self.phase = "evaluate"
 
     def call(self, message: dict[str, Any], timeout_s: float) -> dict[str, Any] | None:
-        """The worker's response, or None if it did not answer within `timeout_s`."""
+        """The worker's response, or None if it did not answer within `timeout_s`.
+
+        Progress lines (`{"phase": ...}`) are recorded in `self.phase`, not returned.
+        """
+        self.phase = "evaluate"
         if not self._ready:
             if self._read_line(time.monotonic() + STARTUP_TIMEOUT_S) is None:
                 raise _WorkerDied("the worker did not start")
@@ -69,16 +75,21 @@ class _Worker:
             stdin.flush()
         except OSError:
             raise _WorkerDied("the worker closed its input") from None
-        line = self._read_line(time.monotonic() + timeout_s)
-        if line is None:
-            return None
-        try:
-            response = json.loads(line)
-        except ValueError:
-            raise _WorkerDied("the worker wrote a malformed response") from None
-        if not isinstance(response, dict):
-            raise _WorkerDied("the worker wrote a malformed response")
-        return response
+        deadline = time.monotonic() + timeout_s
+        while True:
+            line = self._read_line(deadline)
+            if line is None:
+                return None
+            try:
+                response = json.loads(line)
+            except ValueError:
+                raise _WorkerDied("the worker wrote a malformed response") from None
+            if not isinstance(response, dict):
+                raise _WorkerDied("the worker wrote a malformed response")
+            if response == SERIALIZE_PHASE:
+                self.phase = "serialize"
+                continue
+            return response
 
     def _read_line(self, deadline: float) -> bytes | None:
         stdout = self.process.stdout
@@ -120,13 +131,31 @@ class WorkerPool:
         self._closed = False
         self._changed = threading.Condition()
 
-    def evaluate(self, source: str, kind: Kind, scope: Scope) -> Any:
-        """Like `sandbox.evaluate`, in a worker. Raises only SandboxError."""
+    @overload
+    def evaluate(
+        self, source: str, kind: Kind, scope: Scope, *, with_detail: Literal[False] = False
+    ) -> Any: ...
+
+    @overload
+    def evaluate(
+        self, source: str, kind: Kind, scope: Scope, *, with_detail: Literal[True]
+    ) -> Outcome: ...
+
+    def evaluate(self, source: str, kind: Kind, scope: Scope, *, with_detail: bool = False) -> Any:
+        """Like `sandbox.evaluate`, in a worker. Raises only SandboxError.
+
+        With `with_detail`, returns an Outcome with the author detail instead (see `run`).
+        """
+        if with_detail:
+            return self.run(source, kind, scope, with_detail=True)
         request = prepare(source, kind, scope)
         worker = self._acquire()
         healthy = False
         try:
             response = worker.call({"kind": kind, "request": request}, self.deadline_s)
+            if response is None and worker.phase == "serialize":
+                # The spec keeps the baseline disposition for a serializer that cannot finish.
+                raise serialization_failed(kind)
             if response is None:
                 raise SandboxError("timeout", "the worker was killed at the deadline")
             healthy = True
@@ -136,12 +165,15 @@ class WorkerPool:
             self._release(worker, healthy)
         return _decode(response)
 
-    def run(self, source: str, kind: Kind, scope: Scope) -> Outcome:
-        """`evaluate` as an Outcome: never raises SandboxError."""
+    def run(
+        self, source: str, kind: Kind, scope: Scope, *, with_detail: bool = False
+    ) -> Outcome:
+        """`evaluate` as an Outcome: never raises SandboxError. With `with_detail`, a failure's
+        Outcome carries the author detail (`Outcome.detail`)."""
         try:
             return Outcome(value=self.evaluate(source, kind, scope))
         except SandboxError as error:
-            return Outcome(error=error)
+            return failed_outcome(source, error) if with_detail else Outcome(error=error)
 
     def close(self) -> None:
         """Stop every idle worker; workers still in use stop when released."""
@@ -233,4 +265,18 @@ def _decode(response: dict[str, Any]) -> Any:
         raise SandboxError("runtime", "malformed worker response") from None
     if reason not in REASONS or not (detail is None or isinstance(detail, str)):
         raise SandboxError("runtime", "malformed worker response")
-    raise SandboxError(reason, detail)
+    raise SandboxError(reason, detail, _site(response.get("site")))
+
+
+def _site(encoded: object) -> FailureSite | None:
+    if not isinstance(encoded, dict):
+        return None
+    cls, message, position = encoded.get("class"), encoded.get("message"), encoded.get("position")
+    if not isinstance(cls, str) or not isinstance(message, str):
+        return None
+    engine_position = None
+    if isinstance(position, list) and len(position) == 2:
+        line, column = position
+        if type(line) is int and type(column) is int:
+            engine_position = (line, column)
+    return FailureSite(cls[:DETAIL_TEXT_LIMIT], message[:DETAIL_TEXT_LIMIT], engine_position)

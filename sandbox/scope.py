@@ -130,12 +130,16 @@ class Scope:
         branches = obj.get("branches", [])
         if not isinstance(branches, list):
             raise ScopeError("scope.branches: must be a JSON array of branch outputs")
+        # Secret values are dropped before anything is validated: no message below can quote
+        # a key or a value from inside a secret input or a denied context entry.
+        secret_inputs = _names(obj.get("secret_inputs", []), "scope.secret_inputs")
+        secret_ctx = _names(obj.get("secret_ctx", []), "scope.secret_ctx")
+        inputs = {key: None if key in secret_inputs else value for key, value in inputs.items()}
+        ctx = _object(obj.get("ctx", {}), "scope.ctx")
+        ctx = {key: None if key in secret_ctx else value for key, value in ctx.items()}
         _check_json(inputs, "scope.inputs", -1)
         _check_json(outputs, "scope.run.outputs", -1)
         _check_json(branches, "scope.branches", -1)
-        secret_inputs = _names(obj.get("secret_inputs", []), "scope.secret_inputs")
-        secret_ctx = _names(obj.get("secret_ctx", []), "scope.secret_ctx")
-        ctx = _object(obj.get("ctx", {}), "scope.ctx")
         ordered = _unique([*ctx, *(key for key in secret_ctx if key not in ctx)], "scope.ctx")
         clean = {key: value for key, value in ctx.items() if key not in secret_ctx}
         projection = ContextProjection(clean, secret_ctx, ordered)

@@ -1,10 +1,16 @@
 """Parse-only check that a bare expression compiles exactly as the evaluator compiles it.
 
-Two parsers must agree. The engine's own parser compiles the authored function inside a script
-that throws before its only statement runs, so nothing authored ever executes; its message and
-position are what the workflow author sees. tree-sitter-javascript then confirms the source is
-exactly one expression, refusing text that closes the wrapper and appends statements of its own
-(`1)}); x=1; (function(){(1`), which the engine alone would accept.
+QuickJS's own parser is the only judge, so the check reads every source as the engine does
+(HTML-like comments `<!--` and line-leading `-->`, template literal revision, regular expressions
+versus division). It compiles the source twice, inside a script that throws before its only
+statement runs, so nothing authored ever executes:
+
+1. in the evaluator's wrapper, `return (⏎source⏎);` — the engine's message and position are
+   what the workflow author sees;
+2. in the same wrapper with brackets, `return [⏎source⏎];`. Exactly one expression compiles in
+   both. A source that closes the wrapper early (`1)}); x=1; (function(){(1`) must contain a
+   `)` the wrapper did not open, which no bracket wrapper accepts, and a `]` would fail the first
+   compile: so a source passing both cannot leave the wrapper, whatever its comments hide.
 """
 
 from __future__ import annotations
@@ -16,24 +22,21 @@ from dataclasses import dataclass
 from typing import Literal
 
 import quickjs
-import tree_sitter_javascript
-from tree_sitter import Language, Node, Parser
 
 from sandbox.authored import ALL_BINDINGS, SOURCE_FIRST_LINE, authored_script
 from sandbox.limits import MEMORY_LIMIT_BYTES, STACK_LIMIT_BYTES
-from sandbox.vm import MEMORY_MARKERS, STACK_MARKERS
 
 NOT_ONE_EXPRESSION = "expected exactly one expression"
 # A parser message may quote one token; an author's megabyte-long identifier stays out of it.
 MESSAGE_LIMIT = 160
 
-_JS_LANGUAGE = Language(tree_sitter_javascript.language())
 # Every JavaScript line terminator, CRLF counted once: the engine numbers lines this way.
-_LINE_TERMINATOR = re.compile("\r\n|[\n\r\u2028\u2029]")
+LINE_TERMINATOR = re.compile("\r\n|[\n\r\u2028\u2029]")
 _ENGINE_POSITION = re.compile(r"<input>:(\d+):(\d+)")
-# The tree-sitter view: the same parentheses, the source alone on its lines.
-_TREE_PREFIX = "(\n"
-_TREE_SUFFIX = "\n)"
+# How the parser reports a cap it hit. Only the parser runs in the parse-only context (the script
+# throws before its one statement), so these first lines are the engine's, never authored text.
+MEMORY_MARKERS = ("InternalError: out of memory", "InternalError: string too long", "null")
+STACK_MARKERS = ("RangeError: Maximum call stack size exceeded", "InternalError: stack overflow")
 
 
 @dataclass(frozen=True)
@@ -45,14 +48,16 @@ class SyntaxProblem:
     # Set when the parser hit a sandbox cap rather than a grammar error: the evaluation then
     # fails with that reason (`stack`/`memory`), as the engine compiling it would.
     cap: Literal["memory", "stack"] | None = None
+    # True when the engine's own wrapper compiles the source although it is not one expression
+    # (it closes the wrapper's parenthesis early): the engine runs it, the sandbox refuses it.
+    engine_compiles: bool = False
 
 
 class _ThreadParsers(threading.local):
-    """QuickJS runtimes and tree-sitter parsers must not be shared between threads."""
+    """QuickJS runtimes must not be shared between threads."""
 
     def __init__(self) -> None:
         self.context = _parse_only_context()
-        self.tree_parser = Parser(_JS_LANGUAGE)
 
 
 def _parse_only_context() -> quickjs.Context:
@@ -71,19 +76,23 @@ def check_syntax(source: str) -> SyntaxProblem | None:
 
     Safe to call from any thread; each thread reuses its own parse-only runtime.
     """
-    problem = _engine_problem(source)
+    problem = _engine_problem(source, "()")
     if problem is not None:
         return problem
-    problem = _structure_problem(source)
-    if problem is not None:
-        # A compiled wrapper breakout may have declared globals (declarations are instantiated
-        # before the script's first statement throws); start the next check from a clean context.
-        _parsers.context = _parse_only_context()
-    return problem
+    problem = _engine_problem(source, "[]")
+    if problem is None:
+        return None
+    # The engine's wrapper compiled a breakout, which may have declared globals (declarations
+    # are instantiated before the script's first statement throws): start the next check from a
+    # clean context.
+    _parsers.context = _parse_only_context()
+    if problem.cap is not None:
+        return problem
+    return SyntaxProblem(offset=problem.offset, message=NOT_ONE_EXPRESSION, engine_compiles=True)
 
 
-def _engine_problem(source: str) -> SyntaxProblem | None:
-    script = authored_script(source, ALL_BINDINGS, parse_only=True)
+def _engine_problem(source: str, brackets: str) -> SyntaxProblem | None:
+    script = authored_script(source, ALL_BINDINGS, parse_only=True, brackets=brackets)
     # Compiled through a JSON string literal, as the evaluator does, so NUL characters and lone
     # surrogates reach the parser intact instead of failing in the host binding.
     try:
@@ -104,7 +113,9 @@ def _problem_from_engine(source: str, report: str) -> SyntaxProblem | None:
     if len(message) > MESSAGE_LIMIT:
         message = message[: MESSAGE_LIMIT - 1] + "…"
     position = _ENGINE_POSITION.match(frames)
-    offset = 0 if position is None else _offset(source, int(position[1]), int(position[2]))
+    offset = 0
+    if position is not None:
+        offset = offset_of_engine_position(source, int(position[1]), int(position[2]))
     return SyntaxProblem(offset=offset, message=message, cap=_cap_tripped(first_line))
 
 
@@ -116,14 +127,14 @@ def _cap_tripped(first_line: str) -> Literal["memory", "stack"] | None:
     return None
 
 
-def _offset(source: str, engine_line: int, engine_column: int) -> int:
+def offset_of_engine_position(source: str, engine_line: int, engine_column: int) -> int:
     """Code-point offset of a 1-based engine line and 1-based UTF-8 byte column."""
     line_index = engine_line - SOURCE_FIRST_LINE
     if line_index < 0:
         return 0
     line_start = 0
     for _ in range(line_index):
-        terminator = _LINE_TERMINATOR.search(source, line_start)
+        terminator = LINE_TERMINATOR.search(source, line_start)
         if terminator is None:
             return len(source)  # the error sits on the wrapper's closing line
         line_start = terminator.end()
@@ -143,66 +154,3 @@ def _code_points_within(text: str, start: int, byte_count: int) -> int:
             break
         count += 1
     return count
-
-
-def _structure_problem(source: str) -> SyntaxProblem | None:
-    # tree-sitter takes NUL for the end of input; the engine allows it only where a space
-    # would parse the same (strings, templates, comments, regular expressions).
-    text = f"{_TREE_PREFIX}{source.replace(chr(0), ' ')}{_TREE_SUFFIX}"
-    encoded = text.encode("utf-8", "surrogatepass")
-    root = _parsers.tree_parser.parse(encoded).root_node
-    statements = [child for child in root.named_children if child.type != "comment"]
-    only = statements[0] if len(statements) == 1 else None
-    if (
-        not root.has_error
-        and only is not None
-        and only.type == "expression_statement"
-        and only.named_child_count == 1
-        and _spans(only.named_children[0], encoded)
-    ):
-        return None
-    return SyntaxProblem(offset=_tree_offset(root, encoded, source), message=NOT_ONE_EXPRESSION)
-
-
-def _spans(node: Node, encoded: bytes) -> bool:
-    return (
-        node.type == "parenthesized_expression"
-        and node.start_byte == 0
-        and (node.end_byte == len(encoded))
-    )
-
-
-def _tree_offset(root: Node, encoded: bytes, source: str) -> int:
-    """Where the one expression stops: the first parse error or the wrapper's early `)`."""
-    candidates = []
-    error = _first_error(root)
-    if error is not None:
-        candidates.append(error.start_byte)
-    opening = _wrapper_parentheses(root)
-    if opening is not None and opening.end_byte < len(encoded):
-        candidates.append(opening.end_byte - 1)
-    prefix_bytes = len(_TREE_PREFIX.encode())
-    byte = max(min(candidates, default=prefix_bytes), prefix_bytes)
-    return _code_points_within(source, 0, byte - prefix_bytes)
-
-
-def _wrapper_parentheses(root: Node) -> Node | None:
-    """The parenthesized expression that our opening `(` starts, if the tree has one."""
-    node: Node | None = root
-    while node is not None and node.start_byte == 0:
-        if node.type == "parenthesized_expression":
-            return node
-        node = node.children[0] if node.children else None
-    return None
-
-
-def _first_error(node: Node) -> Node | None:
-    if node.type == "ERROR" or node.is_missing:
-        return node
-    if not node.has_error:
-        return None
-    for child in node.children:
-        found = _first_error(child)
-        if found is not None:
-            return found
-    return None

@@ -1,12 +1,13 @@
 """One evaluation in a fresh QuickJS runtime: the driver, both native calls, one wall deadline.
 
-This module is all a worker process imports (no parser, no tree-sitter). Thread-safe: every call
+This module is all a worker process imports (not the syntax check). Thread-safe: every call
 builds, uses and drops its own runtime on the calling thread.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from importlib.resources import files
 from typing import Any
 
@@ -24,18 +25,23 @@ DRIVER = "\n".join(
     if not line.lstrip().startswith("//")
 )
 TIME_LIMIT_SECONDS = TIME_LIMIT_MS / 1000
-# The interrupt marker of the engine's own deadline; authored code cannot throw it uncatchably.
-INTERRUPTED = "InternalError: interrupted"
-MEMORY_MARKERS = ("InternalError: out of memory", "InternalError: string too long", "null")
-STACK_MARKERS = ("RangeError: Maximum call stack size exceeded", "InternalError: stack overflow")
+# The binding's interrupt handler compares process CPU time (`clock()`) with the limit it was given;
+# this much below it still counts as the handler having fired (clock granularity).
+CPU_CLOCK_SLACK_SECONDS = 0.005
 
 
 class _EarlyInterrupt(Exception):
     """The engine's interrupt fired while wall-clock budget remained."""
 
 
-def run_request(request: str, kind: Kind) -> Any:
-    """Run a prepared VM request (see `sandbox.evaluator.prepare`); raises only SandboxError."""
+def run_request(
+    request: str, kind: Kind, on_serialize: Callable[[], None] | None = None
+) -> Any:
+    """Run a prepared VM request (see `sandbox.evaluator.prepare`); raises only SandboxError.
+
+    `on_serialize` is called when the private serializer is about to run, so that a watchdog
+    that kills the evaluation from outside can keep the spec's disposition for that phase.
+    """
     deadline: float | None = None
     while True:
         context = quickjs.Context()
@@ -51,7 +57,7 @@ def run_request(request: str, kind: Kind) -> Any:
         if deadline is None:
             deadline = time.monotonic() + TIME_LIMIT_SECONDS
         try:
-            return _attempt(context, driver, request, kind, deadline)
+            return _attempt(context, driver, request, kind, deadline, on_serialize)
         except _EarlyInterrupt:
             # QuickJS's limit counts the CPU time of the whole process, which concurrent threads
             # advance faster than the wall clock. The evaluation is a pure function of the
@@ -61,55 +67,70 @@ def run_request(request: str, kind: Kind) -> Any:
 
 
 def _attempt(
-    context: quickjs.Context, driver: Any, request: str, kind: Kind, deadline: float
+    context: quickjs.Context,
+    driver: Any,
+    request: str,
+    kind: Kind,
+    deadline: float,
+    on_serialize: Callable[[], None] | None,
 ) -> Any:
-    _limit_to(context, deadline)
-    try:
-        completion = driver(request)
-    except quickjs.JSException as error:
-        report = str(error)
-        if report.startswith(INTERRUPTED):
-            _raise_if_early(deadline)
-            raise SandboxError("timeout", "interrupted at the deadline") from None
-        raise _escaped(report) from None
-    except Exception as error:  # the binding's own conversion failures
-        raise SandboxError("memory", f"{type(error).__name__} in the host binding") from None
+    completion = _native_step(context, driver, (request,), deadline)
+    if completion is _INTERRUPTED:
+        raise SandboxError("timeout", "interrupted at the deadline")
     if isinstance(completion, quickjs.Object):
-        completion = _serialize(context, completion, kind, deadline)
+        if time.monotonic() >= deadline:
+            # A native step that never polls the interrupt ran past the cap: the authored
+            # evaluation did not finish in time, whatever it computed.
+            raise SandboxError("timeout", "the deadline passed during a native step")
+        if on_serialize is not None:
+            on_serialize()
+        return _serialize(context, completion, kind, deadline)
+    # A failure or a denial stays what it is even past the deadline: outlasting the cap does not
+    # make a deterministic failure retryable.
     return decode(completion, kind)
 
 
 def _serialize(context: quickjs.Context, serializer: Any, kind: Kind, deadline: float) -> Any:
     """Phase 2: run the private serializer under what is left of the original budget."""
-    _limit_to(context, deadline)
-    try:
-        return serializer()
-    except quickjs.JSException as error:
-        report = str(error)
-        if report.startswith(INTERRUPTED):
-            _raise_if_early(deadline)
-            # An interrupted serialization keeps the baseline disposition; no new deadline.
-            raise serialization_failed(kind) from None
-        raise _escaped(report) from None
-    except Exception as error:
-        raise SandboxError("memory", f"{type(error).__name__} in the host binding") from None
+    transport = _native_step(context, serializer, (), deadline)
+    if transport is _INTERRUPTED:
+        # An interrupted serialization keeps the baseline disposition; no new deadline.
+        raise serialization_failed(kind)
+    value = decode(transport, kind)  # a completed closure's denial wins, even past the deadline
+    if time.monotonic() >= deadline:
+        raise serialization_failed(kind)
+    return value
 
 
-def _limit_to(context: quickjs.Context, deadline: float) -> None:
+class _Interrupted:
+    """The engine's deadline interrupt ended a native step."""
+
+
+_INTERRUPTED = _Interrupted()
+
+
+def _native_step(
+    context: quickjs.Context, function: Any, args: tuple[str, ...], deadline: float
+) -> Any:
+    """Call into the VM under the wall time left: its return value, or `_INTERRUPTED`.
+
+    The driver catches every catchable exception, so the only one that can reach the host is the
+    engine's uncatchable interrupt; its text is never read. The host's own clocks confirm it:
+    the process CPU clock the interrupt handler compares must have reached the limit it was
+    given, and an interrupt while wall-clock budget remains reruns the evaluation.
+    """
+    limit = max(deadline - time.monotonic(), 0.001)
     # QuickJS's own limit restarts at each native call: give it the wall time that is left.
-    context.set_time_limit(max(deadline - time.monotonic(), 0.001))
-
-
-def _raise_if_early(deadline: float) -> None:
-    if time.monotonic() < deadline:
-        raise _EarlyInterrupt
-
-
-def _escaped(report: str) -> SandboxError:
-    """Classify what escaped the driver's catch-all: only engine-made failures can."""
-    first_line = report.partition("\n")[0]
-    if first_line.startswith(MEMORY_MARKERS):
-        return SandboxError("memory", first_line)
-    if first_line.startswith(STACK_MARKERS):
-        return SandboxError("stack", first_line)
-    return SandboxError("runtime", first_line)
+    context.set_time_limit(limit)
+    cpu_start = time.process_time()
+    try:
+        return function(*args)
+    except quickjs.JSException:
+        handler_fired = time.process_time() - cpu_start >= limit - CPU_CLOCK_SLACK_SECONDS
+        if not handler_fired:
+            raise SandboxError("runtime", "an engine exception escaped the driver") from None
+        if time.monotonic() < deadline:
+            raise _EarlyInterrupt from None
+        return _INTERRUPTED
+    except Exception as error:  # the binding's own conversion failures
+        raise SandboxError("memory", f"{type(error).__name__} in the host binding") from None

@@ -5,8 +5,10 @@ limit does not see fails here instead of exhausting the machine. Protocol (UTF-8
 
     worker → pool   {"ready": true}                        once, after imports
     pool → worker   {"kind": KIND, "request": VM_REQUEST}
+    worker → pool   {"phase": "serialize"}                 when the private serializer starts
     worker → pool   {"ok": true, "value": ..., ["number": TAG]}
-                  | {"ok": false, "reason": REASON, "detail": TEXT | null}
+                  | {"ok": false, "reason": REASON, "detail": TEXT | null,
+                     ["site": {"class", "message", "position": [LINE, COLUMN] | null}]}
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import sys
 import time
 from typing import Any, BinaryIO
 
-from sandbox.errors import SandboxError
+from sandbox.errors import FailureSite, SandboxError
 from sandbox.outcome import encode_value
 from sandbox.vm import run_request
 
@@ -28,6 +30,9 @@ ADDRESS_SPACE_LIMIT_BYTES = 768 * 1024 * 1024
 # CPU seconds one evaluation may use before the kernel stops the worker (SIGXCPU). The pool kills
 # a worker long before that; this bounds a worker orphaned in an uninterruptible native loop.
 CPU_SECONDS_PER_EVALUATION = 3
+# Tells the pool that the evaluation reached the private serializer: a kill from then on keeps
+# the serializer's baseline disposition (result_type / non_serializable), not timeout.
+SERIALIZE_PHASE = {"phase": "serialize"}
 
 
 def _set_limit(limit: str, soft: int) -> None:
@@ -47,14 +52,24 @@ def _cap_cpu_for_one_evaluation() -> None:
     _set_limit("RLIMIT_CPU", math.ceil(used) + CPU_SECONDS_PER_EVALUATION)
 
 
-def handle(line: bytes) -> dict[str, Any]:
+def handle(line: bytes, channel: BinaryIO) -> dict[str, Any]:
     message = json.loads(line)
     _cap_cpu_for_one_evaluation()
     try:
-        value = run_request(message["request"], message["kind"])
+        value = run_request(
+            message["request"], message["kind"], lambda: _send(channel, SERIALIZE_PHASE)
+        )
     except SandboxError as error:
-        return {"ok": False, "reason": error.reason, "detail": error.detail}
+        response: dict[str, Any] = {"ok": False, "reason": error.reason, "detail": error.detail}
+        if error.site is not None:
+            response["site"] = site_to_json(error.site)
+        return response
     return {"ok": True, **encode_value(value)}
+
+
+def site_to_json(site: FailureSite) -> dict[str, Any]:
+    position = None if site.engine_position is None else list(site.engine_position)
+    return {"class": site.cls, "message": site.message, "position": position}
 
 
 def _send(channel: BinaryIO, response: dict[str, Any]) -> None:
@@ -70,7 +85,7 @@ def main() -> None:
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     _send(channel, {"ready": True})
     for line in sys.stdin.buffer:
-        _send(channel, handle(line))
+        _send(channel, handle(line, channel))
 
 
 if __name__ == "__main__":

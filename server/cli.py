@@ -7,10 +7,10 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import version
 
-from server.commands import EXIT_USAGE, check, eval_cmd, run, serve
+from server.commands import EXIT_USAGE, check, eval_cmd, run, schema_cmd, serve
 
 # Each subcommand module exposes NAME, HELP, add_arguments(parser) and main(args) -> exit code.
-SUBCOMMANDS = (serve, check, run, eval_cmd)
+SUBCOMMANDS = (serve, check, run, eval_cmd, schema_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:

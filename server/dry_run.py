@@ -19,6 +19,7 @@ from typing import Any
 from lsprotocol import types
 
 from analysis import AnalysisResult
+from analysis.diagnostics import Severity
 from analysis.sample_scope import (
     Samples,
     SampleScope,
@@ -26,7 +27,7 @@ from analysis.sample_scope import (
     build_sample_scope,
     find_samples,
 )
-from analysis.workflow_run import WorkflowRun, run_workflow, value_text
+from analysis.workflow_run import WorkflowRun, run_workflow, synthesized_cause, value_text
 from sandbox import Outcome, Scope, ScopeError, WorkerPool
 from sandbox.transport import Kind
 from server.documents import DocumentState
@@ -47,6 +48,9 @@ class DryRun:
     outcome: Outcome
 
     def to_json(self) -> dict[str, Any]:
+        notes = self.sample.notes
+        if not self.outcome.ok and self.sample.failure_hint:
+            notes = [*notes, self.sample.failure_hint]
         return {
             **self.outcome.to_json(),
             "node": self.sample.node,
@@ -55,7 +59,7 @@ class DryRun:
                 "source": self.sample.origin,
                 "path": self.sample.path,
                 "values": self.sample.scope,
-                "notes": self.sample.notes,
+                "notes": notes,
             },
         }
 
@@ -68,7 +72,9 @@ class DryRun:
         """One line: the value or the error's public message."""
         if self.outcome.ok:
             return f"{self.sample.node} → {_preview(value_text(self.outcome.value))}"
-        return f"{self.sample.node} failed: {self.outcome.to_text()}"
+        return f"{self.sample.node} failed: {self.outcome.to_text()}" + (
+            f" ({self.sample.failure_hint})" if self.sample.failure_hint else ""
+        )
 
     def detail(self) -> str:
         """Several lines for a log: the scope used, notes, and the full value or error."""
@@ -80,6 +86,8 @@ class DryRun:
             # A result may be megabytes; the command's own answer carries it whole.
             text = text[:LOG_VALUE_LIMIT] + f"\n… ({len(text):,} characters; truncated in the log)"
         lines.append(("value: " if self.outcome.ok else "error: ") + text)
+        if not self.outcome.ok and self.sample.failure_hint:
+            lines.append(f"note: {self.sample.failure_hint}")
         return "\n".join(lines)
 
 
@@ -133,6 +141,9 @@ def prepare(
         sample = build_sample_scope(
             result.workflow, result.graph, node_id, samples, upstream.upstream_for(node_id)
         )
+        sample.failure_hint = synthesized_cause(
+            result.graph, upstream.nodes, result.workflow.nodes_by_id[node_id], node_id
+        )
         return sample, Scope.from_json(sample.scope)
     except (SampleScopeError, ScopeError) as error:
         raise DryRunError(str(error)) from None
@@ -160,11 +171,18 @@ def run_whole(
             + "); the engine refuses to run it"
         )
     try:
-        return run_workflow(
+        run = run_workflow(
             result.workflow, result.graph, pool_evaluator(pool), samples, cancelled=cancelled
         )
     except ScopeError as error:
         raise DryRunError(str(error)) from None
+    errors = sum(1 for d in result.diagnostics if d.severity == Severity.ERROR)
+    if errors:
+        run.notes.insert(0, (
+            f"the workflow has {errors} error(s) (see `relavium-lsp check`): the engine would "
+            "refuse to load it; this shows what its deterministic part would do anyway"
+        ))
+    return run
 
 
 def node_line(entry: dict[str, Any], limit: int = 120) -> str:

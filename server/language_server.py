@@ -24,7 +24,9 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from analysis import AnalysisResult, AnalysisStopped, analyze
+from analysis.project_config import ProjectConfig
 from sandbox import WorkerPool
+from server import project_settings
 from server.documents import (
     DocumentState,
     Snapshot,
@@ -62,6 +64,9 @@ class RelaviumLanguageServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
         self.settings = Settings()
+        # the `relavium` section as the editor sent it; `settings` adds the project file under it
+        self.editor_settings = Settings()
+        self.project_config: ProjectConfig | None = None
         # bumped on every settings change, so cached results (pull result ids) can tell
         self.settings_generation = 0
         # Set once the client's first configuration answer is in (or given up on): diagnostics
@@ -261,7 +266,22 @@ class RelaviumLanguageServer(LanguageServer):
         settings, problems = parse_settings(raw)
         for problem in problems:
             self.show_message(f"relavium-lsp ({source}): {problem}", types.MessageType.Warning)
-        self.settings = settings
+        self.editor_settings = settings
+        self.settings = project_settings.merged(settings, self.project_config)
+        self.settings_generation += 1
+        for listener in self._settings_listeners:
+            listener()
+
+    def reload_project_config(self) -> None:
+        """Read the project configuration of the workspace folder again (after `initialized` and
+        on every configuration change), keeping the editor's settings over it."""
+        config, path, error = project_settings.load_for(self.workspace.root_path)
+        if path is not None:
+            self.text_document_publish_diagnostics(project_settings.config_diagnostics(path, error))
+        if error is not None:
+            self.log(f"relavium-lsp: {error}", types.MessageType.Error)
+        self.project_config = config
+        self.settings = project_settings.merged(self.editor_settings, config)
         self.settings_generation += 1
         self.settings_changed()
 

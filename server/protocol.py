@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import inspect
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -62,6 +65,25 @@ class RelaviumProtocol(LanguageServerProtocol):
         self._server.exit_code = 0 if self._shutdown else 1
         yield from super().lsp_exit(*args)
 
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    def lsp_workspace__execute_command(
+        self, params: types.ExecuteCommandParams
+    ) -> Generator[Any, Any, Any]:
+        # pygls runs the command as a task of its own, so `$/cancelRequest` only cancels the
+        # request's answer and the command runs on (holding a sandbox turn, a dry run going
+        # through every node). Tie the two: cancelling the request cancels the command.
+        request = self._request_futures.get(self.msg_id) if self.msg_id is not None else None
+        steps = super().lsp_workspace__execute_command(params)
+        handler, args, kwargs = next(steps)
+        if request is not None and inspect.iscoroutinefunction(handler):
+            handler = _cancelled_with(request, handler)
+        result = yield handler, args, kwargs
+        try:
+            steps.send(result)
+        except StopIteration as done:
+            return done.value
+        return result
+
     # Text sync: the server keeps workflow documents itself (see server.documents.apply_changes)
     # and mirrors every document into pygls' workspace as whole text, for code that reads it.
 
@@ -96,3 +118,16 @@ class RelaviumProtocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, None]:
         self._server.close_document(params.text_document.uri)
         yield from super().lsp_text_document__did_close(params)
+
+
+def _cancelled_with(request: Any, handler: Any) -> Any:
+    """`handler`, its task cancelled when `request` (the request's answer) is."""
+
+    @functools.wraps(handler)
+    async def linked(*args: Any, **kwargs: Any) -> Any:
+        task = asyncio.current_task()
+        if task is not None:
+            request.add_done_callback(lambda answer: answer.cancelled() and task.cancel())
+        return await handler(*args, **kwargs)
+
+    return linked

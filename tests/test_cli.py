@@ -26,7 +26,7 @@ def test_no_subcommand_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> N
     assert "serve" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("name", ["serve", "check", "run", "eval"])
+@pytest.mark.parametrize("name", ["serve", "check", "run", "eval", "schema"])
 def test_every_subcommand_has_help(name: str) -> None:
     result = run_cli(name, "--help")
     assert result.returncode == 0, result.stderr

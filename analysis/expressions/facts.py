@@ -123,6 +123,9 @@ class ExpressionFacts:
     whole_scope_reads: tuple[WholeScopeRead, ...]
     forbidden: tuple[ForbiddenUse, ...]
     branches_uses: tuple[Span, ...]
+    # The `branches` uses that throw a TypeError where it is null (outside a merge_fn): a member
+    # read, index or call without `?.`, an array/argument spread, `for … of`, an assignment.
+    branches_null_derefs: tuple[Span, ...]
     template_braces: tuple[Span, ...]  # `{{ … }}` in code position (never in strings/comments)
 
 
@@ -141,6 +144,7 @@ def analyze_expression(source: str) -> ExpressionFacts:
             whole_scope_reads=(),
             forbidden=(),
             branches_uses=(),
+            branches_null_derefs=(),
             template_braces=braces,
         )
     scan = _TreeScan(parsed)
@@ -152,6 +156,7 @@ def analyze_expression(source: str) -> ExpressionFacts:
         whole_scope_reads=tuple(scan.whole_scope_reads),
         forbidden=tuple(sorted(scan.forbidden, key=lambda use: use.span.start)),
         branches_uses=tuple(scan.branches_uses),
+        branches_null_derefs=tuple(scan.branches_null_derefs),
         template_braces=braces,
     )
 
@@ -245,6 +250,7 @@ class _TreeScan:
         self.whole_scope_reads: list[WholeScopeRead] = []
         self.forbidden: list[ForbiddenUse] = []
         self.branches_uses: list[Span] = []
+        self.branches_null_derefs: list[Span] = []
         self._walk = ScopedWalk(parsed.root, self._name_of, _candidates(parsed))
         self.path = self._walk.path
         for node in self._walk:
@@ -268,6 +274,8 @@ class _TreeScan:
             return
         if name == "branches":
             self.branches_uses.append(self._span(node))
+            if node.type == "identifier" and self._throws_on_null(len(self.path) - 1):
+                self.branches_null_derefs.append(self._span(node))
             return
         if node.type == "shorthand_property_identifier":  # `{ Date }`: a use, but no member read
             if name in FORBIDDEN_GLOBALS:
@@ -283,6 +291,29 @@ class _TreeScan:
             self._scope_read(index, name)
         else:
             self._global_member(index, name)
+
+    def _throws_on_null(self, index: int) -> bool:
+        """Whether evaluating the value at `path[index]` as null throws a TypeError where it is
+        used: `x.a`, `x[0]`, `x()` (not with `?.`), `[...x]`, `f(...x)`, `for (… of x)`,
+        `x = …`, `x += …`, `x++` (a const binding). `typeof x`, `x ?? d`, `{...x}` are fine."""
+        outer, parent_index = _outer(self.path, index)
+        if parent_index is None:
+            return False
+        parent, child = self.path[parent_index], self.path[outer]
+        kind = parent.type
+        if kind in ("member_expression", "subscript_expression", "call_expression"):
+            field = "function" if kind == "call_expression" else "object"
+            optional = any(c.type == "optional_chain" for c in parent.children)
+            return parent.child_by_field_name(field) == child and not optional
+        if kind == "spread_element":
+            grand = self.path[parent_index - 1].type if parent_index > 0 else ""
+            return grand in ("array", "arguments")
+        if kind == "for_in_statement":
+            is_of = any(c.type == "of" for c in parent.children)
+            return is_of and parent.child_by_field_name("right") == child
+        if kind in ("assignment_expression", "augmented_assignment_expression"):
+            return parent.child_by_field_name("left") == child
+        return kind == "update_expression"
 
     def _member(self, base: int) -> tuple[str, Span, ReadForm, int] | None:
         """`base.key`, `base["key"]` or `base[`key`]` (parentheses allowed around base) for the

@@ -2,16 +2,20 @@
 
 The engine evaluates an expression inside parentheses (the source on its own lines), so
 `{ ...branches[0] }` is an object literal, not a block; parsing the same wrapped text gives the
-same reading. Tree-sitter reports
+same reading. QuickJS also reads Annex B HTML-like comments, which tree-sitter does not: `<!--`
+anywhere in code, and `-->` first on a line (after only whitespace and comments), comment out the
+rest of the line. They are found on the tree, blanked (spaces, same byte length) and the text
+parsed again, so every scan sees what QuickJS runs; `html_comments` lists them. Tree-sitter reports
 UTF-8 byte offsets into the wrapped text; `ParsedExpression.offset` turns them into code-point
 offsets into the expression string itself.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import accumulate
 
 import tree_sitter_javascript
@@ -52,10 +56,76 @@ def _utf8_length(char: str) -> int:
     return 3 if code < 0x10000 else 4
 
 
+_LINE_TERMINATORS = (b"\n", b"\r", "\u2028".encode(), "\u2029".encode())
+_LINE_END = re.compile(b"|".join(re.escape(t) for t in _LINE_TERMINATORS))
+# Each parse after the first costs a whole parse; past this many the expression counts as broken
+# (scans fall back to the engine's own, which say nothing they are unsure of).
+MAX_COMMENT_PARSES = 16
+# Nodes whose text is not code: no comment starts inside them.
+_OPAQUE = frozenset({"string", "regex", "comment", "html_comment"})
+
+
+def _tokens(node: Node) -> Iterator[tuple[Node, str]]:
+    """The leaves in source order as (node, "code" | "comment" | "text"); a string, regex or a
+    template's text piece is one "text" token (a template's substitutions are code)."""
+    stack: list[tuple[Node, bool]] = [(node, False)]  # (node, is a template's text piece)
+    while stack:
+        current, text_piece = stack.pop()
+        kind = current.type
+        if kind in ("comment", "html_comment"):
+            yield current, "comment"
+        elif text_piece or kind in _OPAQUE:
+            yield current, "text"
+        elif kind == "template_string":
+            stack.extend((child, child.type != "template_substitution")
+                         for child in reversed(current.children))
+        elif current.child_count == 0:
+            yield current, "code"
+        else:
+            stack.extend((child, False) for child in reversed(current.children))
+
+
+def _has_line_terminator(data: bytes) -> bool:
+    return any(terminator in data for terminator in _LINE_TERMINATORS)
+
+
+def _html_comment_batch(root: Node, data: bytes) -> list[tuple[int, int]]:
+    """Byte spans (each to its line's end) of the HTML-like comments QuickJS reads, leftmost
+    first. The tree was parsed without knowing them, so once a comment's text could have opened
+    something that spans lines in that parse (a template, a block comment, a backslash line
+    continuation), what follows is not trusted: the batch stops there, the caller parses again."""
+    found: list[tuple[int, int]] = []
+    previous_end = 0
+    # QuickJS's `got_lf`: a line terminator since the last token (also inside a block comment).
+    line_start = True
+    for token, kind in _tokens(root):
+        start = token.start_byte
+        if found and start < found[-1][1]:
+            continue  # inside the comment just found
+        if _has_line_terminator(data[previous_end:start]):
+            line_start = True
+        if kind == "code" and (data.startswith(b"<!--", start) or (
+                line_start and data.startswith(b"-->", start))):
+            line_end = _LINE_END.search(data, start)
+            end = line_end.start() if line_end else len(data)
+            found.append((start, end))
+            text = data[start:end]
+            if b"`" in text or b"/*" in text or b"\\" in text:
+                break
+            previous_end = end
+            continue
+        if kind == "comment":
+            line_start = line_start or _has_line_terminator(data[start:token.end_byte])
+        else:
+            line_start = False
+        previous_end = token.end_byte
+    return found
+
+
 class ParsedExpression:
     """A parsed expression and the mapping from tree-sitter byte offsets to code points."""
 
-    __slots__ = ("_byte_starts", "broken", "data", "root", "source")
+    __slots__ = ("_byte_starts", "broken", "data", "html_comments", "root", "source")
 
     def __init__(self, source: str) -> None:
         self.source = source
@@ -64,13 +134,30 @@ class ParsedExpression:
         body = source.encode("utf-8", "surrogatepass")
         self.data = _PREFIX + body + _SUFFIX
         self.root: Node = _PARSERS.parser.parse(self.data).root_node
+        comments: list[tuple[int, int]] = []
+        parses, gave_up = 0, False
+        if b"<!--" in body or b"-->" in body:
+            while batch := _html_comment_batch(self.root, self.data):
+                if parses == MAX_COMMENT_PARSES:
+                    gave_up = True
+                    break
+                parses += 1
+                data = bytearray(self.data)
+                for start, end in batch:
+                    data[start:end] = b" " * (end - start)
+                comments.extend(batch)
+                self.data = bytes(data)
+                self.root = _PARSERS.parser.parse(self.data).root_node
+            comments.sort()
         # Code point i starts at byte _byte_starts[i] of `body`; None when every character is ASCII.
         self._byte_starts: Sequence[int] | None = (
             None
             if len(body) == len(source)
             else list(accumulate((_utf8_length(c) for c in source), initial=0))
         )
-        self.broken = self._is_broken(len(body))
+        self.broken = gave_up or self._is_broken(len(body))
+        # Code-point spans of the HTML-like comments (blanked in `data`, so absent from `root`).
+        self.html_comments = [(self.offset(start), self.offset(end)) for start, end in comments]
 
     def _is_broken(self, body_length: int) -> bool:
         """True when scans of the tree cannot be trusted (errors, JSX, or not ONE expression)."""

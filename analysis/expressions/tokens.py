@@ -105,6 +105,9 @@ class _Classifier:
                     self._emit(node, TokenKind.OPERATOR)
                 elif kind.isalpha() and not node.is_named:
                     self._emit(node, TokenKind.KEYWORD)
+        # QuickJS's HTML-like comments (blanked before parsing, so not in the tree).
+        self._tokens.extend(Token(Span(start, end), TokenKind.COMMENT)
+                            for start, end in self.parsed.html_comments if end > start)
         # A template's text pieces were emitted before its substitutions' tokens.
         return tuple(sorted(self._tokens, key=lambda token: token.span.start))
 

@@ -1,7 +1,9 @@
-"""branches-outside-merge: `branches` used in a condition or transform expression.
+"""branches-outside-merge: `branches` dereferenced in a condition or transform expression.
 
-Only a merge node's `merge_fn` gets a `branches` binding; anywhere else it is not defined and the
-expression throws a ReferenceError when the node runs.
+Only a merge node's `merge_fn` gets a list in `branches`; the engine binds it to null everywhere
+else (packages/core/src/expression/sandbox.ts buildProgram: `branches: scope.branches ?? null`),
+so `branches[0]`, `branches.length` or `branches.map(…)` throw a TypeError when the node runs,
+while `typeof branches` or `branches ?? []` evaluate fine and are not reported.
 """
 
 from collections.abc import Iterator
@@ -12,21 +14,22 @@ from analysis.rules._expression_sites import expression_sites
 
 RULE_ID = "branches-outside-merge"
 SEVERITY = Severity.ERROR
-SUMMARY = "`branches` is used outside a merge node's merge_fn, where it is not defined."
+SUMMARY = "`branches` is dereferenced outside a merge node's merge_fn, where it is null."
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     for site in expression_sites(ctx):
         if site.node.type == "merge":
             continue
-        for span in site.facts.branches_uses:
+        for span in site.facts.branches_null_derefs:
             yield site.diagnostic(
                 ctx,
                 RULE_ID,
                 SEVERITY,
                 span,
-                f"{site.label} uses `branches`, which exists only in a merge node's `merge_fn`: "
-                f"in a {site.node.type} expression it is not defined (a ReferenceError at run "
-                'time). Read upstream results through `run.outputs["<node-id>"]` instead.',
+                f"{site.label} uses `branches`, which holds the branch results only in a merge "
+                f"node's `merge_fn`: in a {site.node.type} expression it is null, so this throws "
+                "a TypeError (cannot read properties of null) at run time. Read upstream "
+                'results through `run.outputs["<node-id>"]` instead.',
                 data={"node": site.node.id, "field": site.field.name},
             )

@@ -33,23 +33,34 @@ STATEMENT_KEYWORDS = frozenset({
 IIFE = "`(() => { …; return value })()`"
 
 
-def _statement_hint(token: str) -> str:
+def _statement_advice(token: str) -> str | None:
     """What to do when the author wrote statements where one expression belongs."""
     if token == ";":
-        return (" The field holds one expression, not statements: remove the `;` (for several "
-                f"steps, write {IIFE}).")
+        return (f"remove the `;` (for several steps, write {IIFE}): the field holds one "
+                "expression, not statements")
     if token == "return":
-        return " The field's value is the expression itself: remove `return`."
+        return "remove `return`: the field's value is the expression itself"
     if token in STATEMENT_KEYWORDS:
-        return (f" `{token}` starts a statement, but the field holds one expression: use "
-                f"`cond ? a : b` for a choice, or wrap the statements in {IIFE}.")
-    return ""
+        return (f"use `cond ? a : b` for a choice, or wrap the statements in {IIFE}: "
+                f"`{token}` starts a statement, but the field holds one expression")
+    return None
 
+
+# The engine compiles the field as `return (⏎<source>⏎ );`, so a source that closes that
+# parenthesis early still compiles and runs there; the sandbox here refuses it.
+WRAPPER_BREAKOUT = (
+    "{label} closes the parenthesis the engine wraps an expression in (`return (` … `);`) before "
+    "its end, so the engine runs the rest as code of its own wrapper, not as one expression; "
+    "the sandbox here refuses it (dry runs fail with `syntax`). Write exactly one expression."
+)
 
 BLOCK_STYLES = ("|", ">")
-YAML_COMMENT_HINT = (
-    " A `#` inside a `|` or `>` block scalar is JavaScript text, not a YAML comment: write the "
-    "comment with `//`, or move it above the field."
+YAML_COMMENT_ADVICE = (
+    "write the comment with `//`, or move it above the field: a `#` inside a `|` or `>` block "
+    "scalar is JavaScript text, not a YAML comment"
+)
+GENERAL_ADVICE = (
+    "fix the JavaScript before the run (the engine parses an expression only when its node runs)"
 )
 
 
@@ -66,14 +77,21 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             "#", problem.offset
         )
         span = _problem_span(source, problem.offset)
+        if problem.engine_compiles:
+            yield site.diagnostic(
+                ctx, RULE_ID, Severity.WARNING, span,
+                WRAPPER_BREAKOUT.format(label=site.label),
+                data={"node": site.node.id, "field": site.field.name},
+            )
+            continue
+        # What to do comes first; the parser's own wording, for the curious, after it.
+        advice = YAML_COMMENT_ADVICE if comment_trap else (
+            _statement_advice(source[span.start:span.end]) or GENERAL_ADVICE)
         yield site.diagnostic(
             ctx,
             RULE_ID,
             SEVERITY,
             span,
-            f"JavaScript syntax error in {site.label}: {problem.message}. The engine parses an "
-            "expression only when its node runs, so fix it before the run."
-            + (YAML_COMMENT_HINT if comment_trap else _statement_hint(
-                source[span.start:span.end])),
+            f"In {site.label}, {advice}. JavaScript syntax error: {problem.message}.",
             data={"node": site.node.id, "field": site.field.name},
         )

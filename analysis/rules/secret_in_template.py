@@ -1,9 +1,11 @@
-"""secret-in-template: `{{ secrets.x }}` anywhere, or a secret input / secret-derived context
-entry in a node or agent template (the engine refuses it with `secret_reference`)."""
+"""secret-in-template: `{{ secrets.x }}`, or an input / context entry that carries a secret (a
+secret input, or one whose default or value reads a secret, directly or through others), in a
+node or agent template — the engine refuses these at load with `secret_interpolation`."""
 
 from collections.abc import Iterator
 
 from analysis.diagnostics import Diagnostic, Severity
+from analysis.graph import taint_chain
 from analysis.rules import RuleContext
 from analysis.rules._templates import sites
 
@@ -13,9 +15,11 @@ SUMMARY = "Templates cannot read secrets: {{ secrets.x }} or a secret input/cont
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    graph = ctx.graph
+    taint = ctx.graph.template_taint
     for site in sites(ctx.workflow):
         ref = site.ref
+        if site.field.name == "save_to":
+            continue  # save_to may interpolate only {{ run.id }}: invalid-template says so
         if ref.kind == "secrets":
             message = (
                 f"{site.where}: {{{{ secrets.{ref.name} }}}} does not exist in Relavium "
@@ -24,12 +28,13 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             )
         elif site.in_context:
             continue  # context values may be built from secrets: they become secret-derived
-        elif ref.kind == "inputs" and ref.name in graph.secret_inputs:
-            message = (f"{site.where}: input '{ref.name}' is a secret, and templates may not "
+        elif ref.kind in ("inputs", "ctx") and f"{ref.kind}.{ref.name}" in taint:
+            chain = taint_chain(taint, f"{ref.kind}.{ref.name}")
+            what = "input" if ref.kind == "inputs" else "context"
+            carries = ("is a secret" if len(chain) == 1
+                       else f"carries a secret ({' ← '.join(chain)})")
+            message = (f"{site.where}: {what} '{ref.name}' {carries}, and templates may not "
                        "print secrets; remove the reference")
-        elif ref.kind == "ctx" and ref.name in graph.secret_context:
-            message = (f"{site.where}: context '{ref.name}' is built from a secret input, and "
-                       "templates may not print it; remove the reference")
         else:
             continue
         yield ctx.diagnostic(RULE_ID, SEVERITY, *site.span(), message, {"name": ref.name})

@@ -1,10 +1,12 @@
 """unknown-template-reference: `{{ inputs.x }}`, `{{ ctx.x }}` or `{{ run.outputs["id"] }}`
-in a template field naming an input, context key or node that is not declared."""
+in a template field naming an input, context key or node that is not declared. A warning when
+its first filter is `default(…)` (the engine resolves it to the default); nothing in the fields
+the engine sends verbatim (system_prompt, system_prompt_append)."""
 
 from collections.abc import Iterator
 
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.model import ContextDecl
+from analysis.model import VERBATIM_TEMPLATE_FIELDS, ContextDecl
 from analysis.naming import did_you_mean
 from analysis.rules import RuleContext
 from analysis.rules._templates import sites
@@ -25,6 +27,8 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         ref = site.ref
         if ref.kind not in declared or ref.name is None or site.field.name == "save_to":
             continue  # save_to allows only {{ run.id }}: invalid-template says so
+        if site.field.name in VERBATIM_TEMPLATE_FIELDS:
+            continue  # sent as written: the engine resolves nothing there
         what, names = declared[ref.kind]
         owner = site.field.owner
         self_reference = isinstance(owner, ContextDecl) and ref.kind == "ctx" and (
@@ -34,9 +38,12 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         hint, data = did_you_mean(ref.name, [n for n in names if not self_reference or
                                              n != ref.name])
         problem = "refers to itself" if self_reference else f"names no declared {what}"
+        # getByPath gives undefined, and a first `| default(…)` turns that into its argument.
+        defaulted = bool(ref.filters) and ref.filters[0].name == "default"
+        consequence = (", so it always resolves to its default" if defaulted else "")
         yield ctx.diagnostic(
-            RULE_ID, SEVERITY, *site.name_span(),
-            f"{site.where}: {{{{ {ref.body.strip()} }}}} {problem}{hint}; declare it or fix "
-            "the name",
+            RULE_ID, Severity.WARNING if defaulted else SEVERITY, *site.name_span(),
+            f"{site.where}: {{{{ {ref.body.strip()} }}}} {problem}{consequence}{hint}; declare "
+            "it or fix the name",
             {"name": ref.name, **data},
         )

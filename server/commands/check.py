@@ -9,6 +9,7 @@ files are analysed in parallel processes.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -18,6 +19,13 @@ from pathlib import Path
 from analysis import analyze
 from analysis.diagnostics import Severity
 from analysis.files import SourceTooLarge, read_bounded, read_source, walk_workflow_files
+from analysis.project_config import (
+    ConfigError,
+    ProjectConfig,
+    find_config,
+    load_config,
+    with_rule_levels,
+)
 from analysis.report import (
     STDIN_PATH,
     FileReport,
@@ -44,6 +52,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--format", choices=("text", "json", "sarif", "github"), default="text",
         help="text (1-based code-point columns), json (0-based lines, UTF-16 columns, as LSP), "
              "sarif (code scanning) or github (Actions annotations); see docs/cli.md")
+    config = parser.add_mutually_exclusive_group()
+    config.add_argument(
+        "--config", metavar="FILE", type=Path,
+        help="the project configuration to use (default: the first .relavium-lsp.toml, "
+             "relavium-lsp.toml or pyproject.toml with [tool.relavium-lsp] found walking up from "
+             "each PATH); see docs/configuration.md")
+    config.add_argument("--no-config", action="store_true",
+                        help="ignore project configuration files; use the defaults")
+    parser.add_argument(
+        "--jobs", type=_job_count, default=None, metavar="N",
+        help="check files in N processes (default: one per CPU; 1 checks them one by one); the "
+             "output and exit code are the same whatever N is")
+    parser.add_argument("--no-gitignore", dest="gitignore", action="store_false",
+                        help="search folders without skipping what .gitignore files ignore")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories; - is stdin")
 
 
@@ -79,30 +101,57 @@ def _check_stdin() -> FileReport | str:
     return _report(text, None, STDIN_PATH)
 
 
-def _inputs(paths: list[str]) -> tuple[list[str], list[str]]:
-    """(files to check in order, I/O errors)."""
-    files: list[str] = []
+class _Configs:
+    """The project configuration for each checked path, each file loaded once."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self._chosen = None if args.no_config or args.config is None else load_config(args.config)
+        self._off = args.no_config
+        self._loaded: dict[Path, ProjectConfig] = {}
+
+    def for_path(self, path: Path) -> ProjectConfig:
+        if self._chosen is not None:
+            return self._chosen
+        found = None if self._off else find_config(path)
+        if found is None:
+            return ProjectConfig(root=Path(os.path.abspath(path)))
+        if found not in self._loaded:
+            self._loaded[found] = load_config(found)
+        return self._loaded[found]
+
+
+def _inputs(
+    paths: list[str], configs: _Configs, gitignore: bool
+) -> tuple[list[tuple[str, ProjectConfig]], list[str]]:
+    """(files to check in order with their configuration, I/O errors); raises ConfigError."""
+    files: list[tuple[str, ProjectConfig]] = []
     errors: list[str] = []
     for raw in paths:
         if raw == STDIN:
-            if STDIN in files:
+            if any(path == STDIN for path, _ in files):
                 errors.append("-: standard input can be read only once; give '-' once")
             else:
-                files.append(STDIN)
+                files.append((STDIN, configs.for_path(Path.cwd())))
             continue
         path = Path(raw)
         if path.is_dir():
-            walk = walk_workflow_files(path)
+            config = configs.for_path(path)
+            walk = walk_workflow_files(path, config.excludes, gitignore)
             for note in walk.skipped:
                 _note(note)
             if not walk.files:
                 # Not an error (an empty folder checks clean), but never a silent success.
                 _note(f"{raw}: no workflow files found (*.relavium.yaml, *.relavium.yml, or YAML "
-                      "files under a .relavium/ folder)")
-            files.extend(str(found) for found in walk.files)
+                      "files under a .relavium/ folder, not excluded)")
+            files.extend((str(found), config) for found in walk.files)
         elif path.exists():
-            # Named explicitly: read even through a link or from a pipe (`<(...)`), as asked.
-            files.append(raw)
+            config = configs.for_path(path)
+            if config.excludes(path):
+                # pre-commit and editors name files one by one: the project's excludes hold.
+                _note(f"{raw}: skipped: excluded by {config.path}")
+            else:
+                # Named explicitly: read even through a link or from a pipe (`<(...)`).
+                files.append((raw, config))
         else:
             errors.append(f"{raw}: no such file or directory")
     return files, errors
@@ -112,11 +161,33 @@ def _note(message: str) -> None:
     print(f"relavium-lsp check: {escape_controls(message)}", file=sys.stderr)
 
 
-def _reports(files: list[str]) -> list[FileReport | str]:
+def _job_count(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of processes, 1 or more, got "
+                                         f"{text!r}")
+    return jobs
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on (a container's or taskset's limit, not the machine's)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _reports(files: list[str], jobs: int | None) -> list[FileReport | str]:
+    """Each file's report in the order given; `jobs` None sizes the pool to the CPUs and checks
+    a handful of files in this process, where starting workers would cost more than it saves."""
     results: list[FileReport | str] = []
     on_disk = [path for path in files if path != STDIN]
-    if len(on_disk) >= PARALLEL_THRESHOLD and (os.cpu_count() or 1) > 1:
-        with ProcessPoolExecutor() as pool:
+    workers = min(jobs or cpu_count(), len(on_disk))
+    if workers > 1 and (jobs is not None or len(on_disk) >= PARALLEL_THRESHOLD):
+        # map() keeps the input order, so the output is the serial run's byte for byte.
+        with ProcessPoolExecutor(max_workers=workers) as pool:
             checked = dict(zip(on_disk, pool.map(_check_file, on_disk, chunksize=4),
                                strict=True))
     else:
@@ -148,13 +219,19 @@ def _write_report(output_format: str, reports: list[FileReport]) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    files, errors = _inputs(args.paths)
+    try:
+        files, errors = _inputs(args.paths, _Configs(args), args.gitignore)
+    except ConfigError as problem:
+        _note(f"invalid configuration: {problem}")
+        return EXIT_USAGE
     reports: list[FileReport] = []
-    for outcome in _reports(files):
+    outcomes = _reports([path for path, _ in files], args.jobs)
+    for (_, config), outcome in zip(files, outcomes, strict=True):
         if isinstance(outcome, str):
             errors.append(outcome)
         else:
-            reports.append(outcome)
+            reports.append(dataclasses.replace(
+                outcome, diagnostics=with_rule_levels(outcome.diagnostics, config.rules)))
     _write_report(args.format, reports)
     for error in errors:
         _note(error)

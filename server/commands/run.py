@@ -1,13 +1,14 @@
 """`relavium-lsp run`: dry-run the workflow, or one node's expression, with sample data.
 
-The samples: `--scope FILE` if given, else the sidecar `<stem>.samples.json|yaml` next to the
-workflow, else synthesized from the workflow (see `analysis.sample_scope`).
+The samples: `--scope FILE` if given, else the project configuration's `sample-scope`
+(docs/configuration.md), else the sidecar `<stem>.samples.json|yaml` next to the workflow, else
+synthesized from the workflow (see `analysis.sample_scope`).
 
 Without `--node`: the whole workflow runs as the engine would run it (`analysis.workflow_run`);
 `--format json` prints `{"ok", "nodes": [...], "notes"}`. With `--node ID`: the node's ancestors
 run first, then its expression; `--format json` prints the `eval` JSON shape plus `node`, `kind`
 and `scope` (the scope used, secrets denied). Exit 0 when nothing failed, 1 when a node failed,
-2 on usage, I/O or samples errors.
+2 on usage, I/O, configuration or samples errors.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from analysis import analyze
+from analysis.project_config import ConfigError, configured_sample_scope
 from analysis.workflow_run import WorkflowRun
 from sandbox import WorkerPool
 from server import dry_run
@@ -43,10 +46,11 @@ def main(args: argparse.Namespace) -> int:
     result = analyze(text, args.file)
     with WorkerPool() as pool:
         try:
+            explicit = args.scope or configured_sample_scope(Path(args.file))
             if args.node is None:
-                return _whole(args, dry_run.run_whole(result, args.file, args.scope, pool))
-            sample, scope = dry_run.prepare(result, args.file, args.node, args.scope, pool)
-        except dry_run.DryRunError as error:
+                return _whole(args, dry_run.run_whole(result, args.file, explicit, pool))
+            sample, scope = dry_run.prepare(result, args.file, args.node, explicit, pool)
+        except (dry_run.DryRunError, ConfigError) as error:
             print(f"relavium-lsp run: {args.file}: {error}", file=sys.stderr)
             return EXIT_USAGE
         run = dry_run.evaluate(pool, sample, scope)
@@ -54,7 +58,7 @@ def main(args: argparse.Namespace) -> int:
         print_safely(json.dumps(run.to_json(), ensure_ascii=True))
     else:
         print(f"{args.node}: {run.scope_label}", file=sys.stderr)
-        for note in sample.notes:
+        for note in run.to_json()["scope"]["notes"]:
             print(f"note: {note}", file=sys.stderr)
         print_safely(run.outcome.to_text(), None if run.outcome.ok else sys.stderr)
     return EXIT_OK if run.outcome.ok else EXIT_FAILURE

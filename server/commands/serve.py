@@ -38,6 +38,7 @@ def main(args: argparse.Namespace) -> int:
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_late_cancellations)
     protocol_stdout = sys.stdout.buffer
     sys.stdout = sys.stderr
     server = create_server()
@@ -52,3 +53,10 @@ def main(args: argparse.Namespace) -> int:
     else:
         server.start_io(stdout=protocol_stdout)
     return server.exit_code
+
+
+def _late_cancellations(record: logging.LogRecord) -> bool:
+    """Drop pygls' warning for a `$/cancelRequest` that arrives after its request was answered:
+    clients send those all the time while the user types (LSP allows it), and VS Code shows every
+    stderr line as an error."""
+    return not record.getMessage().startswith("Cancel notification for unknown message id")

@@ -66,6 +66,7 @@ def register(ls: RelaviumLanguageServer) -> None:
     @ls.feature(types.INITIALIZED)
     @guarded()
     async def initialized(ls: RelaviumLanguageServer, params: types.InitializedParams) -> None:
+        ls.reload_project_config()
         await fetch_settings(ls)
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -73,4 +74,5 @@ def register(ls: RelaviumLanguageServer) -> None:
     async def did_change_configuration(
         ls: RelaviumLanguageServer, params: types.DidChangeConfigurationParams
     ) -> None:
+        ls.reload_project_config()
         await fetch_settings(ls, params.settings)

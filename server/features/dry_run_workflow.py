@@ -19,7 +19,7 @@ from pygls.capabilities import get_capability
 from analysis.workflow_run import WorkflowRun, placements
 from server import dry_run
 from server.documents import DryRunView, uri_to_path
-from server.features.run_with_sample_scope import _explicit_scope
+from server.features.run_with_sample_scope import explicit_scope
 from server.handlers import guarded
 from server.language_server import CommandFailed, RelaviumLanguageServer
 
@@ -67,7 +67,7 @@ def register(ls: RelaviumLanguageServer) -> None:
             async with ls.sandbox_turns:
                 run = await asyncio.get_running_loop().run_in_executor(
                     ls.thread_pool, dry_run.run_whole, result, path,
-                    _explicit_scope(ls, scope, path), ls.sandbox_pool, stop.is_set,
+                    explicit_scope(ls, scope, path), ls.sandbox_pool, stop.is_set,
                 )
         except dry_run.DryRunError as error:
             return _failure(ls, str(error))

@@ -146,7 +146,8 @@ def _builtin_doc(source: str, start: int, word: str, kind: TokenKind, field: str
     if kind is TokenKind.SCOPE_BINDING:
         note = ""
         if word == "branches" and field != "merge_fn":
-            note = " It is not defined here: this is not a merge_fn."
+            note = (" It is null here (this is not a merge_fn): reading from it throws a "
+                    "TypeError.")
         return f"**`{word}`** · {BINDING_DOCS[word]}{note}"
     if word in GLOBAL_DOCS:
         return f"**`{word}`** · {GLOBAL_DOCS[word]}"
@@ -170,6 +171,25 @@ def _rule_texts(ls: RelaviumLanguageServer, view: View, offset: int) -> list[str
     return texts
 
 
+def _dry_run_text(ls: RelaviumLanguageServer, uri: str, view: View, offset: int) -> str | None:
+    """The last dry run's result for the node under the cursor, until the next edit."""
+    state = ls.document(uri)
+    run = state.current_dry_run if state is not None and view.current else None
+    occurrence = symbol_index(view.workflow).at(offset) if run is not None else None
+    if run is None or occurrence is None or occurrence.kind is not SymbolKind.NODE:
+        return None
+    note = next((each for each in run.annotations if each.node == occurrence.name), None)
+    if note is None:
+        return None
+    if note.problem is not None:
+        return f"**dry run** · {note.message.removeprefix('dry run: ')}"
+    if note.tooltip is None:
+        return None
+    if note.tooltip.startswith("→"):  # a condition: what it chose
+        return f"**dry run** · {note.tooltip}"
+    return f"**dry run** · its output:\n\n```json\n{note.tooltip}\n```"
+
+
 def register(ls: RelaviumLanguageServer) -> None:
     @ls.feature(types.TEXT_DOCUMENT_HOVER)
     @guarded()
@@ -188,6 +208,9 @@ def register(ls: RelaviumLanguageServer) -> None:
         sections = [found[0]] if found else []
         if view.current:
             sections.extend(_rule_texts(ls, view, offset))
+        dry_run = _dry_run_text(ls, params.text_document.uri, view, offset)
+        if dry_run is not None:
+            sections.append(dry_run)
         if not sections:
             return None
         return types.Hover(

@@ -14,6 +14,7 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
 
+from analysis.workflow_run import value_text
 from server import dry_run
 from server.documents import uri_to_path
 from server.handlers import guarded
@@ -29,7 +30,7 @@ def _failure(ls: RelaviumLanguageServer, message: str) -> dict[str, Any]:
     return {"ok": False, "error": {"code": "invalid_request", "message": message}}
 
 
-def _explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str) -> str | None:
+def explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str) -> str | None:
     """The command's `scope`, else the `sampleScope` setting; relative paths are taken from the
     workspace root (the workflow's folder when there is none)."""
     chosen = given or ls.settings.sample_scope
@@ -37,6 +38,16 @@ def _explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str
         return None
     root = ls.workspace.root_path or str(Path(workflow).parent)
     return str(Path(root, chosen))
+
+
+def _with_texts(run: dry_run.DryRun) -> dict[str, Any]:
+    """The answer plus `text` (the value) and `scope.text` (the scope values) as compact JSON
+    text: a client whose JSON decoding drops nulls or reorders keys (Neovim's) shows these."""
+    answer = run.to_json()
+    if run.outcome.ok:
+        answer["text"] = value_text(run.outcome.value)
+    answer["scope"]["text"] = value_text(run.sample.scope)
+    return answer
 
 
 def _run_node(
@@ -69,7 +80,7 @@ def register(ls: RelaviumLanguageServer) -> None:
         except CommandFailed as failure:
             return _failure(ls, str(failure))
         path = uri_to_path(uri)
-        explicit = _explicit_scope(ls, scope, path)
+        explicit = explicit_scope(ls, scope, path)
         token = await _begin_progress(ls, node)
         try:
             async with ls.sandbox_turns:
@@ -86,7 +97,7 @@ def register(ls: RelaviumLanguageServer) -> None:
             types.MessageType.Info if run.outcome.ok else types.MessageType.Warning,
         )
         ls.log(run.detail())
-        return run.to_json()
+        return _with_texts(run)
 
 
 async def _begin_progress(ls: RelaviumLanguageServer, node: str) -> str | None:

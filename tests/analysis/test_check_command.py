@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from server.cli import main
-from tests.conftest import EXAMPLES, FIXTURES
+from tests.conftest import CLEAN_WORKFLOW, EXAMPLES, FIXTURES
 
 BROKEN = """\
 schema_version: '1.0'
@@ -21,14 +21,7 @@ workflow:
     - { id: start, type: input, label: 'Ünïcode 😀', colour: red }
   edges: []
 """
-CLEAN = """\
-schema_version: '1.0'
-workflow:
-  id: demo
-  nodes:
-    - { id: start, type: input }
-  edges: []
-"""
+CLEAN = CLEAN_WORKFLOW
 CYCLE = """\
 schema_version: '1.0'
 workflow:

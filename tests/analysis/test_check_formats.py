@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import CLEAN_WORKFLOW, REPO_ROOT, relavium_lsp
 
 CLI_DOC = (REPO_ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
 
@@ -25,8 +24,7 @@ def doc_block(after_heading: str, language: str) -> str:
 
 
 def check(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "server", "check", *args], cwd=cwd,
-                          capture_output=True, text=True, encoding="utf-8", timeout=60)
+    return relavium_lsp("check", *args, cwd=cwd)
 
 
 @pytest.fixture
@@ -63,9 +61,7 @@ def test_json_positions_are_0_based_utf16_where_text_is_1_based_code_points(
 
 
 def test_an_empty_json_report_is_an_empty_array(tmp_path: Path) -> None:
-    (tmp_path / "ok.relavium.yaml").write_text(
-        "schema_version: '1.0'\nworkflow:\n  id: demo\n  nodes:\n"
-        "    - { id: start, type: input }\n  edges: []\n", encoding="utf-8")
+    (tmp_path / "ok.relavium.yaml").write_text(CLEAN_WORKFLOW, encoding="utf-8")
     result = check("--format", "json", ".", cwd=tmp_path)
     assert (result.returncode, json.loads(result.stdout)) == (0, [])
 

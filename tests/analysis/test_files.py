@@ -5,6 +5,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from analysis.files import is_workflow_path, walk_workflow_files
+from analysis.project_config import ProjectConfig
 
 
 @pytest.mark.parametrize(
@@ -37,5 +38,6 @@ def test_directory_walk_skips_sidecars_and_other_yaml(tmp_path: Path) -> None:
     ):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x: 1\n", encoding="utf-8")
-    found = [p.relative_to(tmp_path).as_posix() for p in walk_workflow_files(tmp_path).files]
+    walk = walk_workflow_files(tmp_path, ProjectConfig(tmp_path).excludes)
+    found = [p.relative_to(tmp_path).as_posix() for p in walk.files]
     assert sorted(found) == [".relavium/a.yaml", "b.relavium.yml"]

@@ -11,7 +11,13 @@ import pytest
 
 from analysis import analyze
 from analysis.sample_scope import SYNTHESIZED, Samples, parse_samples
-from analysis.workflow_run import WorkflowRun, plan_order, run_workflow, strictly_equal
+from analysis.workflow_run import (
+    WorkflowRun,
+    placements,
+    plan_order,
+    run_workflow,
+    strictly_equal,
+)
 from sandbox import Outcome, SandboxError, Scope, evaluate
 
 HEAD = "schema_version: '1.0'\nworkflow:\n  id: t\n"
@@ -307,3 +313,75 @@ def test_every_node_appears_once_with_ms() -> None:
     ids = [entry["id"] for entry in run.to_json()["nodes"]]
     assert sorted(ids) == sorted(set(ids)) and len(ids) == 10
     assert all(isinstance(entry["ms"], float | int) for entry in run.to_json()["nodes"])
+
+
+OUTPUTS = """\
+  inputs:
+    - { name: token, type: secret, required: false }
+  nodes:
+    - { id: start, type: input }
+    - id: route
+      type: condition
+      expression: '"b"'
+      branches:
+        - { when: a, target_node: a }
+      default: b
+    - { id: a, type: transform, transform: '({ x: undefined, y: 1 })' }
+    - { id: b, type: transform, transform: '({ x: undefined, y: 2 })' }
+    - { id: only-a, type: output }
+    - { id: only-b, type: output }
+    - { id: peek, type: transform, transform: 'inputs.token' }
+  edges:
+    - { from: start, to: route }
+    - { from: a, to: only-a }
+    - { from: b, to: only-b }
+    - { from: b, to: peek }
+"""
+
+
+def test_an_output_without_a_live_feeder_is_skipped_and_undefined_is_dropped() -> None:
+    # engine: a skipped branch_not_taken, only-a skipped upstream_unreachable (never a null
+    # capture), b's undefined property dropped, only-b captured b verbatim
+    run = dry_run(OUTPUTS, pins({"inputs": {"token": "s3cr3t"}}))
+    nodes = by_id(run)
+    assert (nodes["only-a"]["status"], nodes["only-a"]["reason"]) == (
+        "skipped", 'upstream "a" was skipped'
+    )
+    assert "value" not in nodes["only-a"]
+    assert nodes["b"]["value"] == {"y": 2} and nodes["only-b"]["value"] == {"y": 2}
+    # an expression reading a secret input is denied, as in the sandbox contract
+    assert nodes["peek"]["status"] == "failed"
+    assert nodes["peek"]["error"]["reason"] == "secret_context"
+    assert "s3cr3t" not in json.dumps(run.to_json())
+
+
+def test_a_failure_on_a_synthesized_sample_names_the_ancestor_and_how_to_pin_it() -> None:
+    body = AGENTS.replace(
+        "    - { id: out, type: output }",
+        "    - { id: out, type: output }\n"
+        "    - { id: use, type: transform, transform: 'run.outputs.reply.toUpperCase().x.y' }",
+    ).replace("    - { from: gate, to: out }", "    - { from: gate, to: out }\n"
+              "    - { from: reply, to: use }")
+    run = dry_run(body)
+    use = by_id(run)["use"]
+    assert use["status"] == "failed" and use["error"]["reason"] == "runtime"
+    [hint] = [note for note in run.notes if note.startswith("`use` failed")]
+    assert "`reply` (agent" in hint and '"outputs": {"reply": …}' in hint
+    assert "`classify`" not in hint  # an ancestor the expression does not read is not blamed
+    # pinned, the same failure has no such note
+    pinned = dry_run(body, pins({"outputs": {"reply": "hi"}}))
+    assert not any(note.startswith("`use` failed") for note in pinned.notes)
+
+
+def test_a_template_failure_is_placed_on_the_reference() -> None:
+    body = AGENTS.replace(".severity }}", ".missing }}")
+    result = analyze(HEAD + body)
+    assert result.workflow is not None and result.graph is not None
+    run = run_workflow(result.workflow, result.graph, in_process, SYNTHESIZED)
+    [failed] = [p for p in placements(run, result.source) if p.problem == "failed"]
+    assert failed.node == "reply"
+    start = result.source.offset(failed.range.start)
+    end = result.source.offset(failed.range.end)
+    assert (HEAD + body)[start:end] == '{{ run.outputs["classify"].missing }}'
+    skipped = [p for p in placements(run, result.source) if p.problem == "dimmed"]
+    assert [p.node for p in skipped] == ["gate", "out"]

@@ -58,6 +58,7 @@ def test_authored_interrupted_error_stays_a_fatal_runtime_error(failure: Failure
         "'x'.repeat(1 << 23) + 'y'.repeat(1 << 23)",  # InternalError: out of memory
         "(() => { const a = []; for (;;) a.push({ x: [1, 2, 3] }) })()",  # the engine's null throw
         "(() => { let s = 'ab'; for (;;) s = s + s })()",  # string too long
+        "(() => { const o = {}; for (let i = 0; ; i++) o['k' + i] = i })()",  # a value of no type
         "'x'.repeat(5 << 20)",  # the result does not fit next to its serialization
         "[" + "1," * 3_000_000 + "1]",  # the parser itself runs out of heap
     ],

@@ -31,6 +31,9 @@ DUPLICATE_PARAMETER = "Duplicate parameter name not allowed in this context"
         "é中 + '😀'",
         "/* \x00 */ `\x00` + /\x00/",
         "x\r\n+ y",
+        # ES2018 template literal revision: an invalid escape in a tagged template is legal.
+        "String.raw`\\unicode`",
+        "String.raw`\\u{` + String.raw`\\xz`",
     ],
 )
 def test_valid_expressions_have_no_problem(source: str) -> None:
@@ -97,7 +100,9 @@ def test_offsets_count_code_points_across_engine_line_terminators(source: str, o
     ],
 )
 def test_wrapper_breakouts_are_not_one_expression(source: str, offset: int) -> None:
-    assert check_syntax(source) == SyntaxProblem(offset=offset, message=NOT_ONE_EXPRESSION)
+    assert check_syntax(source) == SyntaxProblem(
+        offset=offset, message=NOT_ONE_EXPRESSION, engine_compiles=True
+    )
 
 
 def test_breakout_declarations_do_not_change_later_answers() -> None:
@@ -155,3 +160,71 @@ def test_arbitrary_text_never_crashes_and_offsets_stay_in_range(source: str) -> 
     if problem is not None:
         assert 0 <= problem.offset <= len(source)
         assert problem.message
+
+
+# HTML-like comments, judged as QuickJS reads them (issue 9 item 2): `<!--` anywhere and `-->` at
+# the start of a line (after whitespace or a comment only) hide the rest of their line. A source
+# that uses them to hide text from one reader and close the wrapper for the other is refused.
+LINE_STARTS = ["\n", "\r\n", "\r", "\u2028", "\u2029", "\n  \t", "\n/* c */ ", "\n\u00a0"]
+BREAKOUT = ")}); globalThis.ran = 1; (function(){(1"
+
+
+@pytest.mark.parametrize("start", LINE_STARTS)
+def test_a_line_leading_html_close_comment_hides_its_line(start: str) -> None:
+    # QuickJS reads the second line as a comment: one expression, `x`.
+    assert check_syntax(f"x{start}--> run.outputs['ghost']") is None
+    assert check_syntax(f"x{start}--> )") is None
+
+
+@pytest.mark.parametrize("start", LINE_STARTS)
+def test_a_breakout_after_a_line_leading_html_comment_is_refused(start: str) -> None:
+    problem = check_syntax(f"x{start}--> hidden\n{BREAKOUT}")
+    assert problem is not None and problem.message == NOT_ONE_EXPRESSION
+    assert problem.engine_compiles
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        f"0 <!-- hidden\n{BREAKOUT}",
+        f"0 <!--\n{BREAKOUT}",
+        f"a <!-- b\n{BREAKOUT}",
+        f"x\n--> ( hidden\n{BREAKOUT}",
+        f"x /* a\n */ --> ( hidden\n{BREAKOUT}",
+    ],
+)
+def test_html_comment_breakouts_are_refused_and_run_nothing(source: str) -> None:
+    problem = check_syntax(source)
+    assert problem is not None and problem.message == NOT_ONE_EXPRESSION
+    assert syntax._parsers.context.eval("typeof globalThis.ran") == "undefined"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "0 <!-- ) }); x = 1; (function(){(1",  # the breakout text is inside the comment
+        "x <!--y",
+        "'<!-- not a comment' + x",
+        "`<!--\n--> still a template` + x",
+        "/<!--/.test(x)",
+        "/-->/.test(x)",
+        "'\\\n--> continued string'",
+    ],
+)
+def test_html_comment_forms_inside_literals_or_comments_are_ordinary(source: str) -> None:
+    assert check_syntax(source) is None
+
+
+def test_html_close_comment_mid_line_is_operators() -> None:
+    from sandbox import Scope, evaluate
+
+    source = "(() => { let x = 2; return x --> 1 })()"  # `x-- > 1`: not at a line start
+    assert check_syntax(source) is None
+    assert evaluate(source, "transform", Scope()) is True
+
+
+def test_evaluation_agrees_with_the_check_on_html_comments() -> None:
+    from sandbox import Scope, evaluate
+
+    assert evaluate("1 <!-- + 1\n+ 2", "transform", Scope()) == 3
+    assert evaluate("1\n--> + 100\n+ 2", "transform", Scope()) == 3

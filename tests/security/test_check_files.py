@@ -6,22 +6,15 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from analysis.yaml_tree import MAX_SOURCE_BYTES
+from tests.conftest import CLEAN_WORKFLOW, relavium_lsp
 
 SECRET = "sk-live-do-not-print-4711"
-CLEAN = """\
-schema_version: '1.0'
-workflow:
-  id: demo
-  nodes:
-    - { id: start, type: input }
-  edges: []
-"""
+CLEAN = CLEAN_WORKFLOW
 # A workflow whose diagnostics would quote its text: reading it would print the secret.
 LEAKY = f"""\
 schema_version: '1.0'
@@ -37,11 +30,8 @@ needs_symlinks = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs sy
 
 def check(*args: str, stdin: int | None = subprocess.DEVNULL,
           cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "server", "check", *args], stdin=stdin, cwd=cwd,
-        capture_output=True, text=True, timeout=60,
-        env={**os.environ, "RELAVIUM_TEST_SECRET": SECRET},
-    )
+    return relavium_lsp("check", *args, stdin=stdin, cwd=cwd,
+                        env={**os.environ, "RELAVIUM_TEST_SECRET": SECRET})
 
 
 @pytest.fixture

@@ -6,12 +6,12 @@ name. Run through the real command line."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from analysis.report import MAX_EXCERPT_COLUMNS, MAX_MESSAGE_CHARS
+from tests.conftest import relavium_lsp
 
 BIDI = [chr(code) for code in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),
                                *range(0x2066, 0x206A))]
@@ -26,9 +26,7 @@ def escaped(ch: str) -> str:
 
 
 def check(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "server", "check", *args],
-                          capture_output=True, text=True, timeout=120,
-                          encoding="utf-8", errors="surrogateescape")
+    return relavium_lsp("check", *args, errors="surrogateescape")
 
 
 def raw_controls(text: str) -> set[str]:

@@ -25,3 +25,12 @@ def test_a_huge_value_is_truncated_in_the_log_but_whole_in_the_answer() -> None:
     assert len(detail) < dry_run.LOG_VALUE_LIMIT + 1_000
     assert "truncated in the log" in detail
     assert len(run.summary()) < 200
+
+
+def test_the_summary_keeps_whitespace_as_it_is() -> None:
+    """Runs of spaces and newlines inside a value are the author's data: not collapsed."""
+    text = WORKFLOW.replace('\'"é".repeat(100000)\'', "'({ a: \"x    y\", b: \"1\\n2\" })'")
+    with WorkerPool() as pool:
+        sample, scope = dry_run.prepare(analyze(text, None), None, "huge", None, pool)
+        run = dry_run.evaluate(pool, sample, scope)
+    assert run.summary() == 'huge → {"a": "x    y", "b": "1\\n2"}'

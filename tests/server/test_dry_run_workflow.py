@@ -4,11 +4,13 @@ without inlay hints."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 import pytest
 from lsprotocol import types
+from pygls.exceptions import JsonRpcRequestCancelled
 
 from tests.conftest import EXAMPLES
 from tests.server.conftest import RelaviumClient, Workspace
@@ -101,6 +103,14 @@ async def test_the_example_with_its_samples(client: RelaviumClient, workspace: W
         assert found[lines.index("    - id: classify")].label.startswith("📌 = ")
     else:  # no inlay hints: the summary is shown
         assert client.messages[-1].message.startswith("dry run ok")
+    # hover on a node id shows its whole value, until the next edit
+    line = EXAMPLE.splitlines().index("    - id: combine")
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        position=types.Position(line=line, character=len("    - id: com")),
+    ))
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert '"team": "support-eu"' in hover.contents.value and "**dry run**" in hover.contents.value
 
 
 async def test_dimmed_and_failed_nodes_until_the_next_edit(
@@ -159,3 +169,27 @@ async def test_runs_that_cannot_start_say_why(
     assert result["ok"] is False and "invalid JSON" in result["error"]["message"]
     assert client.messages[-1].type == types.MessageType.Error
     assert (await dry_run(client, uri, scope=3))["error"]["code"] == "invalid_request"
+
+
+async def test_a_cancelled_dry_run_stops(client: RelaviumClient, workspace: Workspace) -> None:
+    text = WORKFLOW.replace("'\"Ä\"'", "'(() => { while (true) {} })()'").replace(
+        "expression: '\"b\"'", "expression: '\"a\"'"
+    )
+    uri = workspace.open("hang.relavium.yaml", text)
+    await client.diagnostics_for(uri)
+    logged = len(client.log_messages)
+    request = asyncio.ensure_future(
+        client.protocol.send_request_async(
+            types.WORKSPACE_EXECUTE_COMMAND,
+            types.ExecuteCommandParams(command=COMMAND, arguments=[{"uri": uri}]),
+            msg_id="cancel-dry-run",
+        )
+    )
+    await asyncio.sleep(0.3)
+    client.cancel_request(types.CancelParams(id="cancel-dry-run"))
+    with pytest.raises(JsonRpcRequestCancelled):
+        await request
+    # the server keeps answering, and the run never reports: it stopped with the hung node
+    assert await hints(client, uri) == []
+    await asyncio.sleep(2.0)  # past the sandbox's deadline for the hung node
+    assert not any("dry run" in m.message for m in client.log_messages[logged:])

@@ -104,10 +104,10 @@ async def test_bindings_and_builtins(client: RelaviumClient, workspace: Workspac
 
 
 async def test_branches_outside_a_merge(client: RelaviumClient, workspace: Workspace) -> None:
-    source = EXAMPLE.replace('tier: inputs.customer_tier ?? "free"', "b: branches")
+    source = EXAMPLE.replace('tier: inputs.customer_tier ?? "free"', "b: branches[0]")
     uri = workspace.open("hover-branches.relavium.yaml", source)
     text, _ = await hover(client, uri, source, "b: branches", at=4)
-    assert "It is not defined here: this is not a merge_fn." in text
+    assert "It is null here (this is not a merge_fn): reading from it throws a TypeError." in text
     assert "**branches-outside-merge**:" in text
 
 

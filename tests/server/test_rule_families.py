@@ -61,7 +61,7 @@ EDITS = {
     ),
     "unreachable-node": ("    - { from: start, to: classify }\n", ""),
     # templates
-    "unknown-template-reference": ("{{ inputs.customer_tier }}", "{{ inputs.customer_teir }}"),
+    "unknown-template-reference": ("{{ inputs.ticket_text }}", "{{ inputs.ticket_txet }}"),
     "secret-in-template": ("{{ inputs.ticket_text }}", "{{ secrets.ticket_text }}"),
     "context-output-reference": ("value: 'support-eu'", "value: '{{ run.outputs[\"classify\"] }}'"),
     "invalid-template": ("replies/{{ run.id }}.json", "replies/{{ inputs.ticket_text }}.json"),

@@ -296,3 +296,13 @@ async def test_a_saved_workflow_runs_without_being_open(
     workspace.write("on-disk.relavium.yaml", workflow("inputs.ticket.toUpperCase()"))
     result = await run(client, workspace.uri("on-disk.relavium.yaml"), "calc")
     assert (result["ok"], result["value"]) == (True, "HELLO")
+
+
+async def test_the_answer_carries_the_value_as_text_with_nulls_and_key_order(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    uri = workspace.open("text.relavium.yaml", workflow("({ z: null, a: [null, 1], m: {} })"))
+    result = await run(client, uri, "calc")
+    assert result["text"] == '{"z": null, "a": [null, 1], "m": {}}'
+    assert json.loads(result["scope"]["text"]) == result["scope"]["values"]
+    assert '"auth": null' in result["scope"]["text"]  # a denied secret stays visible as null

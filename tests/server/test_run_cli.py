@@ -123,6 +123,7 @@ def test_a_failing_node_exits_1_and_text_names_it(workflow: Path) -> None:
     result = run_cli(workflow)
     assert result.returncode == 1
     assert "combine (merge) failed: sandbox_error (runtime)" in result.stdout
+    assert "note: the workflow has" not in result.stderr  # check finds nothing wrong
     assert 'draft-reply (agent) skipped: upstream "combine" failed' in result.stdout
     assert "dry run failed at combine" in result.stderr
 
@@ -139,3 +140,41 @@ def test_usage_and_io_errors_exit_2(tmp_path: Path) -> None:
     )
     result = run_cli(cyclic)
     assert result.returncode == 2 and "cycle" in result.stderr
+
+
+def test_a_node_failing_on_a_synthesized_ancestor_says_which_and_how_to_pin(
+    tmp_path: Path,
+) -> None:
+    flow = tmp_path / "pin.relavium.yaml"
+    flow.write_text(
+        "schema_version: '1.0'\nworkflow:\n  id: pin\n"
+        "  agents:\n"
+        "    - { id: w, model: claude-sonnet-4, provider: anthropic, system_prompt: x }\n"
+        "  nodes:\n    - { id: start, type: input }\n"
+        "    - { id: reply, type: agent, agent_ref: w, prompt_template: hi }\n"
+        "    - { id: use, type: transform, transform: 'run.outputs.reply.body.length' }\n"
+        "  edges:\n    - { from: start, to: reply }\n    - { from: reply, to: use }\n",
+        encoding="utf-8",
+    )
+    result = run_cli(flow, "--node", "use")
+    assert result.returncode == 1
+    assert "note: `use` failed reading a synthesized output: `reply` (agent" in result.stderr
+    assert '"outputs": {"reply": …}' in result.stderr
+    whole = run_cli(flow)
+    assert whole.returncode == 1 and "note: `use` failed reading a synthesized" in whole.stderr
+    flow.with_name("pin.samples.json").write_text(
+        '{"outputs": {"reply": {"body": "Hello"}}}', encoding="utf-8"
+    )
+    pinned = run_cli(flow, "--node", "use")
+    assert (pinned.returncode, pinned.stdout) == (0, "5\n")
+
+
+def test_a_workflow_the_engine_refuses_still_dry_runs_with_a_note(workflow: Path) -> None:
+    broken = workflow.read_text(encoding="utf-8").replace(
+        "    - { from: draft-reply, to: done }",
+        "    - { from: draft-reply, to: done }\n    - { from: done, to: nowhere }",
+    )
+    workflow.write_text(broken, encoding="utf-8")
+    result = run_cli(workflow)
+    assert "note: the workflow has 1 error(s) (see `relavium-lsp check`)" in result.stderr
+    assert result.returncode == 0  # no node failed

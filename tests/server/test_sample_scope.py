@@ -173,6 +173,12 @@ def test_any_samples_text_parses_or_is_refused_clearly(text: str, is_json: bool)
         assert isinstance(parsed.inputs, dict) and isinstance(parsed.nodes, dict)
 
 
+def test_yaml_samples_take_a_tag_as_its_plain_value() -> None:
+    # A tag the engine's decoder ignores is only a warning in a workflow; a sample reads its value.
+    scope = parse_samples("inputs: { who: !env HOME }\n", "s.yaml", "sidecar", is_json=False)
+    assert scope.inputs == {"who": "HOME"}
+
+
 SKELETON = """\
 schema_version: '1.0'
 workflow:

@@ -181,3 +181,20 @@ def test_exit_without_shutdown_exits_1() -> None:
         assert session.process.wait(timeout=30) == 1  # LSP: no shutdown request came first
     finally:
         session.close()
+
+
+def test_a_late_cancellation_is_not_logged() -> None:
+    """A `$/cancelRequest` for a request already answered is normal while typing: no stderr
+    line (VS Code shows each one as an error)."""
+    session = RawSession(capabilities={})
+    try:
+        session.send({"method": "$/cancelRequest", "params": {"id": 1}})
+        session.send({"method": "$/cancelRequest", "params": {"id": 999}})
+        session.send({"id": 2, "method": "shutdown"})
+        session.answer_to(2)
+        session.send({"method": "exit"})
+        assert session.process.wait(timeout=30) == 0
+        assert session.process.stderr is not None
+        assert session.process.stderr.read().decode() == ""
+    finally:
+        session.close()

@@ -5,6 +5,7 @@ local workflow = require('relavium_lsp.workflow')
 
 local RUN = 'relavium.runWithSampleScope'
 local CREATE_SCOPE = 'relavium.createSampleScope'
+local DRY_RUN = 'relavium.dryRunWorkflow'
 
 --- Keeps a run's result on the buffer as b:relavium_last_run = { node = ..., result = ... } for
 --- :RelaviumShowResult. The server itself reports each run with window/showMessage, which
@@ -64,6 +65,22 @@ local function attach_commands(client, bufnr)
   vim.api.nvim_buf_create_user_command(bufnr, 'RelaviumShowResult', function()
     show_result(bufnr)
   end, { desc = 'Show the last sample-scope run of this buffer' })
+  -- The server shows the results itself (inlay hints, dimmed nodes, failures as diagnostics,
+  -- until the next edit); the answer is kept as b:relavium_last_dry_run.
+  vim.api.nvim_buf_create_user_command(bufnr, 'RelaviumDryRun', function(opts)
+    local argument = { uri = vim.uri_from_bufnr(bufnr), scope = opts.fargs[1] }
+    client:request('workspace/executeCommand', {
+      command = DRY_RUN,
+      arguments = { argument },
+    }, function(err, result)
+      if err then
+        vim.notify('relavium: dry run failed: ' .. err.message, vim.log.levels.ERROR)
+      elseif vim.api.nvim_buf_is_valid(bufnr) then
+        vim.b[bufnr].relavium_last_dry_run = result
+        vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+      end
+    end, bufnr)
+  end, { nargs = '?', desc = 'Dry-run the whole workflow: [SAMPLES.json]' })
   vim.api.nvim_buf_create_user_command(bufnr, 'RelaviumCreateSampleScope', function()
     client:request('workspace/executeCommand', {
       command = CREATE_SCOPE,

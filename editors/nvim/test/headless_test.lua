@@ -128,7 +128,12 @@ test('workflow files are YAML and attach; other YAML does not', function()
     return relavium_client(bufnr) ~= nil
   end)
   assert(relavium_client(vim.fn.bufnr(scratch .. '/ci.yaml')) == nil, 'attached to ci.yaml')
-  for _, command in ipairs({ 'RelaviumRun', 'RelaviumShowResult', 'RelaviumCreateSampleScope' }) do
+  for _, command in ipairs({
+    'RelaviumRun',
+    'RelaviumShowResult',
+    'RelaviumCreateSampleScope',
+    'RelaviumDryRun',
+  }) do
     assert(vim.api.nvim_buf_get_commands(bufnr, {})[command], command .. ' is not buffer-local')
   end
 end)
@@ -175,6 +180,15 @@ test('run results are described without private error detail', function()
   }
   assert(vim.deep_equal(failed, want), vim.inspect(failed))
   assert(workflow.describe_result('x', nil)[1]:match('no result'))
+  -- the server's text keeps nulls and key order, which decoding into a Lua table loses
+  local kept = workflow.describe_result('t', {
+    ok = true,
+    value = { a = 1 },
+    text = '{"z": null, "a": 1}',
+    scope = { text = '{"inputs": {"key": null}}', values = { inputs = {} } },
+  })
+  assert(kept[#kept] == 'value: {"z": null, "a": 1}', vim.inspect(kept))
+  assert(vim.tbl_contains(kept, 'values: {"inputs": {"key": null}}'), vim.inspect(kept))
 end)
 
 test('each deliberate problem is reported with its rule id and exact range', function()
@@ -256,7 +270,7 @@ test(':RelaviumRun runs the node under the cursor with the sidecar scope', funct
   vim.cmd('close')
   assert(shown[1] == 'run classify', vim.inspect(shown))
   assert(shown[2] == 'scope: sidecar ' .. scratch .. '/problems.samples.json', vim.inspect(shown))
-  assert(shown[#shown] == 'value: {"severity":30}', vim.inspect(shown))
+  assert(shown[#shown] == 'value: {"severity": 30}', vim.inspect(shown))
 end)
 
 test('a code lens run goes through the config and is kept for :RelaviumShowResult', function()
@@ -282,6 +296,38 @@ test('a code lens run goes through the config and is kept for :RelaviumShowResul
   local result = vim.b[bufnr].relavium_last_run.result
   -- route reads run.outputs["report"], which its narrowed scope does not hold: .count throws
   assert(result.ok == false and result.error.reason == 'runtime', vim.inspect(result))
+end)
+
+test(':RelaviumDryRun runs the workflow and shows values as inlay hints', function()
+  local bufnr = vim.fn.bufnr(fixture)
+  vim.api.nvim_set_current_buf(bufnr)
+  vim.b[bufnr].relavium_last_dry_run = nil
+  vim.cmd('RelaviumDryRun')
+  wait_for('the dry run', function()
+    return vim.b[bufnr].relavium_last_dry_run ~= nil
+  end)
+  local result = vim.b[bufnr].relavium_last_dry_run
+  assert(type(result.nodes) == 'table' and #result.nodes > 0, vim.inspect(result))
+  local classify
+  for _, node in ipairs(result.nodes) do
+    if node.id == 'classify' then
+      classify = node
+    end
+  end
+  assert(classify and classify.status == 'ran', vim.inspect(result))
+  assert(vim.deep_equal(classify.value, { severity = #'The export button does nothing' }))
+  assert(vim.lsp.inlay_hint.is_enabled({ bufnr = bufnr }), 'inlay hints are not enabled')
+  local row = find(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), 'id: classify')
+  local hints
+  wait_for('an inlay hint on classify', function()
+    hints = vim.lsp.inlay_hint.get({
+      bufnr = bufnr,
+      range = { start = { line = row, character = 0 }, ['end'] = { line = row + 1, character = 0 } },
+    })
+    return #hints > 0
+  end)
+  local label = hints[1].inlay_hint.label
+  assert(label == '= {"severity": 30}', vim.inspect(hints))
 end)
 
 test('code lenses show after attach and follow edits, with no manual refresh', function()

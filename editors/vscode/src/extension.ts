@@ -15,10 +15,17 @@ import {
   type LanguageClientOptions,
   type Middleware,
 } from 'vscode-languageclient/node';
-import { LaunchError, RESTRICTED_MODE_NOTE, resolveLaunch, type LaunchSpec } from './launch';
+import {
+  LaunchError,
+  RESTRICTED_MODE_NOTE,
+  remoteSettingsNote,
+  resolveLaunch,
+  type LaunchSpec,
+} from './launch';
 import {
   LaunchFailure,
   RestartPolicy,
+  StderrLevels,
   commandLine,
   failureMessage,
   spawnServer,
@@ -32,6 +39,7 @@ const SECTION = 'relavium';
 /** Commands the server implements (workspace/executeCommand); the client registers them. */
 const SERVER_RUN = 'relavium.runWithSampleScope';
 const SERVER_CREATE_SCOPE = 'relavium.createSampleScope';
+const SERVER_DRY_RUN = 'relavium.dryRunWorkflow';
 const SHOW_OUTPUT = 'Show Output';
 const OPEN_SETTINGS = 'Open Settings';
 const SETTINGS_QUERY = '@ext:relavium.relavium-lsp';
@@ -46,6 +54,7 @@ export function activate(context: vscode.ExtensionContext): void {
     output,
     vscode.commands.registerCommand('relaviumLsp.runWithSampleScope', runWithSampleScope),
     vscode.commands.registerCommand('relaviumLsp.createSampleScope', createSampleScope),
+    vscode.commands.registerCommand('relaviumLsp.dryRunWorkflow', dryRunWorkflow),
     vscode.commands.registerCommand('relaviumLsp.restartServer', restartServer),
     vscode.commands.registerCommand('relaviumLsp.showOutput', () => output.show(true)),
     vscode.workspace.onDidOpenTextDocument(startForDocument),
@@ -96,8 +105,28 @@ async function startClient(): Promise<LanguageClient | undefined> {
     throw error;
   }
   output.info(`starting ${commandLine(launch)} (from ${launch.origin})`);
+  const remoteNote = remoteSettingsNote(vscode.env.remoteName, launch);
+  if (remoteNote !== undefined) {
+    output.info(remoteNote);
+  }
+  const explain = (message: string): string =>
+    remoteNote === undefined ? message : `${message} ${remoteNote}`;
   // The process the client runs now; a restart after a crash spawns a new one.
   let server: ServerProcess | undefined;
+  // A failed start ends both in `closed` and in `start()` rejecting: one notification each.
+  const reported = new WeakSet<ServerProcess>();
+  const reportServerFailure = async (crashed: boolean, error?: unknown): Promise<void> => {
+    const failed = server;
+    if (failed === undefined || reported.has(failed)) {
+      return;
+    }
+    reported.add(failed);
+    let cause = await failed.cause();
+    if (failed.exit === undefined && error !== undefined) {
+      cause = String(error); // it runs but refused `initialize`: the answer says why
+    }
+    reportFailure(explain(failureMessage(launch, cause, crashed)));
+  };
   const restarts = new RestartPolicy();
   const clientOptions: LanguageClientOptions = {
     documentSelector: DOCUMENT_SELECTOR,
@@ -110,25 +139,27 @@ async function startClient(): Promise<LanguageClient | undefined> {
         handled: true,
       }),
       closed: async () => {
-        const crashed = server;
-        if (restarts.shouldRestart(Date.now(), started.state === State.Running)) {
-          output.warn(`relavium-lsp stopped (${await crashed?.cause()}); restarting it`);
+        const wasRunning = started.state === State.Running;
+        if (restarts.shouldRestart(Date.now(), wasRunning)) {
+          output.warn(`relavium-lsp stopped (${await server?.cause()}); restarting it`);
           return { action: CloseAction.Restart, handled: true };
         }
         // Started and died before answering `initialize`, or keeps crashing: no restart loop.
-        const cause = crashed === undefined ? 'it closed the connection' : await crashed.cause();
-        reportFailure(failureMessage(launch, cause, started.state === State.Running));
+        void reportServerFailure(wasRunning);
         return { action: CloseAction.DoNotRestart, handled: true };
       },
     },
     // An `initialize` that fails is reported by `closed` above or the catch below, not here.
     initializationFailedHandler: () => false,
+    // spawnServer reads stderr itself (for the cause of a failure) and logs it at its level
+    stdioOptions: { stdout: () => undefined, stderr: () => undefined },
   };
   const started = new QuietLanguageClient(
     'relavium',
     'Relavium',
     async () => {
-      server = await spawnServer(launch);
+      const levels = new StderrLevels();
+      server = await spawnServer(launch, (line) => output[levels.levelOf(line)](line));
       return server.child;
     },
     clientOptions,
@@ -146,9 +177,9 @@ async function startClient(): Promise<LanguageClient | undefined> {
   } catch (error) {
     // A command that cannot be spawned never opens a connection, so `closed` is not called.
     if (error instanceof LaunchFailure) {
-      reportFailure(error.message);
+      reportFailure(explain(error.message));
     } else {
-      output.error(`relavium-lsp did not start: ${String(error)}`);
+      await reportServerFailure(false, error);
     }
   }
   return started;
@@ -161,7 +192,14 @@ async function startClient(): Promise<LanguageClient | undefined> {
  */
 class QuietLanguageClient extends LanguageClient {
   override error(message: string, data?: unknown): void {
-    super.error(message, data, false);
+    if (!(data instanceof Error)) {
+      super.error(message, data, false);
+    } else if (!/is not running/.test(data.message)) {
+      // one line: a stack of the client's own code says nothing to a user
+      const line = data instanceof LaunchFailure ? message : `${message} (${data.message})`;
+      super.error(line, undefined, false);
+    }
+    // else: the client stopping a server that never started, after a failure already reported
   }
 }
 
@@ -229,6 +267,17 @@ async function createSampleScope(): Promise<void> {
   if (result !== undefined) {
     output.info(`createSampleScope: ${JSON.stringify(result)}`);
   }
+}
+
+/** The server shows the results itself: values as inlay hints, nodes that would not run dimmed,
+ *  failures as diagnostics, until the next edit; the trace goes to the output channel. */
+async function dryRunWorkflow(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (editor === undefined || !isWorkflowPath(editor.document.uri.path)) {
+    warn('Dry-run workflow: open a Relavium workflow file (*.relavium.yaml) first.');
+    return;
+  }
+  await serverCommand(SERVER_DRY_RUN, { uri: editor.document.uri.toString() });
 }
 
 /** Runs a server command through the VS Code command vscode-languageclient registers for it. */

@@ -62,6 +62,25 @@ export function resolveLaunch(settings: LaunchSettings, env: LaunchEnvironment):
   return { command: 'relavium-lsp', args, cwd, origin: 'PATH' };
 }
 
+/**
+ * In a remote window (Remote-SSH, WSL, a container, code-server) the launch settings are
+ * `machine-overridable`: a value in the local User settings does not apply there. Said when the
+ * server is nevertheless looked up without them, since that is how a user notices.
+ */
+export function remoteSettingsNote(
+  remoteName: string | undefined,
+  spec: LaunchSpec,
+): string | undefined {
+  if (remoteName === undefined || spec.origin.startsWith('relavium.')) {
+    return undefined;
+  }
+  return (
+    `This is a remote window (${remoteName}): relavium.server.path, relavium.server.args and ` +
+    'relavium.python in your local User settings do not apply to it. Set them in the Remote ' +
+    'settings (Preferences: Open Remote Settings) or in the workspace settings.'
+  );
+}
+
 /** Said once in the output channel when a workspace is not trusted. */
 export const RESTRICTED_MODE_NOTE =
   'Restricted Mode: relavium-lsp is started only from user settings or PATH; the workspace ' +

@@ -98,6 +98,34 @@ function spawnErrorCause(error: NodeJS.ErrnoException): string {
   }
 }
 
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+
+const PYTHON_LEVELS: Record<string, LogLevel> = {
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARNING: 'warn',
+  ERROR: 'error',
+  CRITICAL: 'error',
+};
+
+/**
+ * The output-channel level of each stderr line of `relavium-lsp serve`, which logs
+ * `LEVEL logger: message` (server/commands/serve.py), so a warning is not shown as an error. A
+ * line without a level continues the one before (a traceback); before any, it is an error (a
+ * Python that cannot even start the server).
+ */
+export class StderrLevels {
+  private last: LogLevel = 'error';
+
+  levelOf(line: string): LogLevel {
+    const level = PYTHON_LEVELS[/^([A-Z]+) \S+: /.exec(line)?.[1] ?? ''];
+    if (level !== undefined) {
+      this.last = level;
+    }
+    return this.last;
+  }
+}
+
 const TRACEBACK = 'Traceback (most recent call last):';
 const MAX_CAUSE_CHARS = 400;
 

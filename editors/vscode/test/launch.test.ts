@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LaunchError, resolveLaunch, type LaunchEnvironment } from '../src/launch';
+import {
+  LaunchError,
+  remoteSettingsNote,
+  resolveLaunch,
+  type LaunchEnvironment,
+} from '../src/launch';
 import { readLaunchSettings } from '../src/settings';
 
 function environment(files: string[] = [], workspaceFolder = '/ws'): LaunchEnvironment {
@@ -190,4 +195,18 @@ test('untrusted on Windows: the workspace folder is compared case-insensitively'
   const inside = { ...unset, python: 'c:\\WS\\.venv\\Scripts\\python.exe' };
   assert.throws(() => resolveLaunch(inside, env), LaunchError);
   assert.doesNotThrow(() => resolveLaunch({ ...unset, python: 'C:\\Python311\\python.exe' }, env));
+});
+
+test('in a remote window, a server found without launch settings says where to set them', () => {
+  const fromPath = resolveLaunch(unset, environment());
+  assert.match(
+    remoteSettingsNote('ssh-remote', fromPath) ?? '',
+    /^This is a remote window \(ssh-remote\): .*local User settings do not apply.*Remote settings/,
+  );
+  const fromVenv = resolveLaunch(unset, environment(['/ws/.venv/bin/relavium-lsp']));
+  assert.ok(remoteSettingsNote('wsl', fromVenv)?.includes('(wsl)'));
+  // a launch setting is in effect, or the window is local: nothing to say
+  const configured = resolveLaunch({ ...unset, python: '/usr/bin/python3' }, environment());
+  assert.equal(remoteSettingsNote('ssh-remote', configured), undefined);
+  assert.equal(remoteSettingsNote(undefined, fromPath), undefined);
 });

@@ -15,6 +15,7 @@ export function checkManifest(manifest: any, packagedFiles?: string[]): void {
     [
       ['relaviumLsp.runWithSampleScope', 'Run with Sample Scope'],
       ['relaviumLsp.createSampleScope', 'Create Sample Scope'],
+      ['relaviumLsp.dryRunWorkflow', 'Dry-run Workflow'],
       ['relaviumLsp.restartServer', 'Restart Server'],
       ['relaviumLsp.showOutput', 'Show Output'],
     ],
@@ -50,8 +51,12 @@ export function checkManifest(manifest: any, packagedFiles?: string[]): void {
   const [grammar] = manifest.contributes.grammars;
   assert.deepEqual(grammar.injectTo, ['source.yaml']);
   assert.equal(grammar.embeddedLanguages['meta.embedded.expression.relavium'], 'javascript');
+  // `vsce package` alone builds the bundle it ships
+  assert.match(manifest.scripts['vscode:prepublish'], /^npm run build\b/);
+  assert.equal(manifest.capabilities.virtualWorkspaces.supported, false);
+  assert.equal(manifest.icon, 'images/icon.png');
   if (packagedFiles !== undefined) {
-    for (const shipped of [manifest.main, grammar.path]) {
+    for (const shipped of [manifest.main, grammar.path, manifest.icon]) {
       assert.ok(packagedFiles.includes(path.posix.join('extension', shipped)), shipped);
     }
   }

@@ -6,6 +6,7 @@ import type { LaunchSpec } from '../src/launch';
 import {
   LaunchFailure,
   RestartPolicy,
+  StderrLevels,
   failureCause,
   failureMessage,
   spawnServer,
@@ -99,4 +100,23 @@ test('a server that ran is restarted 4 times within 3 minutes, then left stopped
   // crashes spread out further than the window are each restarted
   const spread = new RestartPolicy();
   assert.ok([0, 4, 8, 12, 16, 20].every((at) => spread.shouldRestart(at * minute, true)));
+});
+
+test("each stderr line is logged at the server's own level, a traceback at its record's", () => {
+  const levels = new StderrLevels();
+  const lines = [
+    '/usr/bin/python3: No module named server',
+    'WARNING relavium-lsp: didChange for file:///a.yaml had an out-of-range edit',
+    'INFO relavium-lsp: hello',
+    'DEBUG pygls.server: message',
+    'ERROR relavium-lsp: analysis of file:///a.yaml failed',
+    'Traceback (most recent call last):',
+    '  File "x.py", line 1, in <module>',
+    'CRITICAL x: y',
+    'WARNING:not the format',
+  ];
+  assert.deepEqual(
+    lines.map((line) => levels.levelOf(line)),
+    ['error', 'warn', 'info', 'debug', 'error', 'error', 'error', 'error', 'error'],
+  );
 });

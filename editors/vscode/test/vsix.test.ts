@@ -45,7 +45,7 @@ function readVsix(wanted: string[]): Promise<{ names: string[]; contents: Map<st
   });
 }
 
-test('the .vsix holds only the manifest, the bundle, the grammar and the docs', async () => {
+test('the .vsix holds only the manifest, bundle, grammar, icon and docs', async () => {
   assert.ok(fs.existsSync(VSIX), `${VSIX} is missing: run "npm run build && npm run package"`);
   const bundle = 'extension/out/extension.js';
   const { names, contents } = await readVsix(['extension/package.json', bundle]);
@@ -55,6 +55,7 @@ test('the .vsix holds only the manifest, the bundle, the grammar and the docs', 
     '[Content_Types].xml',
     'extension.vsixmanifest',
     'extension/LICENSE.txt',
+    'extension/images/icon.png',
     'extension/out/extension.js',
     'extension/package.json',
     'extension/readme.md',

@@ -7,6 +7,9 @@ from tests.analysis.expressions.expression_rule_helpers import (
     workflow,
 )
 
+# A line break inside a `|` block scalar written by `one_node` (its lines are indented 8).
+LITERAL_LINE_BREAK = "\n        "
+
 
 def one_node(expression: str, style: str = "double-quoted") -> str:
     return workflow(transform("shape", expression, style))
@@ -96,3 +99,35 @@ def test_statements_where_one_expression_belongs_say_what_to_write() -> None:
         assert advice in found.message, expression
     (found,) = diagnostics(one_node("inputs.x +", "literal"), "js-syntax")
     assert "statement" not in found.message
+
+
+def test_a_wrapper_breakout_the_engine_compiles_is_a_warning() -> None:
+    # The engine's `return (⏎<source>⏎ );` compiles `inputs ); (1`: an error would be a false
+    # positive (issue 10); the sandbox still refuses it, and the warning says what happens.
+    for lines in (["inputs ); (1"], ["1) + (2"], ["x <!-- hidden", ") + (2"]):
+        text = one_node(LITERAL_LINE_BREAK.join(lines), "literal")
+        (found,) = diagnostics(text, "js-syntax")
+        assert found.severity.name == "WARNING", lines
+        assert "closes the parenthesis the engine wraps" in found.message
+    (error,) = diagnostics(one_node("inputs.x;", "literal"), "js-syntax")
+    assert error.severity.name == "ERROR"
+
+
+def test_html_like_comments_are_read_as_the_engine_reads_them() -> None:
+    lines = ["inputs.x", "--> ignored ) ( text"]
+    assert diagnostics(one_node(LITERAL_LINE_BREAK.join(lines), "literal"), "js-syntax") == []
+    assert diagnostics(one_node("String.raw`\\unicode`", "literal"), "js-syntax") == []
+
+
+def test_the_message_leads_with_what_to_do_and_keeps_the_parser_wording_after_it() -> None:
+    cases = {
+        ("{ ...branches[0] }   # note", "literal"): "write the comment with `//`",
+        ("inputs.x;", "literal"): "remove the `;`",
+        ("inputs.x +", "literal"): "fix the JavaScript before the run",
+    }
+    for (expression, style), advice in cases.items():
+        (found,) = diagnostics(one_node(expression, style), "js-syntax")
+        lead, parser = found.message.split(". JavaScript syntax error: ", 1)
+        assert lead.startswith("In `nodes[0].transform` (node `shape`), "), found.message
+        assert lead.split(", ", 1)[1].startswith(advice), found.message
+        assert parser and parser.endswith("."), found.message

@@ -182,6 +182,11 @@ def test_keys_offered_are_the_schema_keys_not_yet_written() -> None:
     text = EXAMPLE.replace("  trigger: { type: manual }",
                            "  trigger:\n    type: webhook\n    \n")
     assert labels(at_end_of(text, "type: webhook\n    ")) == ["webhook"]
+    # An offset past the end (a client's stale position) is clamped like any other context.
+    text = EXAMPLE + "\n  "
+    found = complete(MODEL, text, len(text) + 2)
+    assert "metadata" in labels(found)
+    assert {candidate.replace for candidate in found} == {(len(text), len(text))}
 
 
 def test_enum_values_come_from_the_schema_where_the_cursor_is() -> None:
@@ -212,3 +217,38 @@ def test_hover_on_a_key_shows_its_schema_doc() -> None:
     assert key_doc(root, offset)[0].startswith(  # type: ignore[index]
         "**`gate_type`** (one of: approval, input, review, required) · What the human")
     assert key_doc(root, EXAMPLE.index("claude-sonnet-4")) is None  # a value, not a key
+    # A key right after a block list (whose end is where the key starts).
+    assert key_doc(root, EXAMPLE.index("  context:") + 2)[0].startswith(  # type: ignore[index]
+        "**`context`** (list of mapping)")
+
+
+def test_a_long_file_is_read_focused_with_the_same_answer() -> None:
+    """Completion reads a long file reduced to the cursor's ancestors and their keys; every line
+    of a generated workflow gets the same schema place (key, spec, keys of its mapping) as from
+    the whole text."""
+    from analysis.schema import focused, keys_of, spec_at
+    from analysis.source import SourceText
+    from analysis.yaml_tree import read_yaml
+    from tests.analysis.large_workflow import large_workflow
+
+    text = large_workflow(8)
+    whole = read_yaml(SourceText(text)).root
+    compared = read = 0
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        at = offset + len(line) - len(line.lstrip(" -"))
+        offset += len(line)
+        reduced, moved = focused(text, at)
+        read += len(reduced)
+        expected, found = spec_at(whole, at), spec_at(read_yaml(SourceText(reduced)).root, moved)
+        assert (expected is None) == (found is None), line
+        if expected is None or found is None:
+            continue
+        assert (found.key, found.spec) == (expected.key, expected.spec), line
+        if expected.owner is not None:
+            assert found.owner is not None
+            assert list(keys_of(found.owner, found.mapping)) == list(
+                keys_of(expected.owner, expected.mapping)), line
+        compared += 1
+    assert compared > 250
+    assert read < len(text) * compared / 20  # what is read is a small part of the file

@@ -112,12 +112,17 @@ function M.describe_result(node, result)
   for _, note in ipairs(type(scope.notes) == 'table' and scope.notes or {}) do
     table.insert(lines, 'note: ' .. tostring(note))
   end
-  if scope.values ~= nil then
+  -- `text` fields carry the server's own JSON text: decoding drops nulls and key order.
+  if type(scope.text) == 'string' then
+    table.insert(lines, 'values: ' .. scope.text)
+  elseif scope.values ~= nil then
     table.insert(lines, 'values: ' .. vim.json.encode(scope.values))
   end
   if result.ok == true then
     -- JSON has no NaN, ±Infinity or -0: the eval shape sends `"value": null` plus `"number"`.
-    local value = type(result.number) == 'string' and result.number or vim.json.encode(result.value)
+    local value = type(result.text) == 'string' and result.text
+      or type(result.number) == 'string' and result.number
+      or vim.json.encode(result.value)
     table.insert(lines, 'value: ' .. value)
   else
     local error = type(result.error) == 'table' and result.error or {}

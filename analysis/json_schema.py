@@ -1,0 +1,143 @@
+"""The workflow format as a JSON Schema (draft-07, what yaml-language-server and SchemaStore use),
+generated from the declarative description the checks read (`analysis.schema`).
+
+Contract: `workflow_json_schema()` is a draft-07 schema with every field's one-line description,
+enums, bounds, required keys and closed mappings (`additionalProperties: false`), tagged unions
+(a node's `type`, a trigger's, agent memory) as `if`/`then` on the tag, and an input's
+`validation` keys chosen by its `type`. What a JSON Schema cannot say stays with `check`: the
+graph (unknown nodes, cycles, ordering), expressions, templates, cross-field rules (bounds in
+order, MCP transports, duplicate ids) and the messages that say what to do.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from analysis.schema import (
+    INPUT,
+    ROOT,
+    VALIDATION_BY_TYPE,
+    AgentEntry,
+    Boolean,
+    Free,
+    MapOf,
+    Number,
+    Obj,
+    Seq,
+    Spec,
+    Tagged,
+    Text,
+)
+
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+SCHEMA_VERSION = "1.0"
+
+
+def _described(schema: dict[str, Any], spec: Spec) -> dict[str, Any]:
+    return {"description": spec.doc, **schema} if spec.doc else schema
+
+
+def _pattern(pattern: re.Pattern[str]) -> str:
+    """A Python `match` pattern as an ECMA-262 one anchored the same way."""
+    return "^" + pattern.pattern.replace("\\Z", "$")
+
+
+def _text(spec: Text) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string"}
+    if spec.enum:
+        schema["enum"] = list(spec.enum)
+    if spec.nonempty:
+        schema["minLength"] = 1
+    if spec.pattern is not None:
+        schema["pattern"] = _pattern(spec.pattern)
+    elif spec.blank_is_empty:
+        schema["pattern"] = "\\S"
+    return schema
+
+
+def _number(spec: Number) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "integer" if spec.integer else "number"}
+    for keyword, bound in (("minimum", spec.minimum), ("maximum", spec.maximum),
+                           ("exclusiveMinimum", spec.exclusive_minimum)):
+        if bound is not None:
+            schema[keyword] = bound
+    return schema
+
+
+def _object(spec: Obj) -> dict[str, Any]:
+    properties = {key: to_json_schema(value) for key, value in spec.fields.items()}
+    if spec is ROOT:
+        properties["schema_version"] = {**properties["schema_version"], "const": SCHEMA_VERSION}
+    schema: dict[str, Any] = {"type": "object"}
+    # A key starting with `$` (an agent's `$ref`) is a keyword to some JSON Schema tools even
+    # inside `properties`: it is matched by pattern instead.
+    plain = {key: value for key, value in properties.items() if not key.startswith("$")}
+    dollar = {f"^{re.escape(key)}$": value for key, value in properties.items()
+              if key.startswith("$")}
+    if plain:
+        schema["properties"] = plain
+    if dollar:
+        schema["patternProperties"] = dollar
+    if spec.required:
+        schema["required"] = list(spec.required)
+    if not spec.open:
+        schema["additionalProperties"] = False
+    if spec is INPUT:
+        schema["allOf"] = [
+            {"if": {"properties": {"type": {"const": kind}}, "required": ["type"]},
+             "then": {"properties": {"validation": to_json_schema(validation)}}}
+            for kind, validation in VALIDATION_BY_TYPE.items()
+        ]
+    return schema
+
+
+def _tagged(spec: Tagged) -> dict[str, Any]:
+    """Every form shares the tag and `common`; the tag's value picks the form's closed shape."""
+    base = Obj({**spec.common, spec.tag: spec.tag_spec()},
+               (*[key for key in spec.common if key == "id"], spec.tag), open=True)
+    return {**_object(base), "allOf": [
+        {"if": {"properties": {spec.tag: {"const": value}}, "required": [spec.tag]},
+         "then": _object(form)}
+        for value, form in spec.variants.items()
+    ]}
+
+
+def to_json_schema(spec: Spec) -> dict[str, Any]:
+    from analysis.schema import AGENT, AGENT_REF
+
+    schema: dict[str, Any]
+    if isinstance(spec, Text):
+        schema = _text(spec)
+    elif isinstance(spec, Number):
+        schema = _number(spec)
+    elif isinstance(spec, Boolean):
+        schema = {"type": "boolean"}
+    elif isinstance(spec, Seq):
+        schema = {"type": "array", "items": to_json_schema(spec.item)}
+        if spec.min_items:
+            schema["minItems"] = spec.min_items
+    elif isinstance(spec, MapOf):
+        schema = {"type": "object", "additionalProperties": to_json_schema(spec.value)}
+    elif isinstance(spec, Obj):
+        schema = _object(spec)
+    elif isinstance(spec, Tagged):
+        schema = _tagged(spec)
+    elif isinstance(spec, AgentEntry):
+        schema = {"type": "object", "if": {"required": ["$ref"]},
+                  "then": to_json_schema(AGENT_REF), "else": to_json_schema(AGENT)}
+    elif isinstance(spec, Free):
+        schema = {}
+    else:
+        raise TypeError(f"no JSON Schema form for {type(spec).__name__}")
+    return _described(schema, spec)
+
+
+def workflow_json_schema() -> dict[str, Any]:
+    return {
+        "$schema": DRAFT_07,
+        "title": "Relavium workflow",
+        "description": "A Relavium workflow file (*.relavium.yaml, or YAML under .relavium/), "
+                       "generated by `relavium-lsp schema`.",
+        **to_json_schema(ROOT),
+    }

@@ -1,0 +1,85 @@
+"""Issue 9 item 4: the wall-clock cap holds even when a native step never polls the interrupt.
+
+quickjs-ng's JSON.stringify (and other native loops) never check the interrupt, so the engine's
+own limit can be overrun by a single long step. The host checks its own deadline after every
+native step: an evaluation that overran fails with `timeout`; a serializer that overran keeps
+the baseline disposition (`non_serializable` / `result_type`), in-process and in the worker pool.
+The cap is shortened here so a ~0.4 s native step overruns it; the mechanism is the same at 1 s.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from sandbox import SandboxError, Scope, WorkerPool, evaluate, vm
+from sandbox.transport import Kind
+
+# ~0.4 s of JSON.stringify on this machine, with no interrupt poll inside.
+NUMBERS = "Array.from({ length: 200000 }, (_, i) => i * 1.0000001 + 0.1)"
+SHORT_CAP_SECONDS = 0.15
+
+
+@pytest.fixture
+def short_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vm, "TIME_LIMIT_SECONDS", SHORT_CAP_SECONDS)
+
+
+def reason(source: str, kind: Kind) -> str:
+    with pytest.raises(SandboxError) as caught:
+        evaluate(source, kind, Scope())
+    return caught.value.reason
+
+
+@pytest.mark.usefixtures("short_cap")
+@pytest.mark.parametrize("kind", ["condition", "transform"])
+def test_an_evaluation_overrunning_in_a_native_step_is_a_timeout(kind: Kind) -> None:
+    started = time.monotonic()
+    error_reason = reason(f"JSON.stringify({NUMBERS}).length > 0", kind)
+    assert error_reason == "timeout"
+    assert time.monotonic() - started < 2
+
+
+@pytest.mark.usefixtures("short_cap")
+def test_a_serializer_overrunning_keeps_the_baseline_disposition() -> None:
+    assert reason(NUMBERS, "transform") == "non_serializable"
+    assert reason(NUMBERS, "merge") == "non_serializable"
+
+
+@pytest.mark.usefixtures("short_cap")
+def test_failures_and_denials_past_the_deadline_keep_their_reason() -> None:
+    # Outlasting the cap does not make a deterministic failure retryable.
+    assert reason(f"(() => {{ JSON.stringify({NUMBERS}); throw 1 }})()", "transform") == "runtime"
+    scope = Scope(inputs={"key": "s"}, secret_inputs=frozenset({"key"}))
+    source = f"(() => {{ JSON.stringify({NUMBERS}); return inputs.key }})()"
+    with pytest.raises(SandboxError) as caught:
+        evaluate(source, "transform", scope)
+    assert caught.value.reason == "secret_context"
+
+
+def test_within_the_cap_the_same_steps_succeed() -> None:
+    assert evaluate(f"JSON.stringify({NUMBERS}).length > 0", "condition", Scope()) is True
+
+
+@pytest.mark.parametrize(("kind", "expected"), [("transform", "non_serializable"),
+                                                ("condition", "result_type")])
+def test_a_worker_killed_in_the_serializer_keeps_the_baseline_disposition(
+    kind: Kind, expected: str
+) -> None:
+    # The result's toJSON runs inside the private serializer and never yields to the interrupt.
+    source = "({ toJSON() { return new Array(2 ** 32 - 1).join() } })"
+    with WorkerPool() as pool:
+        started = time.monotonic()
+        with pytest.raises(SandboxError) as caught:
+            pool.evaluate(source, kind, Scope())
+        assert (caught.value.reason, caught.value.retryable) == (expected, False)
+        assert time.monotonic() - started < pool.deadline_s + 2
+        assert pool.evaluate("1", "transform", Scope()) == 1
+
+
+def test_a_worker_killed_while_evaluating_is_still_a_timeout() -> None:
+    with WorkerPool() as pool:
+        with pytest.raises(SandboxError) as caught:
+            pool.evaluate("new Array(2 ** 32 - 1).join()", "transform", Scope())
+        assert (caught.value.reason, caught.value.retryable) == ("timeout", True)

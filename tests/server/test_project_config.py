@@ -1,0 +1,105 @@
+"""The server reads the project configuration `check` reads, from the workspace folder; editor
+settings override it; an invalid file is a diagnostic on the file, and defaults apply. A real
+server over stdio, started in a workspace folder that holds the configuration."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pygls.uris import from_fs_path
+from pytest_lsp import ClientServerConfig, client_capabilities
+
+from tests.conftest import FINDINGS_WORKFLOW
+from tests.server.conftest import CLIENT_PROFILES, RelaviumClient, make_client
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+FINDINGS = FINDINGS_WORKFLOW
+VALID = '[tool.relavium-lsp.rules]\nunknown-key = "off"\nunreachable-node = "error"\n'
+INVALID = '[tool.relavium-lsp]\nrules = { unknown-key = "loud" }\n'
+# The editor's setting for unreachable-node wins over the file's.
+EDITOR = {"relavium": {"debounceMs": 0, "rules": {"unreachable-node": "hint"}}}
+
+
+async def start(lsp_client: RelaviumClient, root: Path) -> None:
+    lsp_client.set_configuration(EDITOR)
+    lsp_client.initialize_result = await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities(CLIENT_PROFILES["vscode"]),
+        initialization_options=EDITOR,
+        root_uri=from_fs_path(str(root)),
+        workspace_folders=[types.WorkspaceFolder(uri=str(from_fs_path(str(root))), name="w")],
+    ))
+
+
+def workspace_with(tmp_path_factory: pytest.TempPathFactory, pyproject: str) -> Path:
+    root = tmp_path_factory.mktemp("configured")
+    (root / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    (root / "w.relavium.yaml").write_text(FINDINGS, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def valid_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return workspace_with(tmp_path_factory, VALID)
+
+
+@pytest.fixture(scope="module")
+def invalid_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return workspace_with(tmp_path_factory, INVALID)
+
+
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "server", "serve", "--stdio"],
+                            client_factory=make_client)
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def configured(lsp_client: RelaviumClient, valid_root: Path) -> AsyncIterator[None]:
+    await start(lsp_client, valid_root)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def misconfigured(lsp_client: RelaviumClient, invalid_root: Path) -> AsyncIterator[None]:
+    await start(lsp_client, invalid_root)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def codes_and_levels(client: RelaviumClient, root: Path) -> list[tuple[str, int]]:
+    uri = str(from_fs_path(str(root / "w.relavium.yaml")))
+    client.open(uri, FINDINGS)
+    return [(str(d.code), int(d.severity or 0)) for d in await client.diagnostics_for(uri)]
+
+
+async def test_the_file_sets_rule_levels_under_the_editor_settings(
+    configured: RelaviumClient, valid_root: Path
+) -> None:
+    found = await codes_and_levels(configured, valid_root)
+    # unknown-key: off by the file; unreachable-node: error by the file, hint by the editor.
+    assert found == [("unreachable-node", types.DiagnosticSeverity.Hint)]
+    config_uri = str(from_fs_path(str(valid_root / "pyproject.toml")))
+    published = configured.published.get(config_uri, [])
+    assert all(not params.diagnostics for params in published)
+
+
+async def test_an_invalid_file_is_a_diagnostic_on_it_and_defaults_apply(
+    misconfigured: RelaviumClient, invalid_root: Path
+) -> None:
+    config_uri = str(from_fs_path(str(invalid_root / "pyproject.toml")))
+    published = await misconfigured.wait_for(
+        lambda: misconfigured.published.get(config_uri), "diagnostics on pyproject.toml")
+    [diagnostic] = published[-1].diagnostics
+    assert diagnostic.severity == types.DiagnosticSeverity.Error
+    assert diagnostic.range.start.line == 1
+    assert "rules.unknown-key must be one of error, warning, information, hint, off" in (
+        diagnostic.message)
+    assert str(invalid_root / "pyproject.toml") in diagnostic.message
+    found = await codes_and_levels(misconfigured, invalid_root)
+    assert found == [("unknown-key", types.DiagnosticSeverity.Error),
+                     ("unreachable-node", types.DiagnosticSeverity.Hint)]
