@@ -274,7 +274,7 @@ def complete(result: AnalysisResult, text: str, offset: int) -> list[Candidate]:
         facts = _Facts(workflow, graph, cursor, field)
         return facts.expression() if field.key in EXPRESSION_KEYS else facts.template()
     if (typed_key := _KEY_PREFIX.match(cursor.prefix)) is not None:
-        return _keys(text, offset, typed_key.group(1) or "")
+        return _keys(text, cursor.offset, typed_key.group(1) or "")
     if field is None:
         return []
     facts = _Facts(workflow, graph, cursor, field)

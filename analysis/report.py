@@ -109,7 +109,12 @@ def _excerpt(line: str, start: int, end: int) -> list[str]:
 
 
 def _caret(source: SourceText, diagnostic: Diagnostic) -> list[str]:
-    start, end = diagnostic.range.start, diagnostic.range.end
+    return excerpt(source, diagnostic.range)
+
+
+def excerpt(source: SourceText, range_: Range) -> list[str]:
+    """The range's first line, escaped and clipped, with a caret line under the range."""
+    start, end = range_.start, range_.end
     if start.line >= source.line_count:
         return []
     line = source.line_text(start.line)
@@ -164,7 +169,8 @@ def _utf16(source: SourceText, position: Position) -> dict[str, int]:
     return {"line": position.line, "character": source.utf16_character(position)}
 
 
-def _utf16_range(source: SourceText, range_: Range) -> dict[str, dict[str, int]]:
+def utf16_range(source: SourceText, range_: Range) -> dict[str, dict[str, int]]:
+    """The range as JSON: 0-based lines, UTF-16 columns (as LSP and `check --format json`)."""
     return {"start": _utf16(source, range_.start), "end": _utf16(source, range_.end)}
 
 
@@ -172,7 +178,7 @@ def to_json(reports: list[FileReport]) -> list[dict[str, Any]]:
     return [
         {
             "path": report.path,
-            "range": _utf16_range(report.source, diagnostic.range),
+            "range": utf16_range(report.source, diagnostic.range),
             "severity": diagnostic.severity.label,
             "code": diagnostic.rule,
             "message": diagnostic.message,

@@ -33,7 +33,7 @@ from typing import Any
 
 from analysis.diagnostics import Severity
 from analysis.graph import CONTROL_TYPES, Graph
-from analysis.model import InputDecl, NodeDef, Workflow
+from analysis.model import ExpressionField, InputDecl, NodeDef, Workflow
 from analysis.source import SourceText
 from analysis.templates import TemplateRef
 from analysis.yaml_tree import YamlDocument, plain_value, read_yaml
@@ -107,6 +107,8 @@ class SampleScope:
     notes: list[str] = field(default_factory=list)
     # shown if the evaluation fails: a synthesized ancestor output it read, and how to pin one
     failure_hint: str | None = None
+    # the expression's field, to place a failure in the document
+    field: ExpressionField | None = None
 
 
 def workflow_stem(workflow_path: Path) -> str:
@@ -290,7 +292,7 @@ def build_sample_scope(
             ]
     return SampleScope(
         node_id, node.expression.kind, node.expression.value, scope, samples.origin,
-        samples.path, notes,
+        samples.path, notes, field=node.expression,
     )
 
 

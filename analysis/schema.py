@@ -12,7 +12,8 @@ The description is data, read by validation, completion (keys and enum values) a
 exportable (e.g. to JSON Schema). Its root is `ROOT` (the document: `schema_version`, `workflow`);
 `WORKFLOW` is the body under `workflow:`. Every spec carries `doc` (one line) and is one of:
 - `Text(enum, pattern, nonempty)`, `Number(integer, minimum, maximum, exclusive_minimum)`,
-  `Boolean()`, `Free()` (anything; the loader types it unknown);
+  `Boolean()`, `Free()` (anything; the loader types it unknown); `RelativePath`, `Regex` and
+  `Url` are `Text` with the engine's further checks (`save_to`, `pattern`, an MCP `url`);
 - `Seq(item, min_items)`; `MapOf(value)` (a mapping with free keys: `metadata`, `env`);
 - `Obj(fields, required, refused, open)`: a strict mapping; `fields` maps each key to its spec
   in authored order, `refused` keys get a dedicated explanation, `extra` holds the cross-field

@@ -45,7 +45,8 @@ from typing import Any
 from analysis.diagnostics import Position, Range
 from analysis.expressions import analyze_expression
 from analysis.graph import Graph
-from analysis.model import NodeDef, Workflow
+from analysis.model import NodeDef, ScalarText, Workflow
+from analysis.report import clip_message, escape_controls, excerpt, utf16_range
 from analysis.sample_scope import (
     PINNED_TYPES,
     SYNTHESIZED,
@@ -56,8 +57,10 @@ from analysis.sample_scope import (
 )
 from analysis.source import SourceText
 from analysis.templates import TemplateRef
-from sandbox import Outcome, Scope
+from sandbox import ErrorDetail, Outcome, Scope
+from sandbox.errors import SourcePosition
 from sandbox.outcome import number_tag
+from sandbox.syntax import LINE_TERMINATOR
 
 # How long a whole dry run may take before the remaining nodes are reported `not-run`: each
 # evaluation is capped by the sandbox on its own; this caps the sum.
@@ -91,6 +94,8 @@ class NodeRun:
     outcome: Outcome | None = None  # the sandbox's answer, for callers that show more of it
     # on a failure that read a synthesized output: which ancestor and how to pin it
     hint: str | None = None
+    # where a failure sits in the document (offsets), when narrower than the failing field
+    where: tuple[int, int] | None = None
 
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"id": self.id, "type": self.type, "status": self.status}
@@ -398,7 +403,7 @@ class _Runner:
         entry.outcome = outcome
         if outcome.error is not None:
             entry.status = "failed"
-            entry.error = outcome.error.to_json()
+            entry.error = error_json(outcome, node.expression, self.workflow.source)
             entry.hint = self._synthesized_cause(node, entry.id)
             if entry.hint is not None:
                 self.notes.append(entry.hint)
@@ -445,7 +450,8 @@ class _Runner:
     def _pin_or_synthesize(self, node: NodeDef, entry: NodeRun) -> None:
         problem = self._unresolvable_template(node)
         if problem is not None:
-            self._fail(entry, "validation", problem)
+            self._fail(entry, "validation", problem[0])
+            entry.where = problem[1]
             return
         pins = self.samples.for_node(entry.id).outputs
         if entry.id in pins:
@@ -454,10 +460,10 @@ class _Runner:
         entry.status = "synthesized"
         entry.value = synthesized(node)
 
-    def _unresolvable_template(self, node: NodeDef) -> str | None:
-        """The engine's first template failure for this node, if it can be told before a call:
-        a reference that resolves to null/nothing without `| default(…)`, or an object/array
-        without `| json`."""
+    def _unresolvable_template(self, node: NodeDef) -> tuple[str, tuple[int, int]] | None:
+        """The engine's first template failure for this node, if it can be told before a call
+        (a reference that resolves to null/nothing without `| default(…)`, or an object/array
+        without `| json`), and the reference's place in the document."""
         outputs = {key: value for key, value in self.stored.items() if value is not UNDEFINED}
         pools = {"inputs": self.inputs, "ctx": self.ctx, "run.outputs": outputs}
         for template in node.templates:
@@ -472,13 +478,14 @@ class _Runner:
                     continue  # a path this check cannot follow: the engine decides at run time
                 filters = {f.name for f in ref.filters}
                 raw = template.value[ref.start:ref.end]
+                where = template.source_span(ref.start, ref.end)
                 if not filters and (not found or value is None):
                     return (f"`{raw}` in {template.name} resolved to no value — check the "
-                            "reference or add a `| default(…)` filter")
+                            "reference or add a `| default(…)` filter"), where
                 if not filters and isinstance(value, dict | list):
                     return (f"`{raw}` in {template.name} resolved to "
                             f"{'a list' if isinstance(value, list) else 'an object'} — add a "
-                            "`| json` filter to embed it as text")
+                            "`| json` filter to embed it as text"), where
         return None
 
 
@@ -627,6 +634,9 @@ def placements(run: WorkflowRun, source: SourceText) -> list[Annotation]:
         if entry.status == "failed":
             span = _failing_span(entry)
             message = f"dry run: `{entry.id}` failed: " + _error_text(entry.error)
+            detail = entry.outcome.detail if entry.outcome is not None else None
+            if detail is not None:
+                message = f"dry run: `{entry.id}` failed: {detail.cls}: {detail.message}"
             if entry.hint is not None:
                 message += f"\n{entry.hint}"
             result.append(Annotation(entry.id, id_end, label, tooltip, "failed",
@@ -643,14 +653,71 @@ def placements(run: WorkflowRun, source: SourceText) -> list[Annotation]:
 
 def _failing_span(entry: NodeRun) -> tuple[int, int]:
     node = entry.node
+    if entry.where is not None:
+        return entry.where
     if entry.outcome is not None and node.expression is not None:
-        return node.expression.scalar.span
-    message = (entry.error or {}).get("message", "")
-    for template in node.templates:
-        if template.name in TEMPLATE_FIELDS and f"in {template.name} " in message:
-            return template.scalar.span
+        detail = entry.outcome.detail
+        token = detail_span(node.expression, detail) if detail is not None else None
+        return token or node.expression.scalar.span
     assert node.id_ref is not None
     return node.id_ref.scalar.span
+
+
+def error_json(outcome: Outcome, field: ScalarText, source: SourceText) -> dict[str, Any]:
+    """The failure's error object with the author's own error (`detail`: class, message, range)
+    when the evaluation gave one, its range in document coordinates (0-based lines, UTF-16
+    columns, as `check --format json`). A dry run shows the author their own evaluation; a
+    `secret_context` failure has no detail."""
+    error = outcome.to_json(include_detail=True)["error"]
+    shown = error.get("detail")
+    if shown is not None and outcome.detail is not None:
+        span = detail_span(field, outcome.detail)
+        shown.pop("range", None)
+        if span is not None:
+            shown["range"] = utf16_range(source, source.range(*span))
+    return error
+
+
+def compiler_line(
+    path: str, outcome: Outcome, field: ScalarText, source: SourceText
+) -> list[str]:
+    """`path:LINE:COLUMN: Class: message` (1-based, code-point columns as `check` text) and the
+    source line with a caret under the failing token; [] without a detail."""
+    detail = outcome.detail
+    if detail is None:
+        return []
+    span = detail_span(field, detail) or field.scalar.span
+    where = source.range(*span)
+    heading = f"{escape_controls(detail.cls)}: {clip_message(detail.message)}"
+    return [
+        f"{escape_controls(path)}:{where.start.line + 1}:{where.start.character + 1}: {heading}",
+        *excerpt(source, where),
+    ]
+
+
+def detail_span(field: ScalarText, detail: ErrorDetail) -> tuple[int, int] | None:
+    """Document offsets of the failing token, from the detail's expression coordinates (0-based
+    lines split at JavaScript line terminators, UTF-16 columns); None without a range."""
+    if detail.range is None:
+        return None
+    start = _expression_index(field.value, detail.range.start)
+    end = _expression_index(field.value, detail.range.end)
+    return field.source_span(start, max(end, start))
+
+
+def _expression_index(text: str, position: SourcePosition) -> int:
+    """The code-point index of an expression position (clamped to the text)."""
+    line_start = 0
+    for _ in range(position.line):
+        terminator = LINE_TERMINATOR.search(text, line_start)
+        if terminator is None:
+            return len(text)
+        line_start = terminator.end()
+    index, units = line_start, position.character
+    while units > 0 and index < len(text) and text[index] not in "\r\n\u2028\u2029":
+        units -= 2 if ord(text[index]) > 0xFFFF else 1
+        index += 1
+    return index
 
 
 def _error_text(error: dict[str, Any] | None) -> str:

@@ -41,6 +41,11 @@ def main() -> int:
     # the cursor just after `run.outputs["` in the last node's transform
     typing_at = text.rindex('run.outputs["') + len('run.outputs["')
     node_at = text.index("- id: b50-join") + len("- id: ")
+    # a key being typed on a new line of a node in the middle of the file
+    agent_ref = "      agent_ref: writer\n"
+    key_line = text.index(agent_ref, len(text) // 2) + len(agent_ref)
+    key_text = text[:key_line] + "      re\n" + text[key_line:]
+    key_at = key_line + len("      re")
 
     index = build_index(workflow)
 
@@ -56,6 +61,7 @@ def main() -> int:
         "analysis.analyze (baseline)": lambda: analyze(text),
         "symbol index (once per analysis)": lambda: build_index(workflow),
         "completion run.outputs[\"": lambda: complete(result, text, typing_at),
+        "completion of a schema key": lambda: complete(result, key_text, key_at),
         "references of a node id": find_references,
         "rename plan": rename,
         "semantic tokens (full)": lambda: encoded_tokens(view),

@@ -4,7 +4,7 @@
 what the server and the command line use. `check_syntax` is the parse-only check.
 """
 
-from sandbox.errors import SandboxError
+from sandbox.errors import ErrorDetail, SandboxError, SourcePosition, SourceRange
 from sandbox.evaluator import evaluate
 from sandbox.limits import MEMORY_LIMIT_BYTES, STACK_LIMIT_BYTES, TIME_LIMIT_MS
 from sandbox.outcome import Outcome
@@ -18,11 +18,14 @@ __all__ = [
     "STACK_LIMIT_BYTES",
     "TIME_LIMIT_MS",
     "ContextProjection",
+    "ErrorDetail",
     "Kind",
     "Outcome",
     "SandboxError",
     "Scope",
     "ScopeError",
+    "SourcePosition",
+    "SourceRange",
     "SyntaxProblem",
     "WorkerPool",
     "check_syntax",

@@ -101,6 +101,11 @@
     const created = new WeakMap();
     // Set when the creation hook saw a thrown `null` where not even the probe fitted the heap.
     let heapExhaustedAtNull = false;
+    // The compiled authored function, and the driver functions that can run inside it (the
+    // constructor stand-ins, the prototype override setters, the denied accessor): an error's
+    // position is its innermost frame of authored code.
+    let authored;
+    const driverCode = new WeakSet();
 
     function has(object, key) {
       return apply(hasOwnProperty, object, [key]);
@@ -121,10 +126,12 @@
       return concat([",", stringify(name), ":", stringify(text)]);
     }
 
-    function failure(phase, evidence, detail) {
+    // `extra`: the optional author-detail fields, already encoded.
+    function failure(phase, evidence, detail, extra) {
       return concat([
         '{"v":', toText(TRANSPORT_VERSION), ',"arm":"failure"', field("phase", phase),
-        field("evidence", evidence), field("detail", detail), "}",
+        field("evidence", evidence), field("detail", detail),
+        extra === undefined ? "" : concat(extra), "}",
       ]);
     }
 
@@ -143,18 +150,44 @@
       if (isError(error) && !apply(weakMapHas, created, [error])) {
         const descriptor = getOwnPropertyDescriptor(error, "message");
         const message = descriptor !== undefined && has(descriptor, "value") ? descriptor.value : "";
-        apply(weakMapSet, created, [error, { __proto__: null, prototype: getPrototypeOf(error), message }]);
+        const site = authoredSite(callSites);
+        apply(weakMapSet, created, [error, {
+          __proto__: null, prototype: getPrototypeOf(error), message,
+          line: site === undefined ? undefined : site.getLineNumber(),
+          column: site === undefined ? undefined : site.getColumnNumber(),
+        }]);
       }
+      // Only authored frames: the driver's own (its stand-ins with the native `construct` they
+      // call, and everything outside the authored function) are not the expression's stack.
       let stack = "";
       for (let index = 0; index < callSites.length; index += 1) {
         const site = callSites[index];
+        const running = site.getFunction();
+        if (apply(weakSetHas, driverCode, [running]) || running === construct) continue;
         const name = site.getFunctionName();
         stack = stack + "    at " + (name === null || name === "" ? "<anonymous>" : name) +
           (site.isNative() ? " (native)"
             : " (" + site.getFileName() + ":" + site.getLineNumber() + ":" +
               site.getColumnNumber() + ")") + "\n";
+        if (authored !== undefined && running === authored) break;
       }
       return stack;
+    }
+
+    // The innermost frame of authored code, if the authored function is on the stack.
+    function authoredSite(callSites) {
+      if (authored === undefined) return undefined;
+      let innermost;
+      for (let index = 0; index < callSites.length; index += 1) {
+        const site = callSites[index];
+        const running = site.getFunction();
+        if (running === authored) return innermost === undefined ? site : innermost;
+        if (innermost === undefined && typeof running === "function" && !site.isNative() &&
+            !apply(weakSetHas, driverCode, [running])) {
+          innermost = site;
+        }
+      }
+      return undefined;
     }
 
     // Authored code sees stand-ins for the error constructors: the same prototypes, statics and
@@ -166,6 +199,7 @@
         apply(weakSetAdd, constructed, [error]);
         return error;
       }
+      apply(weakSetAdd, driverCode, [Constructor]);
       defineProperty(Constructor, "prototype", { value: Real.prototype, writable: false });
       const visible = apply(bind, Constructor, [undefined]);
       defineProperty(visible, "prototype", { value: Real.prototype });
@@ -192,6 +226,7 @@
       // every error, and no authored valueOf can run while the engine reads the limit.
       RealError.stackTraceLimit = STACK_TRACE_LIMIT;
       RealError.prepareStackTrace = onErrorCreated;
+      apply(weakSetAdd, driverCode, [deny]);
       let parent;
       const standIns = [];
       for (const name of ERROR_CLASSES) {
@@ -229,7 +264,7 @@
         // Non-configurable data (DOMException's code constants) is read-only already.
         if (!has(descriptor, "value") || !descriptor.configurable) continue;
         const value = descriptor.value;
-        defineProperty(prototype, key, {
+        const accessors = {
           get() {
             return value;
           },
@@ -239,8 +274,12 @@
               value: replacement, writable: true, enumerable: true, configurable: true,
             });
           },
-          enumerable: descriptor.enumerable,
-          configurable: false,
+        };
+        apply(weakSetAdd, driverCode, [accessors.get]);
+        apply(weakSetAdd, driverCode, [accessors.set]);
+        defineProperty(prototype, key, {
+          get: accessors.get, set: accessors.set,
+          enumerable: descriptor.enumerable, configurable: false,
         });
       }
       freeze(prototype);
@@ -343,25 +382,43 @@
       return "runtime";
     }
 
-    // Private diagnostic text (SandboxError.detail): may contain authored text, never shown.
+    // Private diagnostic text (SandboxError.detail) and, for an Error, its class and message as
+    // separate fields (the author detail a dry run may show): authored text, never shown
+    // elsewhere, clipped, and read once (its getters run once).
     function describe(thrown) {
+      const described = { __proto__: null, text: "(a thrown value that cannot be described)" };
       try {
-        if (typeof thrown === "bigint" || typeof thrown === "symbol") return clip(toText(thrown));
-        if (isError(thrown)) return clip(toText(thrown.name) + ": " + toText(thrown.message));
-        const json = stringify(thrown);
-        return clip(json === undefined ? toText(thrown) : json);
+        if (typeof thrown === "bigint" || typeof thrown === "symbol") {
+          described.text = clip(toText(thrown));
+        } else if (isError(thrown)) {
+          described.name = clip(toText(thrown.name));
+          described.message = clip(toText(thrown.message));
+          described.text = clip(described.name + ": " + described.message);
+        } else {
+          const json = stringify(thrown);
+          described.text = clip(json === undefined ? toText(thrown) : json);
+        }
       } catch (ignored) {
-        return "(a thrown value that cannot be described)";
+        // the fixed text above
       }
+      return described;
     }
 
     function failed(phase, thrown) {
       let kind = evidence(thrown);
       // A syntax error is the compiler's verdict only while compiling.
       if (kind === "syntax" && phase !== "compile") kind = "runtime";
-      const detail = describe(thrown);
+      const described = describe(thrown);
       if (latched) return DENIED;
-      return failure(phase, kind, typeof detail === "string" ? detail : "");
+      const origin = isError(thrown) ? apply(weakMapGet, created, [thrown]) : undefined;
+      const located = origin !== undefined && typeof origin.line === "number" &&
+        typeof origin.column === "number";
+      return failure(phase, kind, typeof described.text === "string" ? described.text : "", [
+        typeof described.name === "string" ? field("class", described.name) : "",
+        typeof described.message === "string" ? field("message", described.message) : "",
+        located ? concat([',"line":', toText(origin.line), ',"column":', toText(origin.column)])
+          : "",
+      ]);
     }
 
     // Phase 1: lockdown, scope rebuild, compile, run. Nothing authored runs before `apply(authored)`.
@@ -372,7 +429,6 @@
     } catch (thrown) {
       return failed("scope", thrown);
     }
-    let authored;
     try {
       authored = indirectEval(request.source);
     } catch (thrown) {

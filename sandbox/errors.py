@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from typing import Literal, get_args
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
 
 Reason = Literal[
     "syntax",
@@ -36,6 +37,64 @@ MESSAGES: dict[Reason, str] = {
 }
 
 
+# The author detail's text is the author's own, but it is still clipped.
+DETAIL_TEXT_LIMIT = 2000
+
+
+@dataclass(frozen=True)
+class SourcePosition:
+    """0-based line and 0-based UTF-16 column within the authored expression."""
+
+    line: int
+    character: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"line": self.line, "character": self.character}
+
+
+@dataclass(frozen=True)
+class SourceRange:
+    start: SourcePosition
+    end: SourcePosition
+
+    def to_json(self) -> dict[str, Any]:
+        return {"start": self.start.to_json(), "end": self.end.to_json()}
+
+
+@dataclass(frozen=True)
+class ErrorDetail:
+    """The author's own error, for dry-run surfaces that opt in (never in public messages).
+
+    `cls` is the JavaScript error class (`TypeError`; `SyntaxError` for a parse error; `Uncaught`
+    for a thrown value that is not an Error), `message` its message, `range` the failing token in
+    expression coordinates, or None where the engine gave no position.
+    """
+
+    cls: str
+    message: str
+    range: SourceRange | None
+
+    def to_json(self) -> dict[str, Any]:
+        shown: dict[str, Any] = {"class": self.cls, "message": self.message}
+        if self.range is not None:
+            shown["range"] = self.range.to_json()
+        return shown
+
+
+@dataclass(frozen=True)
+class FailureSite:
+    """Where and what failed, as the VM or the parser reported it (before coordinates are known).
+
+    `engine_position` is the engine's (1-based line, 1-based UTF-8 column) in the compiled
+    wrapper; `source_offset` a code-point offset into the authored source. Private, like detail.
+    """
+
+    cls: str
+    message: str
+    engine_position: tuple[int, int] | None = None
+    source_offset: int | None = None
+
+
 class SandboxError(Exception):
     """A failed evaluation.
 
@@ -47,11 +106,15 @@ class SandboxError(Exception):
 
     code = ERROR_CODE
 
-    def __init__(self, reason: Reason, detail: str | None = None) -> None:
+    def __init__(
+        self, reason: Reason, detail: str | None = None, site: FailureSite | None = None
+    ) -> None:
         self.reason: Reason = reason
         self.retryable = reason == "timeout"
         self.message = MESSAGES[reason]
         self.detail = None if reason == "secret_context" else detail
+        # What the author's own error was (see FailureSite); never for a secret_context failure.
+        self.site = None if reason == "secret_context" else site
         self.correlation_id = uuid.uuid4().hex
         super().__init__(f"{ERROR_CODE} ({reason}): {self.message}")
 

@@ -7,14 +7,19 @@ with `prepare` here and runs them in a killable subprocess.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, overload
 
 from sandbox.authored import authored_script
-from sandbox.errors import SandboxError
+from sandbox.detail import error_detail
+from sandbox.errors import FailureSite, SandboxError
+from sandbox.outcome import Outcome
 from sandbox.scope import Scope, ScopeError
 from sandbox.syntax import check_syntax
 from sandbox.transport import KINDS, Kind
 from sandbox.vm import run_request
+
+# The class a parse failure is shown as in the author detail.
+_PARSE_FAILURE_CLASSES = {None: "SyntaxError", "stack": "RangeError", "memory": "InternalError"}
 
 
 def bindings_for(kind: Kind) -> tuple[str, ...]:
@@ -28,16 +33,41 @@ def prepare(source: str, kind: Kind, scope: Scope) -> str:
     problem = check_syntax(source)
     if problem is not None:
         reason = problem.cap or "syntax"
-        raise SandboxError(reason, f"{problem.message} (at offset {problem.offset})")
+        site = FailureSite(
+            _PARSE_FAILURE_CLASSES[problem.cap], problem.message, source_offset=problem.offset
+        )
+        raise SandboxError(reason, f"{problem.message} (at offset {problem.offset})", site)
     try:
         return scope.vm_request(kind, authored_script(source, bindings_for(kind)))
     except ScopeError as error:
         raise SandboxError("scope", str(error)) from None
 
 
-def evaluate(source: str, kind: Kind, scope: Scope) -> Any:
+@overload
+def evaluate(
+    source: str, kind: Kind, scope: Scope, *, with_detail: Literal[False] = False
+) -> Any: ...
+
+
+@overload
+def evaluate(source: str, kind: Kind, scope: Scope, *, with_detail: Literal[True]) -> Outcome: ...
+
+
+def evaluate(source: str, kind: Kind, scope: Scope, *, with_detail: bool = False) -> Any:
     """Evaluate a bare expression of `kind` against `scope`; return its JSON-like value.
 
     Top-level NaN, ±Infinity and -0 come back as the floats they are. Raises only SandboxError.
+    With `with_detail`, returns an `Outcome` instead (never raising SandboxError) whose `detail`
+    is the author's own error for a failure (see `Outcome.detail`).
     """
-    return run_request(prepare(source, kind, scope), kind)
+    if not with_detail:
+        return run_request(prepare(source, kind, scope), kind)
+    try:
+        return Outcome(value=run_request(prepare(source, kind, scope), kind))
+    except SandboxError as error:
+        return failed_outcome(source, error)
+
+
+def failed_outcome(source: str, error: SandboxError) -> Outcome:
+    """The Outcome of a failure, with the author detail."""
+    return Outcome(error=error, detail=error_detail(source, error))

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox.errors import SandboxError
+from sandbox.errors import ErrorDetail, SandboxError
 from sandbox.transport import NUMBER_TAGS
 
 
@@ -46,19 +46,32 @@ def decode_value(encoded: dict[str, Any]) -> Any:
 
 @dataclass(frozen=True)
 class Outcome:
-    """A value (`error is None`) or the SandboxError an evaluation ended with."""
+    """A value (`error is None`) or the SandboxError an evaluation ended with.
+
+    `detail` is set only when the caller asked for it (`with_detail=True`): the author's own
+    JavaScript error (class, message, range in the expression). It is private in the spec's sense:
+    only dry-run surfaces that show the author their own evaluation may render it, never `check`
+    output, SARIF or a default log. Never set for `secret_context`.
+    """
 
     value: Any = None
     error: SandboxError | None = None
+    detail: ErrorDetail | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None
 
-    def to_json(self) -> dict[str, Any]:
-        """`{"ok": true, "value": ...}` or `{"ok": false, "error": {code, reason, ...}}`."""
+    def to_json(self, *, include_detail: bool = False) -> dict[str, Any]:
+        """`{"ok": true, "value": ...}` or `{"ok": false, "error": {code, reason, ...}}`.
+
+        The detail appears only with `include_detail` (as `error.detail`: class, message, range).
+        """
         if self.error is not None:
-            return {"ok": False, "error": self.error.to_json()}
+            error = self.error.to_json()
+            if include_detail and self.detail is not None and self.error.reason != "secret_context":
+                error["detail"] = self.detail.to_json()
+            return {"ok": False, "error": error}
         return {"ok": True, **encode_value(self.value)}
 
     def to_text(self) -> str:

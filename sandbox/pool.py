@@ -21,11 +21,11 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal, overload
 
 import sandbox
-from sandbox.errors import REASONS, SandboxError
-from sandbox.evaluator import prepare
+from sandbox.errors import DETAIL_TEXT_LIMIT, REASONS, FailureSite, SandboxError
+from sandbox.evaluator import failed_outcome, prepare
 from sandbox.limits import TIME_LIMIT_MS
 from sandbox.outcome import Outcome, decode_value
 from sandbox.scope import Scope
@@ -131,8 +131,23 @@ class WorkerPool:
         self._closed = False
         self._changed = threading.Condition()
 
-    def evaluate(self, source: str, kind: Kind, scope: Scope) -> Any:
-        """Like `sandbox.evaluate`, in a worker. Raises only SandboxError."""
+    @overload
+    def evaluate(
+        self, source: str, kind: Kind, scope: Scope, *, with_detail: Literal[False] = False
+    ) -> Any: ...
+
+    @overload
+    def evaluate(
+        self, source: str, kind: Kind, scope: Scope, *, with_detail: Literal[True]
+    ) -> Outcome: ...
+
+    def evaluate(self, source: str, kind: Kind, scope: Scope, *, with_detail: bool = False) -> Any:
+        """Like `sandbox.evaluate`, in a worker. Raises only SandboxError.
+
+        With `with_detail`, returns an Outcome with the author detail instead (see `run`).
+        """
+        if with_detail:
+            return self.run(source, kind, scope, with_detail=True)
         request = prepare(source, kind, scope)
         worker = self._acquire()
         healthy = False
@@ -150,12 +165,15 @@ class WorkerPool:
             self._release(worker, healthy)
         return _decode(response)
 
-    def run(self, source: str, kind: Kind, scope: Scope) -> Outcome:
-        """`evaluate` as an Outcome: never raises SandboxError."""
+    def run(
+        self, source: str, kind: Kind, scope: Scope, *, with_detail: bool = False
+    ) -> Outcome:
+        """`evaluate` as an Outcome: never raises SandboxError. With `with_detail`, a failure's
+        Outcome carries the author detail (`Outcome.detail`)."""
         try:
             return Outcome(value=self.evaluate(source, kind, scope))
         except SandboxError as error:
-            return Outcome(error=error)
+            return failed_outcome(source, error) if with_detail else Outcome(error=error)
 
     def close(self) -> None:
         """Stop every idle worker; workers still in use stop when released."""
@@ -247,4 +265,18 @@ def _decode(response: dict[str, Any]) -> Any:
         raise SandboxError("runtime", "malformed worker response") from None
     if reason not in REASONS or not (detail is None or isinstance(detail, str)):
         raise SandboxError("runtime", "malformed worker response")
-    raise SandboxError(reason, detail)
+    raise SandboxError(reason, detail, _site(response.get("site")))
+
+
+def _site(encoded: object) -> FailureSite | None:
+    if not isinstance(encoded, dict):
+        return None
+    cls, message, position = encoded.get("class"), encoded.get("message"), encoded.get("position")
+    if not isinstance(cls, str) or not isinstance(message, str):
+        return None
+    engine_position = None
+    if isinstance(position, list) and len(position) == 2:
+        line, column = position
+        if type(line) is int and type(column) is int:
+            engine_position = (line, column)
+    return FailureSite(cls[:DETAIL_TEXT_LIMIT], message[:DETAIL_TEXT_LIMIT], engine_position)

@@ -31,7 +31,7 @@ NOT_ONE_EXPRESSION = "expected exactly one expression"
 MESSAGE_LIMIT = 160
 
 # Every JavaScript line terminator, CRLF counted once: the engine numbers lines this way.
-_LINE_TERMINATOR = re.compile("\r\n|[\n\r\u2028\u2029]")
+LINE_TERMINATOR = re.compile("\r\n|[\n\r\u2028\u2029]")
 _ENGINE_POSITION = re.compile(r"<input>:(\d+):(\d+)")
 # How the parser reports a cap it hit. Only the parser runs in the parse-only context (the script
 # throws before its one statement), so these first lines are the engine's, never authored text.
@@ -113,7 +113,9 @@ def _problem_from_engine(source: str, report: str) -> SyntaxProblem | None:
     if len(message) > MESSAGE_LIMIT:
         message = message[: MESSAGE_LIMIT - 1] + "…"
     position = _ENGINE_POSITION.match(frames)
-    offset = 0 if position is None else _offset(source, int(position[1]), int(position[2]))
+    offset = 0
+    if position is not None:
+        offset = offset_of_engine_position(source, int(position[1]), int(position[2]))
     return SyntaxProblem(offset=offset, message=message, cap=_cap_tripped(first_line))
 
 
@@ -125,14 +127,14 @@ def _cap_tripped(first_line: str) -> Literal["memory", "stack"] | None:
     return None
 
 
-def _offset(source: str, engine_line: int, engine_column: int) -> int:
+def offset_of_engine_position(source: str, engine_line: int, engine_column: int) -> int:
     """Code-point offset of a 1-based engine line and 1-based UTF-8 byte column."""
     line_index = engine_line - SOURCE_FIRST_LINE
     if line_index < 0:
         return 0
     line_start = 0
     for _ in range(line_index):
-        terminator = _LINE_TERMINATOR.search(source, line_start)
+        terminator = LINE_TERMINATOR.search(source, line_start)
         if terminator is None:
             return len(source)  # the error sits on the wrapper's closing line
         line_start = terminator.end()

@@ -10,7 +10,7 @@ import json
 import math
 from typing import Any, Literal
 
-from sandbox.errors import Reason, SandboxError
+from sandbox.errors import DETAIL_TEXT_LIMIT, FailureSite, Reason, SandboxError
 from sandbox.limits import MEMORY_LIMIT_BYTES
 from sandbox.scope import MAX_SCOPE_DEPTH
 
@@ -38,6 +38,8 @@ _ARM_KEYS = {
     "denied": {"v", "arm"},
     "failure": {"v", "arm", "phase", "evidence", "detail"},
 }
+# The author detail of a thrown Error: its class and message, and where it was created.
+_FAILURE_OPTIONAL_KEYS = {"class", "message", "line", "column"}
 _SUCCESS_KEYS = {"v", "arm", "type"}
 _SUCCESS_OPTIONAL_KEYS = {"payload", "tag"}
 # (phase, evidence) → reason. A failure before authored code ran is the scope's, except memory;
@@ -71,17 +73,31 @@ def decode(transport: object, kind: Kind) -> Any:
     arm = record.get("arm")
     if arm == "denied" and set(record) == _ARM_KEYS["denied"]:
         raise SandboxError("secret_context")
-    if arm == "failure" and set(record) == _ARM_KEYS["failure"]:
+    if arm == "failure" and (
+        _ARM_KEYS["failure"] <= set(record) <= _ARM_KEYS["failure"] | _FAILURE_OPTIONAL_KEYS
+    ):
         phase, evidence = record["phase"], record["evidence"]
         # A JSON list or object as a field is unhashable: check the types before the lookup.
         known = isinstance(phase, str) and isinstance(evidence, str)
         reason = _FAILURE_REASONS.get((phase, evidence)) if known else None
         if reason is None or not isinstance(record["detail"], str):
             raise SandboxError("runtime", MALFORMED)
-        raise SandboxError(reason, record["detail"])
+        raise SandboxError(reason, record["detail"], _failure_site(record))
     if arm == "success" and _SUCCESS_KEYS <= set(record) <= _SUCCESS_KEYS | _SUCCESS_OPTIONAL_KEYS:
         return _success(record, kind)
     raise SandboxError("runtime", MALFORMED)
+
+
+def _failure_site(record: dict[str, Any]) -> FailureSite:
+    """The thrown value's class, message and position (a non-Error: `Uncaught` and its text)."""
+    cls, message = record.get("class"), record.get("message")
+    line, column = record.get("line"), record.get("column")
+    position = None
+    if type(line) is int and type(column) is int and line > 0 and column > 0:
+        position = (line, column)
+    if not isinstance(cls, str) or not isinstance(message, str):
+        return FailureSite("Uncaught", record["detail"][:DETAIL_TEXT_LIMIT])
+    return FailureSite(cls[:DETAIL_TEXT_LIMIT], message[:DETAIL_TEXT_LIMIT], position)
 
 
 def _parse(transport: object) -> dict[str, Any]:

@@ -7,7 +7,8 @@ limit does not see fails here instead of exhausting the machine. Protocol (UTF-8
     pool → worker   {"kind": KIND, "request": VM_REQUEST}
     worker → pool   {"phase": "serialize"}                 when the private serializer starts
     worker → pool   {"ok": true, "value": ..., ["number": TAG]}
-                  | {"ok": false, "reason": REASON, "detail": TEXT | null}
+                  | {"ok": false, "reason": REASON, "detail": TEXT | null,
+                     ["site": {"class", "message", "position": [LINE, COLUMN] | null}]}
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import sys
 import time
 from typing import Any, BinaryIO
 
-from sandbox.errors import SandboxError
+from sandbox.errors import FailureSite, SandboxError
 from sandbox.outcome import encode_value
 from sandbox.vm import run_request
 
@@ -59,8 +60,16 @@ def handle(line: bytes, channel: BinaryIO) -> dict[str, Any]:
             message["request"], message["kind"], lambda: _send(channel, SERIALIZE_PHASE)
         )
     except SandboxError as error:
-        return {"ok": False, "reason": error.reason, "detail": error.detail}
+        response: dict[str, Any] = {"ok": False, "reason": error.reason, "detail": error.detail}
+        if error.site is not None:
+            response["site"] = site_to_json(error.site)
+        return response
     return {"ok": True, **encode_value(value)}
+
+
+def site_to_json(site: FailureSite) -> dict[str, Any]:
+    position = None if site.engine_position is None else list(site.engine_position)
+    return {"class": site.cls, "message": site.message, "position": position}
 
 
 def _send(channel: BinaryIO, response: dict[str, Any]) -> None:

@@ -27,7 +27,14 @@ from analysis.sample_scope import (
     build_sample_scope,
     find_samples,
 )
-from analysis.workflow_run import WorkflowRun, run_workflow, synthesized_cause, value_text
+from analysis.workflow_run import (
+    WorkflowRun,
+    compiler_line,
+    error_json,
+    run_workflow,
+    synthesized_cause,
+    value_text,
+)
 from sandbox import Outcome, Scope, ScopeError, WorkerPool
 from sandbox.transport import Kind
 from server.documents import DocumentState
@@ -46,13 +53,18 @@ class DryRunError(Exception):
 class DryRun:
     sample: SampleScope
     outcome: Outcome
+    sample_path: str | None = None  # the workflow file, for compiler-style lines
 
     def to_json(self) -> dict[str, Any]:
         notes = self.sample.notes
         if not self.outcome.ok and self.sample.failure_hint:
             notes = [*notes, self.sample.failure_hint]
+        answer = self.outcome.to_json()
+        field = self.sample.field
+        if not self.outcome.ok and field is not None:
+            answer["error"] = error_json(self.outcome, field, field.source)
         return {
-            **self.outcome.to_json(),
+            **answer,
             "node": self.sample.node,
             "kind": self.sample.kind,
             "scope": {
@@ -63,6 +75,13 @@ class DryRun:
             },
         }
 
+    def compiler_lines(self) -> list[str]:
+        """On a failure with the author's detail: `file:line:col: Class: message` and a caret."""
+        field = self.sample.field
+        if self.outcome.ok or field is None:
+            return []
+        return compiler_line(self.sample_path or "<workflow>", self.outcome, field, field.source)
+
     @property
     def scope_label(self) -> str:
         origin = self.sample.origin
@@ -72,7 +91,11 @@ class DryRun:
         """One line: the value or the error's public message."""
         if self.outcome.ok:
             return f"{self.sample.node} → {_preview(value_text(self.outcome.value))}"
-        return f"{self.sample.node} failed: {self.outcome.to_text()}" + (
+        detail, error = self.outcome.detail, self.outcome.error
+        said = self.outcome.to_text()
+        if detail is not None and error is not None:
+            said = f"{detail.cls}: {detail.message} ({error.reason})"
+        return f"{self.sample.node} failed: {_preview(said, 300)}" + (
             f" ({self.sample.failure_hint})" if self.sample.failure_hint else ""
         )
 
@@ -86,6 +109,7 @@ class DryRun:
             # A result may be megabytes; the command's own answer carries it whole.
             text = text[:LOG_VALUE_LIMIT] + f"\n… ({len(text):,} characters; truncated in the log)"
         lines.append(("value: " if self.outcome.ok else "error: ") + text)
+        lines.extend(self.compiler_lines())
         if not self.outcome.ok and self.sample.failure_hint:
             lines.append(f"note: {self.sample.failure_hint}")
         return "\n".join(lines)
@@ -112,7 +136,8 @@ def load(
 
 def pool_evaluator(pool: WorkerPool) -> Callable[[str, str, Scope], Outcome]:
     def evaluate(source: str, kind: str, scope: Scope) -> Outcome:
-        return pool.run(source, kind, scope)  # type: ignore[arg-type]
+        # a dry run shows the author their own error (issue 13 §1): the detail is opted into
+        return pool.run(source, kind, scope, with_detail=True)  # type: ignore[arg-type]
 
     return evaluate
 
@@ -149,10 +174,12 @@ def prepare(
         raise DryRunError(str(error)) from None
 
 
-def evaluate(pool: WorkerPool, sample: SampleScope, scope: Scope) -> DryRun:
+def evaluate(
+    pool: WorkerPool, sample: SampleScope, scope: Scope, path: str | None = None
+) -> DryRun:
     """Blocking: call from a thread (the server) or the main thread (the CLI)."""
     kind: Kind = sample.kind  # type: ignore[assignment]
-    return DryRun(sample, pool.run(sample.source, kind, scope))
+    return DryRun(sample, pool.run(sample.source, kind, scope, with_detail=True), path)
 
 
 def run_whole(
@@ -183,6 +210,18 @@ def run_whole(
             "refuse to load it; this shows what its deterministic part would do anyway"
         ))
     return run
+
+
+def failure_lines(run: WorkflowRun, path: str) -> dict[str, list[str]]:
+    """Compiler-style lines for each failed node that has the author's detail, by node id."""
+    lines = {}
+    for node in run.nodes:
+        field = node.node.expression
+        if node.status == "failed" and node.outcome is not None and field is not None:
+            shown = compiler_line(path, node.outcome, field, field.source)
+            if shown:
+                lines[node.id] = shown
+    return lines
 
 
 def node_line(entry: dict[str, Any], limit: int = 120) -> str:

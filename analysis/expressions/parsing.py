@@ -12,6 +12,7 @@ offsets into the expression string itself.
 
 from __future__ import annotations
 
+import re
 import threading
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
@@ -56,6 +57,10 @@ def _utf8_length(char: str) -> int:
 
 
 _LINE_TERMINATORS = (b"\n", b"\r", "\u2028".encode(), "\u2029".encode())
+_LINE_END = re.compile(b"|".join(re.escape(t) for t in _LINE_TERMINATORS))
+# Each parse after the first costs a whole parse; past this many the expression counts as broken
+# (scans fall back to the engine's own, which say nothing they are unsure of).
+MAX_COMMENT_PARSES = 16
 # Nodes whose text is not code: no comment starts inside them.
 _OPAQUE = frozenset({"string", "regex", "comment", "html_comment"})
 
@@ -84,25 +89,37 @@ def _has_line_terminator(data: bytes) -> bool:
     return any(terminator in data for terminator in _LINE_TERMINATORS)
 
 
-def _first_html_comment(root: Node, data: bytes) -> tuple[int, int] | None:
-    """The byte span of the leftmost HTML-like comment QuickJS reads, up to the line's end."""
+def _html_comment_batch(root: Node, data: bytes) -> list[tuple[int, int]]:
+    """Byte spans (each to its line's end) of the HTML-like comments QuickJS reads, leftmost
+    first. The tree was parsed without knowing them, so once a comment's text could have opened
+    something that spans lines in that parse (a template, a block comment, a backslash line
+    continuation), what follows is not trusted: the batch stops there, the caller parses again."""
+    found: list[tuple[int, int]] = []
     previous_end = 0
     # QuickJS's `got_lf`: a line terminator since the last token (also inside a block comment).
     line_start = True
     for token, kind in _tokens(root):
         start = token.start_byte
+        if found and start < found[-1][1]:
+            continue  # inside the comment just found
         if _has_line_terminator(data[previous_end:start]):
             line_start = True
         if kind == "code" and (data.startswith(b"<!--", start) or (
                 line_start and data.startswith(b"-->", start))):
-            ends = [data.find(t, start) for t in _LINE_TERMINATORS]
-            return start, min((end for end in ends if end != -1), default=len(data))
+            line_end = _LINE_END.search(data, start)
+            end = line_end.start() if line_end else len(data)
+            found.append((start, end))
+            text = data[start:end]
+            if b"`" in text or b"/*" in text or b"\\" in text:
+                break
+            previous_end = end
+            continue
         if kind == "comment":
             line_start = line_start or _has_line_terminator(data[start:token.end_byte])
         else:
             line_start = False
         previous_end = token.end_byte
-    return None
+    return found
 
 
 class ParsedExpression:
@@ -118,19 +135,27 @@ class ParsedExpression:
         self.data = _PREFIX + body + _SUFFIX
         self.root: Node = _PARSERS.parser.parse(self.data).root_node
         comments: list[tuple[int, int]] = []
+        parses, gave_up = 0, False
         if b"<!--" in body or b"-->" in body:
-            while (found := _first_html_comment(self.root, self.data)) is not None:
-                start, end = found
-                comments.append(found)
-                self.data = self.data[:start] + b" " * (end - start) + self.data[end:]
+            while batch := _html_comment_batch(self.root, self.data):
+                if parses == MAX_COMMENT_PARSES:
+                    gave_up = True
+                    break
+                parses += 1
+                data = bytearray(self.data)
+                for start, end in batch:
+                    data[start:end] = b" " * (end - start)
+                comments.extend(batch)
+                self.data = bytes(data)
                 self.root = _PARSERS.parser.parse(self.data).root_node
+            comments.sort()
         # Code point i starts at byte _byte_starts[i] of `body`; None when every character is ASCII.
         self._byte_starts: Sequence[int] | None = (
             None
             if len(body) == len(source)
             else list(accumulate((_utf8_length(c) for c in source), initial=0))
         )
-        self.broken = self._is_broken(len(body))
+        self.broken = gave_up or self._is_broken(len(body))
         # Code-point spans of the HTML-like comments (blanked in `data`, so absent from `root`).
         self.html_comments = [(self.offset(start), self.offset(end)) for start, end in comments]
 

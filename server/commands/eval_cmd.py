@@ -7,7 +7,10 @@ The scope file has the sample-scope shape (every part optional)::
 
 `--format json` prints `{"ok": true, "value": ...}` (a top-level NaN, ±Infinity or -0 is
 `"value": null` plus `"number": "NaN" | "Infinity" | "-Infinity" | "-0"`) or
-`{"ok": false, "error": {"code": "sandbox_error", "reason", "retryable", "message"}}`.
+`{"ok": false, "error": {"code": "sandbox_error", "reason", "retryable", "message", "detail"?}}`.
+`eval` is a dry run of the author's own expression, so a failure shows the author's own error
+(`detail`: class, message, range in expression coordinates; never for `secret_context`); text
+output shows it like a compiler, `<expr>:LINE:COLUMN: Class: message` with the line and a caret.
 Exit 0 on a value, 1 on a sandbox error, 2 on usage or scope-file errors.
 """
 
@@ -17,8 +20,9 @@ import argparse
 import json
 import sys
 
-from sandbox import Scope, ScopeError, WorkerPool
+from sandbox import ErrorDetail, Scope, ScopeError, WorkerPool
 from sandbox.scope import MAX_SCOPE_DEPTH
+from sandbox.syntax import LINE_TERMINATOR
 from server.commands import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_safely
 
 NAME = "eval"
@@ -65,11 +69,50 @@ def main(args: argparse.Namespace) -> int:
         print(f"relavium-lsp eval: {error}", file=sys.stderr)
         return EXIT_USAGE
     with WorkerPool() as pool:
-        outcome = pool.run(args.expr, args.kind, scope)
+        outcome = pool.run(args.expr, args.kind, scope, with_detail=True)
     if args.format == "json":
-        print_safely(json.dumps(outcome.to_json(), ensure_ascii=True))
+        print_safely(json.dumps(outcome.to_json(include_detail=True), ensure_ascii=True))
     elif outcome.ok:
         print_safely(outcome.to_text())
     else:
+        if outcome.detail is not None:
+            print_safely(compiler_style(args.expr, outcome.detail), sys.stderr)
         print_safely(outcome.to_text(), sys.stderr)
     return EXIT_OK if outcome.ok else EXIT_FAILURE
+
+
+EXPRESSION_LABEL = "<expr>"
+
+
+def compiler_style(source: str, detail: ErrorDetail) -> str:
+    """`<expr>:1:10: TypeError: message`, then the source line and a caret under the range
+    (1-based line and UTF-16 column, as the JSON range plus one)."""
+    heading = f"{detail.cls}: {detail.message}"
+    if detail.range is None:
+        return f"{EXPRESSION_LABEL}: {heading}"
+    start, end = detail.range.start, detail.range.end
+    line = LINE_TERMINATOR.split(source)[start.line]
+    width = (end.character if end.line == start.line else _utf16_length(line)) - start.character
+    before = _code_points_in(line, start.character)
+    underlined = _code_points_in(line[before:], max(width, 1))
+    # Tabs are kept so the caret lines up under the same terminal tab stops.
+    padding = "".join(char if char == "\t" else " " for char in line[:before])
+    return (
+        f"{EXPRESSION_LABEL}:{start.line + 1}:{start.character + 1}: {heading}\n"
+        f"{line}\n{padding}{'^' * max(underlined, 1)}"
+    )
+
+
+def _utf16_length(text: str) -> int:
+    return sum(2 if ord(char) > 0xFFFF else 1 for char in text)
+
+
+def _code_points_in(text: str, utf16_units: int) -> int:
+    """How many leading code points of `text` span `utf16_units` UTF-16 code units."""
+    count = 0
+    for char in text:
+        if utf16_units <= 0:
+            break
+        utf16_units -= 2 if ord(char) > 0xFFFF else 1
+        count += 1
+    return count

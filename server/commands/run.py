@@ -53,13 +53,15 @@ def main(args: argparse.Namespace) -> int:
         except (dry_run.DryRunError, ConfigError) as error:
             print(f"relavium-lsp run: {args.file}: {error}", file=sys.stderr)
             return EXIT_USAGE
-        run = dry_run.evaluate(pool, sample, scope)
+        run = dry_run.evaluate(pool, sample, scope, args.file)
     if args.format == "json":
         print_safely(json.dumps(run.to_json(), ensure_ascii=True))
     else:
         print(f"{args.node}: {run.scope_label}", file=sys.stderr)
         for note in run.to_json()["scope"]["notes"]:
             print(f"note: {note}", file=sys.stderr)
+        for line in run.compiler_lines():
+            print_safely(line, sys.stderr)
         print_safely(run.outcome.to_text(), None if run.outcome.ok else sys.stderr)
     return EXIT_OK if run.outcome.ok else EXIT_FAILURE
 
@@ -69,8 +71,11 @@ def _whole(args: argparse.Namespace, run: WorkflowRun) -> int:
     if args.format == "json":
         print_safely(json.dumps(answer, ensure_ascii=True))
     else:
+        failures = dry_run.failure_lines(run, args.file)
         for entry in answer["nodes"]:
             print_safely(dry_run.node_line(entry))
+            for line in failures.get(entry["id"], []):
+                print_safely(line)
         for note in run.notes:
             print(f"note: {note}", file=sys.stderr)
         print(dry_run.summary_of(run), file=sys.stderr)

@@ -55,7 +55,7 @@ def _run_node(
 ) -> dry_run.DryRun:
     """Blocking: the node's ancestors, then the node, in the sandbox worker pool."""
     sample, sandbox_scope = dry_run.prepare(result, path, node, explicit, ls.sandbox_pool)
-    return dry_run.evaluate(ls.sandbox_pool, sample, sandbox_scope)
+    return dry_run.evaluate(ls.sandbox_pool, sample, sandbox_scope, path)
 
 
 def register(ls: RelaviumLanguageServer) -> None:

@@ -11,17 +11,20 @@ import pytest
 
 from analysis import analyze
 from analysis.sample_scope import SYNTHESIZED, Samples, parse_samples
-from analysis.workflow_run import WorkflowRun, plan_order, run_workflow, strictly_equal
-from sandbox import Outcome, SandboxError, Scope, evaluate
+from analysis.workflow_run import (
+    WorkflowRun,
+    placements,
+    plan_order,
+    run_workflow,
+    strictly_equal,
+)
+from sandbox import Outcome, Scope, evaluate
 
 HEAD = "schema_version: '1.0'\nworkflow:\n  id: t\n"
 
 
 def in_process(source: str, kind: str, scope: Scope) -> Outcome:
-    try:
-        return Outcome(value=evaluate(source, kind, scope))  # type: ignore[arg-type]
-    except SandboxError as error:
-        return Outcome(error=error)
+    return evaluate(source, kind, scope, with_detail=True)  # type: ignore[arg-type]
 
 
 def dry_run(body: str, samples: Samples = SYNTHESIZED, **options: Any) -> WorkflowRun:
@@ -346,6 +349,7 @@ def test_an_output_without_a_live_feeder_is_skipped_and_undefined_is_dropped() -
     # an expression reading a secret input is denied, as in the sandbox contract
     assert nodes["peek"]["status"] == "failed"
     assert nodes["peek"]["error"]["reason"] == "secret_context"
+    assert "detail" not in nodes["peek"]["error"]  # a secret read never has one
     assert "s3cr3t" not in json.dumps(run.to_json())
 
 
@@ -365,3 +369,67 @@ def test_a_failure_on_a_synthesized_sample_names_the_ancestor_and_how_to_pin_it(
     # pinned, the same failure has no such note
     pinned = dry_run(body, pins({"outputs": {"reply": "hi"}}))
     assert not any(note.startswith("`use` failed") for note in pinned.notes)
+
+
+def test_a_template_failure_is_placed_on_the_reference() -> None:
+    body = AGENTS.replace(".severity }}", ".missing }}")
+    result = analyze(HEAD + body)
+    assert result.workflow is not None and result.graph is not None
+    run = run_workflow(result.workflow, result.graph, in_process, SYNTHESIZED)
+    [failed] = [p for p in placements(run, result.source) if p.problem == "failed"]
+    assert failed.node == "reply"
+    start = result.source.offset(failed.range.start)
+    end = result.source.offset(failed.range.end)
+    assert (HEAD + body)[start:end] == '{{ run.outputs["classify"].missing }}'
+    skipped = [p for p in placements(run, result.source) if p.problem == "dimmed"]
+    assert [p.node for p in skipped] == ["gate", "out"]
+
+
+DETAIL = """\
+  nodes:
+    - { id: start, type: input }
+    - id: check-amount
+      type: transform
+      transform: |
+        ["é😀",
+         2].map(x => null.risk)
+  edges:
+    - { from: start, to: check-amount }
+"""
+
+
+def test_a_failure_carries_the_authors_error_in_document_coordinates() -> None:
+    text = HEAD + DETAIL
+    run = dry_run(DETAIL)
+    nodes = by_id(run)
+    detail = nodes["check-amount"]["error"]["detail"]
+    assert (detail["class"], detail["message"]) == (
+        "TypeError", "cannot read property 'risk' of null"
+    )
+    start, end = detail["range"]["start"], detail["range"]["end"]
+    line = text.splitlines()[start["line"]]
+    assert line == "         2].map(x => null.risk)"
+    # UTF-16 columns; this line is ASCII, so they index it directly
+    assert line[start["character"]:end["character"]] == "risk"
+    assert end["line"] == start["line"]
+
+
+def test_a_detail_range_counts_utf16_on_a_non_ascii_line() -> None:
+    body = DETAIL.replace("""["é😀",
+         2]""", """["é😀"]""")
+    run = dry_run(body)
+    detail = by_id(run)["check-amount"]["error"]["detail"]
+    start = detail["range"]["start"]
+    line = (HEAD + body).splitlines()[start["line"]]
+    prefix = line[: line.index("risk")]
+    assert start["character"] == len(prefix.encode("utf-16-le")) // 2
+    assert start["character"] == len(prefix) + 1  # the emoji is two UTF-16 units
+    result = analyze(HEAD + body)
+    assert result.workflow is not None and result.graph is not None
+    [failed] = [p for p in placements(run, result.source) if p.problem == "failed"]
+    assert failed.message == (
+        "dry run: `check-amount` failed: TypeError: cannot read property 'risk' of null"
+    )
+    assert (HEAD + body)[
+        result.source.offset(failed.range.start):result.source.offset(failed.range.end)
+    ] == "risk"

@@ -46,6 +46,8 @@ class RelaviumClient(LanguageClient):
         super().__init__(converter_factory=default_converter)
         self.published: dict[str, list[types.PublishDiagnosticsParams]] = {}
         self.applied_edits: list[types.ApplyWorkspaceEditParams] = []
+        # per workspace/configuration answer, how many diagnostic refreshes had come before it
+        self.configuration_answers: list[int] = []
         self.inlay_hint_refreshes = 0
         self.documents: dict[str, TextDocument] = {}
         self.initialize_result: types.InitializeResult | None = None
@@ -194,6 +196,13 @@ def make_client(features: dict[str, Callable[..., Any]] | None = None) -> Relavi
         client.diagnostics[params.uri] = params.diagnostics
         client.published.setdefault(params.uri, []).append(params)
 
+    def configuration(client: RelaviumClient, params: types.ConfigurationParams) -> list[Any]:
+        client.configuration_answers.append(client.diagnostic_refresh_count)
+        return [
+            client.get_configuration(section=item.section, scope_uri=item.scope_uri)
+            for item in params.items
+        ]
+
     def apply_edit(
         client: RelaviumClient, params: types.ApplyWorkspaceEditParams
     ) -> types.ApplyWorkspaceEditResult:
@@ -209,6 +218,7 @@ def make_client(features: dict[str, Callable[..., Any]] | None = None) -> Relavi
             **DEFAULT_CLIENT_FEATURES,
             types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
             types.WORKSPACE_APPLY_EDIT: apply_edit,
+            types.WORKSPACE_CONFIGURATION: configuration,
             types.WORKSPACE_INLAY_HINT_REFRESH: refresh_inlay_hints,
             **(features or {}),
         },

@@ -24,18 +24,20 @@ async def configure(client: RelaviumClient, section: dict[str, object]) -> None:
     """Change the client's settings and tell the server, which fetches them."""
     client.set_configuration({"relavium": section})
     generation = len(client.messages)
-    refreshes = client.diagnostic_refresh_count
+    answers = len(client.configuration_answers)
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await client.wait_for(lambda: len(client.configuration_answers) > answers, "the fetch")
     # a round trip the server answers after handling the notification
     await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="relavium.createSampleScope", arguments=[])
     )
     del client.messages[generation:]  # that probe's own error message
     if client.pull_mode:
-        # the settings are applied once the server asks to pull again (the round trip above
-        # comes back while it still awaits the workspace/configuration answer)
+        # applied once the server asks to pull again after the answer (earlier refreshes, such
+        # as the project configuration's, may predate the new settings)
+        before = client.configuration_answers[answers]
         await client.wait_for(
-            lambda: client.diagnostic_refresh_count > refreshes, "workspace/diagnostic/refresh"
+            lambda: client.diagnostic_refresh_count > before, "workspace/diagnostic/refresh"
         )
 
 

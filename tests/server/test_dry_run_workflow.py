@@ -131,8 +131,9 @@ async def test_dimmed_and_failed_nodes_until_the_next_edit(
     assert failed.severity == types.DiagnosticSeverity.Error
     b_line = lines.index('    - { label: "ü", id: b, type: transform, transform: \'{{ body }}\' }')
     assert failed.range.start.line == b_line
-    assert failed.range.start.character == column(client, lines[b_line], "transform: ")
-    assert "sandbox_error (syntax)" in failed.message
+    # the author's own error, on the token the parser stopped at
+    assert failed.range.start.character == column(client, lines[b_line], "transform: '{")
+    assert failed.message == "dry run: `b` failed: SyntaxError: invalid property name"
     assert by_node["tail"].message == 'dry run: `tail` skipped: upstream "b" failed'
     if client.profile == "neovim":
         found = {hint.position.line: hint for hint in await hints(client, uri)}
@@ -193,3 +194,46 @@ async def test_a_cancelled_dry_run_stops(client: RelaviumClient, workspace: Work
     assert await hints(client, uri) == []
     await asyncio.sleep(2.0)  # past the sandbox's deadline for the hung node
     assert not any("dry run" in m.message for m in client.log_messages[logged:])
+
+
+DETAIL = """\
+schema_version: '1.0'
+workflow:
+  id: detail
+  nodes:
+    - { id: start, type: input }
+    - id: check-amount
+      type: transform
+      transform: |
+        ["é😀", 2].map(x => null.risk)
+  edges:
+    - { from: start, to: check-amount }
+"""
+
+
+async def test_a_failure_is_marked_on_the_failing_token_with_the_authors_error(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    uri = workspace.open("detail.relavium.yaml", DETAIL)
+    await client.diagnostics_for(uri)
+    result = await dry_run(client, uri)
+    [failed] = [node for node in result["nodes"] if node["status"] == "failed"]
+    assert failed["error"]["detail"]["class"] == "TypeError"
+    [diagnostic] = [d for d in await dry_run_diagnostics(client, uri) if d.severity == 1]
+    line = DETAIL.splitlines()[8]
+    assert diagnostic.range.start.line == 8
+    assert diagnostic.range.start.character == column(client, line, "null.")
+    assert diagnostic.range.end.character == column(client, line, "null.risk")
+    assert diagnostic.message == (
+        "dry run: `check-amount` failed: TypeError: cannot read property 'risk' of null"
+    )
+    # the per-node run says the same, and its answer places the error in the document
+    single = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="relavium.runWithSampleScope", arguments=[{"uri": uri, "node": "check-amount"}]
+    ))
+    assert single["error"]["detail"]["range"]["start"]["line"] == 8
+    assert client.messages[-1].message == (
+        "check-amount failed: TypeError: cannot read property 'risk' of null (runtime)"
+    )
+    log = "\n".join(m.message for m in client.log_messages)
+    assert "detail.relavium.yaml:9:" in log and "TypeError" in log

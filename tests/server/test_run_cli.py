@@ -178,3 +178,39 @@ def test_a_workflow_the_engine_refuses_still_dry_runs_with_a_note(workflow: Path
     result = run_cli(workflow)
     assert "note: the workflow has 1 error(s) (see `relavium-lsp check`)" in result.stderr
     assert result.returncode == 0  # no node failed
+
+
+DETAIL = """\
+schema_version: '1.0'
+workflow:
+  id: detail
+  nodes:
+    - { id: start, type: input }
+    - id: check-amount
+      type: transform
+      transform: |
+        ["é😀",
+         2].map(x => null.risk)
+  edges:
+    - { from: start, to: check-amount }
+"""
+
+
+def test_a_failure_shows_the_authors_error_like_a_compiler(tmp_path: Path) -> None:
+    flow = tmp_path / "wf.relavium.yaml"
+    flow.write_text(DETAIL, encoding="utf-8")
+    text = run_cli(flow)
+    assert text.returncode == 1
+    lines = text.stdout.splitlines()
+    at = lines.index(f"{flow}:10:27: TypeError: cannot read property 'risk' of null")
+    assert lines[at + 1] == "           2].map(x => null.risk)"
+    assert lines[at + 2] == "  " + " " * len("         2].map(x => null.") + "^~~~"
+    single = run_cli(flow, "--node", "check-amount")
+    assert f"{flow}:10:27: TypeError: cannot read property 'risk' of null" in single.stderr
+    answer = json.loads(run_cli(flow, "--node", "check-amount", "--format", "json").stdout)
+    assert answer["error"]["detail"]["range"] == {
+        "start": {"line": 9, "character": 26}, "end": {"line": 9, "character": 30}
+    }
+    whole = json.loads(run_cli(flow, "--format", "json").stdout)
+    [failed] = [node for node in whole["nodes"] if node["status"] == "failed"]
+    assert failed["error"]["detail"] == answer["error"]["detail"]

@@ -113,6 +113,20 @@ async function startClient(): Promise<LanguageClient | undefined> {
     remoteNote === undefined ? message : `${message} ${remoteNote}`;
   // The process the client runs now; a restart after a crash spawns a new one.
   let server: ServerProcess | undefined;
+  // A failed start ends both in `closed` and in `start()` rejecting: one notification each.
+  const reported = new WeakSet<ServerProcess>();
+  const reportServerFailure = async (crashed: boolean, error?: unknown): Promise<void> => {
+    const failed = server;
+    if (failed === undefined || reported.has(failed)) {
+      return;
+    }
+    reported.add(failed);
+    let cause = await failed.cause();
+    if (failed.exit === undefined && error !== undefined) {
+      cause = String(error); // it runs but refused `initialize`: the answer says why
+    }
+    reportFailure(explain(failureMessage(launch, cause, crashed)));
+  };
   const restarts = new RestartPolicy();
   const clientOptions: LanguageClientOptions = {
     documentSelector: DOCUMENT_SELECTOR,
@@ -125,14 +139,13 @@ async function startClient(): Promise<LanguageClient | undefined> {
         handled: true,
       }),
       closed: async () => {
-        const crashed = server;
-        if (restarts.shouldRestart(Date.now(), started.state === State.Running)) {
-          output.warn(`relavium-lsp stopped (${await crashed?.cause()}); restarting it`);
+        const wasRunning = started.state === State.Running;
+        if (restarts.shouldRestart(Date.now(), wasRunning)) {
+          output.warn(`relavium-lsp stopped (${await server?.cause()}); restarting it`);
           return { action: CloseAction.Restart, handled: true };
         }
         // Started and died before answering `initialize`, or keeps crashing: no restart loop.
-        const cause = crashed === undefined ? 'it closed the connection' : await crashed.cause();
-        reportFailure(explain(failureMessage(launch, cause, started.state === State.Running)));
+        void reportServerFailure(wasRunning);
         return { action: CloseAction.DoNotRestart, handled: true };
       },
     },
@@ -166,7 +179,7 @@ async function startClient(): Promise<LanguageClient | undefined> {
     if (error instanceof LaunchFailure) {
       reportFailure(explain(error.message));
     } else {
-      output.error(`relavium-lsp did not start: ${String(error)}`);
+      await reportServerFailure(false, error);
     }
   }
   return started;
@@ -179,7 +192,14 @@ async function startClient(): Promise<LanguageClient | undefined> {
  */
 class QuietLanguageClient extends LanguageClient {
   override error(message: string, data?: unknown): void {
-    super.error(message, data, false);
+    if (!(data instanceof Error)) {
+      super.error(message, data, false);
+    } else if (!/is not running/.test(data.message)) {
+      // one line: a stack of the client's own code says nothing to a user
+      const line = data instanceof LaunchFailure ? message : `${message} (${data.message})`;
+      super.error(line, undefined, false);
+    }
+    // else: the client stopping a server that never started, after a failure already reported
   }
 }
 

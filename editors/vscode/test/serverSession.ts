@@ -51,6 +51,8 @@ export class ServerSession {
   private section: Record<string, unknown> = { ...VSCODE_SECTION };
   /** workspace/diagnostic/refresh requests received. */
   refreshes = 0;
+  /** Per workspace/configuration answer, how many refreshes had come before it. */
+  private readonly configurationAnswers: number[] = [];
   private readonly published = new Map<string, Diagnostic[]>();
   private readonly waiters: Array<() => void> = [];
   private readonly connection: ProtocolConnection;
@@ -64,11 +66,13 @@ export class ServerSession {
       new StreamMessageReader(child.stdout as NodeJS.ReadableStream),
       new StreamMessageWriter(child.stdin as NodeJS.WritableStream),
     );
-    this.connection.onRequest(ConfigurationRequest.type, (params) =>
-      params.items.map((item) =>
+    this.connection.onRequest(ConfigurationRequest.type, (params) => {
+      this.configurationAnswers.push(this.refreshes);
+      this.waiters.splice(0).forEach((wake) => wake());
+      return params.items.map((item) =>
         item.section === 'relavium' ? serverSection(this.section) : null,
-      ),
-    );
+      );
+    });
     this.connection.onRequest(DiagnosticRefreshRequest.type, () => {
       this.refreshes += 1;
       this.waiters.splice(0).forEach((wake) => wake());
@@ -138,11 +142,14 @@ export class ServerSession {
   /** What the extension does on a settings change: push the new section, as it reads it. */
   async changeSettings(changes: Record<string, unknown>): Promise<void> {
     this.section = { ...this.section, ...changes };
-    const refreshes = this.refreshes;
+    const answers = this.configurationAnswers.length;
     await this.connection.sendNotification(DidChangeConfigurationNotification.type, {
       settings: { relavium: serverSection(this.section) },
     });
-    await this.until(() => this.refreshes > refreshes, 'workspace/diagnostic/refresh');
+    // the refresh that follows the server's fetch of the new section (not an earlier one)
+    await this.until(() => this.configurationAnswers.length > answers, 'the settings fetch');
+    const before = this.configurationAnswers[answers] ?? 0;
+    await this.until(() => this.refreshes > before, 'workspace/diagnostic/refresh');
   }
 
   private until(done: () => boolean, what: string): Promise<void> {

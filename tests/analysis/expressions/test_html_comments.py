@@ -85,7 +85,28 @@ def block(node_id: str, *lines: str) -> str:
 
 
 def test_rules_see_the_text_quickjs_runs() -> None:
-    text = workflow(block("shape", "inputs.n", '--> run.outputs["ghost"] + Date.now()'))
+    text = workflow(block("shape", "inputs.n", '--> run.outputs["ghost"] + Date.now() + ((('))
     assert analyze(text).diagnostics == []
     text = workflow(block("shape", 'inputs.n --> run.outputs["ghost"]'))
     assert [d.rule for d in analyze(text).diagnostics] == ["unknown-output-reference"]
+
+
+def test_many_comments_are_found_and_a_pathological_chain_gives_up_safely() -> None:
+    many = "1" + "".join(f'\n--> run.outputs["ghost{i}"]' for i in range(200))
+    assert len(ParsedExpression(many).html_comments) == 200
+    assert analyze_expression(many).output_reads == ()
+    # Each comment holding a backtick forces a fresh parse; past the cap the expression counts as
+    # broken, and a broken expression's reads come from the engine's scan alone (none here).
+    chain = "1" + "".join(f'\n--> ` run.outputs["ghost{i}"]' for i in range(40))
+    assert ParsedExpression(chain).broken
+    assert analyze_expression(chain).output_reads == ()
+
+
+def test_tokens_stay_ordered_when_a_broken_text_disagrees_with_itself() -> None:
+    # Found by the token fuzz test: after blanking `<!--…`, the parse reads a block comment
+    # from the `/*` before it, over the blanked span; the tokens must still not overlap.
+    source = "*/*/<!--\u2028run/"
+    previous_end = 0
+    for token in semantic_tokens(source):
+        assert previous_end <= token.span.start < token.span.end <= len(source)
+        previous_end = token.span.end

@@ -182,6 +182,11 @@ def test_keys_offered_are_the_schema_keys_not_yet_written() -> None:
     text = EXAMPLE.replace("  trigger: { type: manual }",
                            "  trigger:\n    type: webhook\n    \n")
     assert labels(at_end_of(text, "type: webhook\n    ")) == ["webhook"]
+    # An offset past the end (a client's stale position) is clamped like any other context.
+    text = EXAMPLE + "\n  "
+    found = complete(MODEL, text, len(text) + 2)
+    assert "metadata" in labels(found)
+    assert {candidate.replace for candidate in found} == {(len(text), len(text))}
 
 
 def test_enum_values_come_from_the_schema_where_the_cursor_is() -> None:
