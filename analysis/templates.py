@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from analysis.naming import JS_WHITESPACE
 
 KNOWN_FILTERS = ("read_file", "json", "length", "default")
+# How many arguments each filter takes (filters.ts requireArity): a different count fails.
+FILTER_ARGUMENTS = {"read_file": 0, "json": 0, "length": 0, "default": 1}
 
 _NAME = r"[A-Za-z0-9_-]+"
 _HEAD = re.compile(
@@ -27,7 +29,8 @@ _HEAD = re.compile(
     r"|(?P<runid>run\s*\.\s*id)\b"
     r")"
 )
-_FILTER = re.compile(r"\|\s*(?P<filter>[A-Za-z_][A-Za-z0-9_]*)")
+# A filter part: `name` or `name(args)` (JavaScript's `\w` and `\s`, the `s` flag).
+_FILTER_CALL = re.compile(rf"([A-Za-z_][A-Za-z0-9_]*)[{JS_WHITESPACE}]*(?:\((.*)\))?", re.DOTALL)
 # The heads the engine's template lexer recognises (packages/core/src/interpolation/references.ts
 # parseHead), matched on the trimmed text before the first top-level `|`.
 _ENGINE_HEAD = re.compile(
@@ -38,9 +41,14 @@ _ENGINE_HEAD = re.compile(
 
 @dataclass(frozen=True)
 class TemplateFilter:
+    """One `| name(args)` as the engine's lexer reads it (references.ts parseFilter): `name` is
+    the filter's identifier, or the whole trimmed text when it is not `name` / `name(…)`;
+    `arguments` counts the non-blank top-level comma-separated arguments."""
+
     name: str
     start: int
     end: int
+    arguments: int = 0
 
 
 @dataclass(frozen=True)
@@ -103,16 +111,53 @@ def find_references(text: str) -> list[TemplateRef]:
     return refs
 
 
-def _filters(body: str, start: int, offset: int) -> tuple[TemplateFilter, ...]:
-    """Every `| name` after the head; a `|` inside a quoted argument (`default("a|b")`) is
-    text. Indices are shifted by `offset` (where the body starts in the template)."""
-    return tuple(
-        TemplateFilter(
-            match.group("filter"), offset + match.start("filter"), offset + match.end("filter")
-        )
-        for index in _unquoted(body, start)
-        if body[index] == "|" and (match := _FILTER.match(body, index))
-    )
+def _split_top_level(text: str, delimiter: str) -> list[tuple[int, int]]:
+    """(start, end) of each piece between top-level delimiters: outside quotes (with backslash
+    escapes) and brackets/parentheses, as the engine's splitTopLevel."""
+    pieces: list[tuple[int, int]] = []
+    start = depth = 0
+    quote = ""
+    escaped = False
+    for index, ch in enumerate(text):
+        if escaped:
+            escaped = False
+        elif quote:
+            if ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth = max(depth - 1, 0)
+        elif ch == delimiter and depth == 0:
+            pieces.append((start, index))
+            start = index + 1
+    pieces.append((start, len(text)))
+    return pieces
+
+
+def _filters(body: str, offset: int) -> tuple[TemplateFilter, ...]:
+    """Every filter after the head, as the engine parses it. Indices are shifted by `offset`
+    (where the body starts in the template)."""
+    result = []
+    for start, end in _split_top_level(body, "|")[1:]:
+        part = body[start:end]
+        lead = len(part) - len(part.lstrip(JS_WHITESPACE))
+        trimmed = part.strip(JS_WHITESPACE)
+        match = _FILTER_CALL.fullmatch(trimmed)
+        if match is None:
+            name, name_end, arguments = trimmed, len(trimmed), 0
+        else:
+            name, name_end = match.group(1), match.end(1)
+            raw = match.group(2) or ""
+            arguments = sum(1 for a, b in _split_top_level(raw, ",")
+                            if raw[a:b].strip(JS_WHITESPACE)) if raw.strip(JS_WHITESPACE) else 0
+        first = offset + start + lead
+        result.append(TemplateFilter(name, first, first + name_end, arguments))
+    return tuple(result)
 
 
 def _parse(text: str, start: int, body_start: int, close: int) -> TemplateRef:
@@ -121,7 +166,7 @@ def _parse(text: str, start: int, body_start: int, close: int) -> TemplateRef:
     head = _HEAD.match(body)
     if head is None:
         return TemplateRef(start, end, body, None)
-    filters = _filters(body, head.end(), body_start)
+    filters = _filters(body, body_start)
     for group, kind in (("name", None), ("bracket", "run.outputs"), ("dotted", "run.outputs")):
         if head.group(group) is not None:
             return TemplateRef(
@@ -135,6 +180,5 @@ def _parse(text: str, start: int, body_start: int, close: int) -> TemplateRef:
 def engine_reads_head(ref: TemplateRef) -> bool:
     """Whether the engine's lexer recognises this reference's head as written: it takes no
     space around `.` and no `run.outputs.ID` dot form (those resolve to nothing and fail)."""
-    pipe = next((index for index in _unquoted(ref.body, 0) if ref.body[index] == "|"),
-                len(ref.body))
-    return _ENGINE_HEAD.match(ref.body[:pipe].strip(JS_WHITESPACE)) is not None
+    head_end = _split_top_level(ref.body, "|")[0][1]
+    return _ENGINE_HEAD.match(ref.body[:head_end].strip(JS_WHITESPACE)) is not None

@@ -280,6 +280,8 @@ class RelaviumLanguageServer(LanguageServer):
             self.text_document_publish_diagnostics(project_settings.config_diagnostics(path, error))
         if error is not None:
             self.log(f"relavium-lsp: {error}", types.MessageType.Error)
+        if config == self.project_config:
+            return  # nothing to re-diagnose (a settings change that follows does its own)
         self.project_config = config
         self.settings = project_settings.merged(self.editor_settings, config)
         self.settings_generation += 1
@@ -340,6 +342,9 @@ class RelaviumLanguageServer(LanguageServer):
             state.computing = self.analyses.submit(
                 len(text), lambda: analyze(text, state.path, superseded)
             )
+            # A superseded analysis ends in AnalysisStopped that no one awaits (its task was
+            # cancelled); taking it here keeps asyncio from logging it as a lost error.
+            state.computing.add_done_callback(_take_outcome)
             # shielded: cancelling this task must leave `computing` pending until the thread ends
             result = await asyncio.shield(state.computing)
         except AnalysisStopped:
@@ -358,6 +363,11 @@ class RelaviumLanguageServer(LanguageServer):
                 except Exception:  # one feature's bug must not stop the others hearing
                     logger.exception("analysis listener %r failed", listener)
         return snapshot
+
+
+def _take_outcome(future: asyncio.Future[AnalysisResult]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 class _SocketWriter:

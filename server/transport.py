@@ -198,6 +198,9 @@ def dispatch(protocol: RelaviumProtocol, body: bytes) -> None:
         code, text = problem
         if "method" in message and "id" not in message:
             logger.warning("ignored a notification: %s", text)  # notifications get no answer
+        elif "method" not in message and ("result" in message or "error" in message):
+            # a response: answering it could start an error ping-pong with the client
+            logger.warning("ignored a response: %s", text)
         else:
             _answer_error(protocol, message["id"] if _valid_id(message) else None, code, text)
         return

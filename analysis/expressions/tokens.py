@@ -105,11 +105,29 @@ class _Classifier:
                     self._emit(node, TokenKind.OPERATOR)
                 elif kind.isalpha() and not node.is_named:
                     self._emit(node, TokenKind.KEYWORD)
-        # QuickJS's HTML-like comments (blanked before parsing, so not in the tree).
-        self._tokens.extend(Token(Span(start, end), TokenKind.COMMENT)
-                            for start, end in self.parsed.html_comments if end > start)
         # A template's text pieces were emitted before its substitutions' tokens.
-        return tuple(sorted(self._tokens, key=lambda token: token.span.start))
+        tokens = sorted(self._tokens, key=lambda token: token.span.start)
+        return tuple(self._with_html_comments(tokens))
+
+    def _with_html_comments(self, tokens: list[Token]) -> list[Token]:
+        """QuickJS's HTML-like comments (blanked before parsing, so not in the tree) as comment
+        tokens; in a text too broken to agree with itself, one no token may overlap."""
+        comments = self.parsed.html_comments
+        if not comments:
+            return tokens
+        merged: list[Token] = []
+        pending = iter(sorted(comments))
+        comment = next(pending, None)
+        for token in [*tokens, None]:
+            while comment is not None and (token is None or comment[0] < token.span.start):
+                start, end = comment
+                if end > start and (not merged or merged[-1].span.end <= start) and (
+                        token is None or end <= token.span.start):
+                    merged.append(Token(Span(start, end), TokenKind.COMMENT))
+                comment = next(pending, None)
+            if token is not None and (not merged or merged[-1].span.end <= token.span.start):
+                merged.append(token)
+        return merged
 
     def _emit(self, node: Node, kind: TokenKind) -> None:
         if self.parsed.in_expression(node):

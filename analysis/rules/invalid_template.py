@@ -11,7 +11,7 @@ from analysis.model import VERBATIM_TEMPLATE_FIELDS, NodeDef, TemplateField
 from analysis.naming import JS_WHITESPACE, did_you_mean
 from analysis.rules import RuleContext
 from analysis.rules._templates import sites
-from analysis.templates import KNOWN_FILTERS, engine_reads_head
+from analysis.templates import FILTER_ARGUMENTS, KNOWN_FILTERS, engine_reads_head
 
 RULE_ID = "invalid-template"
 SEVERITY = Severity.ERROR
@@ -52,13 +52,22 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"{site.where}: {{{{ run.id }}}} is only available in an output node's save_to",
             )
         for used in ref.filters:
+            span = site.field.source_span(used.start, used.end)
             if used.name not in KNOWN_FILTERS:
                 hint, data = did_you_mean(used.name, KNOWN_FILTERS)
                 yield ctx.diagnostic(
-                    RULE_ID, SEVERITY, *site.field.source_span(used.start, used.end),
+                    RULE_ID, SEVERITY, *span,
                     f"{site.where}: unknown filter '{used.name}'{hint}; filters are "
                     f"{', '.join(KNOWN_FILTERS)}",
                     data or None,
+                )
+            elif used.arguments != FILTER_ARGUMENTS[used.name]:
+                wanted = ('one argument, the value to use: default("…")'
+                          if used.name == "default" else "no arguments")
+                yield ctx.diagnostic(
+                    RULE_ID, SEVERITY, *span,
+                    f"{site.where}: filter '{used.name}' takes {wanted}, not "
+                    f"{used.arguments}; the template fails when it is resolved",
                 )
 
 

@@ -11,7 +11,6 @@ from typing import Any
 import jsonschema
 import pytest
 
-from analysis import analyze
 from analysis.source import SourceText
 from analysis.yaml_tree import plain_value, read_yaml
 from tests.conftest import EXAMPLES, REPO_ROOT, relavium_lsp
@@ -100,8 +99,30 @@ def data_of(text: str) -> Any:
     return plain_value(document.root)
 
 
-def schema_findings(text: str) -> set[str]:
-    return {d.rule for d in analyze(text, None).diagnostics if d.rule in SCHEMA_RULES}
+def schema_errors_by_check(paths: list[Path]) -> dict[Path, set[str]]:
+    """The schema rules `check` reports as errors, per file, from one real `check` run."""
+    result = relavium_lsp("check", "--format", "json", "--no-config", *map(str, paths))
+    assert result.returncode in (0, 1), result.stderr
+    found: dict[Path, set[str]] = {path: set() for path in paths}
+    for record in json.loads(result.stdout):
+        if record["code"] in SCHEMA_RULES and record["severity"] == "error":
+            found[Path(record["path"])].add(record["code"])
+    return found
+
+
+@pytest.fixture(scope="module")
+def invalid_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("invalid")
+    files = {}
+    for index, name in enumerate(sorted(INVALID)):
+        files[name] = folder / f"{index:02}.relavium.yaml"
+        files[name].write_text(INVALID[name], encoding="utf-8")
+    return files
+
+
+@pytest.fixture(scope="module")
+def check_verdicts(invalid_files: dict[str, Path]) -> dict[Path, set[str]]:
+    return schema_errors_by_check(list(invalid_files.values()))
 
 
 def test_the_schema_is_draft_07_with_descriptions_and_enums(schema: dict[str, Any]) -> None:
@@ -126,31 +147,23 @@ def test_the_bundled_example_validates(validator: jsonschema.Draft7Validator) ->
 
 
 def test_a_valid_workflow_validates_and_checks_clean(
-    validator: jsonschema.Draft7Validator,
+    validator: jsonschema.Draft7Validator, tmp_path: Path
 ) -> None:
     assert list(validator.iter_errors(data_of(VALID))) == []
-    assert [d.message for d in analyze(VALID, None).diagnostics] == []
+    (tmp_path / "valid.relavium.yaml").write_text(VALID, encoding="utf-8")
+    result = relavium_lsp("check", "--format", "json", str(tmp_path / "valid.relavium.yaml"))
+    assert (result.returncode, json.loads(result.stdout)) == (0, [])
 
 
 @pytest.mark.parametrize("name", sorted(INVALID))
 def test_schema_and_check_both_refuse_an_invalid_workflow(
-    validator: jsonschema.Draft7Validator, name: str
+    validator: jsonschema.Draft7Validator, invalid_files: dict[str, Path],
+    check_verdicts: dict[Path, set[str]], name: str
 ) -> None:
     text = INVALID[name]
     assert text != VALID, "the case must change something"
     assert list(validator.iter_errors(data_of(text))), f"the schema accepts: {name}"
-    assert schema_findings(text), f"check accepts: {name}"
-
-
-def test_check_agrees_through_the_command_line(tmp_path: Path,
-                                               validator: jsonschema.Draft7Validator) -> None:
-    for index, name in enumerate(sorted(INVALID)):
-        (tmp_path / f"{index:02}.relavium.yaml").write_text(INVALID[name], encoding="utf-8")
-    result = relavium_lsp("check", "--format", "json", "--no-config", str(tmp_path))
-    assert result.returncode == 1
-    refused = {Path(record["path"]).name for record in json.loads(result.stdout)
-               if record["code"] in SCHEMA_RULES and record["severity"] == "error"}
-    assert refused == {f"{index:02}.relavium.yaml" for index in range(len(INVALID))}
+    assert check_verdicts[invalid_files[name]], f"check accepts: {name}"
 
 
 def fixture_workflows() -> list[Path]:
@@ -162,16 +175,13 @@ def test_the_schema_never_refuses_what_check_accepts(
 ) -> None:
     """Over every workflow in the test fixtures: a file the schema refuses is one `check` finds
     a schema error in. (The converse does not hold: cross-field rules are check's alone.)"""
-    disagreements = []
-    refused = 0
+    refused_by_schema = []
     for path in fixture_workflows():
-        text = path.read_text(encoding="utf-8")
-        data = data_of(text)
-        if data is None:
-            continue
-        if list(validator.iter_errors(data)):
-            refused += 1
-            if not schema_findings(text):
-                disagreements.append(path.relative_to(REPO_ROOT).as_posix())
+        data = data_of(path.read_text(encoding="utf-8"))
+        if data is not None and list(validator.iter_errors(data)):
+            refused_by_schema.append(path)
+    verdicts = schema_errors_by_check(refused_by_schema)
+    disagreements = [path.relative_to(REPO_ROOT).as_posix()
+                     for path in refused_by_schema if not verdicts[path]]
     assert disagreements == []
-    assert refused >= 20  # the corpus does exercise the schema's refusals
+    assert len(refused_by_schema) >= 20  # the corpus does exercise the schema's refusals

@@ -137,3 +137,25 @@ def test_a_clean_default_is_not_tainted() -> None:
         prompt="'{{ inputs.who }}'",
     )).diagnostics
     assert [d.rule for d in found if d.rule == "secret-in-template"] == []
+
+
+# filters.ts requireArity: default takes one argument, json/length/read_file none; references.ts
+# parseFilter splits arguments at top-level commas and drops blank ones, and a part that is not
+# `name` / `name(…)` is an unknown filter named by its whole text.
+@pytest.mark.parametrize(("prompt", "found"), [
+    ("'{{ inputs.topic | default }}'", "default"),
+    ("'{{ inputs.topic | default(\"a\", \"b\") }}'", "default"),
+    ("'{{ inputs.topic | json(2) }}'", "json"),
+    ("'{{ inputs.topic | length(\"x\") }}'", "length"),
+    ("'{{ inputs.topic | default(\"x\") junk }}'", 'default("x") junk'),
+])
+def test_a_filter_the_engine_cannot_apply_is_invalid(prompt: str, found: str) -> None:
+    assert check(prompt=prompt) == [("invalid-template", "error", found)]
+
+
+@pytest.mark.parametrize("prompt", [
+    "'{{ inputs.topic | default(\"a|b, c\") }}'", "'{{ inputs.topic | default(\"a\",) }}'",
+    "'{{ inputs.topic | json() | length }}'", "'{{ inputs.topic|json }}'",
+])
+def test_a_filter_with_the_arguments_it_takes_is_fine(prompt: str) -> None:
+    assert check(prompt=prompt) == []

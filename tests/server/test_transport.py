@@ -215,6 +215,10 @@ def test_every_bad_request_gets_exactly_one_error(raw: Raw) -> None:
     # notifications with problems are dropped, never answered
     raw.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": "x"})
     raw.send({"method": "initialized", "params": {}})
+    # responses are never answered, not even malformed ones
+    raw.send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse"}})
+    raw.send({"id": 3, "result": None})
+    raw.send({"jsonrpc": "2.0", "id": 4.5, "result": None})
     raw.send({"jsonrpc": "2.0", "id": 99, "method": "shutdown"})
     answers = raw.answers_until(99)
     expected = [(answer_id, code) for _, answer_id, code in BAD_REQUESTS]

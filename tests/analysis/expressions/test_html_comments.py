@@ -100,3 +100,13 @@ def test_many_comments_are_found_and_a_pathological_chain_gives_up_safely() -> N
     chain = "1" + "".join(f'\n--> ` run.outputs["ghost{i}"]' for i in range(40))
     assert ParsedExpression(chain).broken
     assert analyze_expression(chain).output_reads == ()
+
+
+def test_tokens_stay_ordered_when_a_broken_text_disagrees_with_itself() -> None:
+    # Found by the token fuzz test: after blanking `<!--…`, the parse reads a block comment
+    # from the `/*` before it, over the blanked span; the tokens must still not overlap.
+    source = "*/*/<!--\u2028run/"
+    previous_end = 0
+    for token in semantic_tokens(source):
+        assert previous_end <= token.span.start < token.span.end <= len(source)
+        previous_end = token.span.end
