@@ -35,26 +35,28 @@ test('a missing command is a LaunchFailure naming it, its origin and the cause',
   });
 });
 
-test('a Python without the package: the cause is its one-line error', async () => {
-  const launch = spec('python3', ['-I', '-m', 'server', 'serve', '--stdio'], 'relavium.python');
+// -S: no site-packages, so the package is missing even when the test runs inside a venv that has
+// it installed (./scripts/test puts .venv/bin first on PATH); otherwise the server would start.
+test('a Python without the package: the cause is its one-line error', { timeout: 30_000 }, async () => {
+  const launch = spec('python3', ['-I', '-S', '-m', 'server', 'serve', '--stdio'], 'relavium.python');
   const cause = await causeOf(launch);
   assert.match(cause, /^\S*python3[\d.]*: No module named server$/);
   assert.match(
     failureMessage(launch, cause),
     new RegExp(
-      '^relavium-lsp did not start: python3 -I -m server serve --stdio ' +
+      '^relavium-lsp did not start: python3 -I -S -m server serve --stdio ' +
         '\\(from relavium\\.python\\): .*No module named server\\. ',
     ),
   );
 });
 
-test('a traceback: the cause is the exception line, not the frames', async () => {
+test('a traceback: the cause is the exception line, not the frames', { timeout: 30_000 }, async () => {
   const code = 'import json\nimport relavium_missing_dependency';
   const cause = await causeOf(spec('python3', ['-c', code], 'relavium.python'));
   assert.equal(cause, "ModuleNotFoundError: No module named 'relavium_missing_dependency'");
 });
 
-test('a process that exits silently: the cause is its exit status', async () => {
+test('a process that exits silently: the cause is its exit status', { timeout: 30_000 }, async () => {
   assert.equal(
     await causeOf(spec('/bin/false', [], 'relavium.server.path')),
     'it exited with code 1, with no error output',
