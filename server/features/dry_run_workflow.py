@@ -19,7 +19,7 @@ from pygls.capabilities import get_capability
 from analysis.workflow_run import WorkflowRun, placements
 from server import dry_run
 from server.documents import DryRunView, uri_to_path
-from server.features.run_with_sample_scope import explicit_scope
+from server.features.run_with_sample_scope import explicit_scope, internal_error, run_failure
 from server.handlers import guarded
 from server.language_server import CommandFailed, RelaviumLanguageServer
 
@@ -29,8 +29,7 @@ _stamps = itertools.count(1)
 
 
 def _failure(ls: RelaviumLanguageServer, message: str) -> dict[str, Any]:
-    ls.show_message(f"Dry-run workflow: {message}", types.MessageType.Error)
-    return {"ok": False, "error": {"code": "invalid_request", "message": message}}
+    return run_failure(ls, "Dry-run workflow", message)
 
 
 def _trace(run: WorkflowRun) -> str:
@@ -43,12 +42,7 @@ def _trace(run: WorkflowRun) -> str:
 
 def register(ls: RelaviumLanguageServer) -> None:
     @ls.command(COMMAND)
-    @guarded(
-        empty=lambda: {
-            "ok": False,
-            "error": {"code": "internal_error", "message": "see the server log"},
-        }
-    )
+    @guarded(empty=internal_error)
     async def dry_run_workflow(ls: RelaviumLanguageServer, *args: Any) -> dict[str, Any]:
         argument = args[0] if len(args) == 1 else None
         uri = argument.get("uri") if isinstance(argument, dict) else None

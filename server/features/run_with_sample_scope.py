@@ -24,10 +24,19 @@ COMMAND = "relavium.runWithSampleScope"
 USAGE = 'expected one argument {"uri": "<workflow uri>", "node": "<node id>", "scope"?: "<file>"}'
 
 
-def _failure(ls: RelaviumLanguageServer, message: str) -> dict[str, Any]:
+def run_failure(ls: RelaviumLanguageServer, title: str, message: str) -> dict[str, Any]:
     """A run that could not start: not a sandbox result, so no `reason`."""
-    ls.show_message(f"Run with sample scope: {message}", types.MessageType.Error)
+    ls.show_message(f"{title}: {message}", types.MessageType.Error)
     return {"ok": False, "error": {"code": "invalid_request", "message": message}}
+
+
+def internal_error() -> dict[str, Any]:
+    """A run command's answer when it failed unexpectedly (the traceback is in the log)."""
+    return {"ok": False, "error": {"code": "internal_error", "message": "see the server log"}}
+
+
+def _failure(ls: RelaviumLanguageServer, message: str) -> dict[str, Any]:
+    return run_failure(ls, "Run with sample scope", message)
 
 
 def explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str) -> str | None:
@@ -60,12 +69,7 @@ def _run_node(
 
 def register(ls: RelaviumLanguageServer) -> None:
     @ls.command(COMMAND)
-    @guarded(
-        empty=lambda: {
-            "ok": False,
-            "error": {"code": "internal_error", "message": "see the server log"},
-        }
-    )
+    @guarded(empty=internal_error)
     async def run_with_sample_scope(ls: RelaviumLanguageServer, *args: Any) -> dict[str, Any]:
         argument = args[0] if len(args) == 1 else None
         if not isinstance(argument, dict):
