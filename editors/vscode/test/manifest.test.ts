@@ -32,7 +32,7 @@ test('the server-side settings match what server/settings.py parses', () => {
   );
 });
 
-test('the rule ids offered for relavium.rules are rules documented in docs/rules.md', () => {
+test('relavium.rules offers exactly the rule ids documented in docs/rules.md', () => {
   const documented = new Set(
     [
       ...fs
@@ -45,6 +45,11 @@ test('the rule ids offered for relavium.rules are rules documented in docs/rules
   assert.ok(offered.length >= 20, `only ${offered.length} rule ids offered`);
   assert.deepEqual(
     offered.filter((rule) => !documented.has(rule)),
+    [],
+  );
+  // a new rule is offered for completion too, not only accepted as an unknown key
+  assert.deepEqual(
+    [...documented].filter((rule) => rule !== undefined && !offered.includes(rule)),
     [],
   );
   for (const rule of offered) {
