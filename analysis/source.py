@@ -26,6 +26,18 @@ def utf16_length(text: str) -> int:
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
+def code_points_in(text: str, utf16_units: int) -> int:
+    """How many leading code points of `text` span `utf16_units` UTF-16 code units (a character
+    the count ends inside is included)."""
+    count = 0
+    for char in text:
+        if utf16_units <= 0:
+            break
+        utf16_units -= 2 if ord(char) > 0xFFFF else 1
+        count += 1
+    return count
+
+
 class SourceText:
     """Immutable document text with line starts and offset/position conversion."""
 

@@ -55,7 +55,7 @@ from analysis.sample_scope import (
     base_scope,
     synthesized,
 )
-from analysis.source import SourceText
+from analysis.source import SourceText, code_points_in
 from analysis.templates import TemplateRef
 from sandbox import ErrorDetail, Outcome, Scope
 from sandbox.errors import SourcePosition
@@ -713,11 +713,9 @@ def _expression_index(text: str, position: SourcePosition) -> int:
         if terminator is None:
             return len(text)
         line_start = terminator.end()
-    index, units = line_start, position.character
-    while units > 0 and index < len(text) and text[index] not in "\r\n\u2028\u2029":
-        units -= 2 if ord(text[index]) > 0xFFFF else 1
-        index += 1
-    return index
+    terminator = LINE_TERMINATOR.search(text, line_start)
+    line_end = terminator.start() if terminator is not None else len(text)
+    return line_start + code_points_in(text[line_start:line_end], position.character)
 
 
 def _error_text(error: dict[str, Any] | None) -> str:

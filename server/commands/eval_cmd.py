@@ -20,6 +20,7 @@ import argparse
 import json
 import sys
 
+from analysis.source import code_points_in, utf16_length
 from sandbox import ErrorDetail, Scope, ScopeError, WorkerPool
 from sandbox.scope import MAX_SCOPE_DEPTH
 from sandbox.syntax import LINE_TERMINATOR
@@ -92,27 +93,12 @@ def compiler_style(source: str, detail: ErrorDetail) -> str:
         return f"{EXPRESSION_LABEL}: {heading}"
     start, end = detail.range.start, detail.range.end
     line = LINE_TERMINATOR.split(source)[start.line]
-    width = (end.character if end.line == start.line else _utf16_length(line)) - start.character
-    before = _code_points_in(line, start.character)
-    underlined = _code_points_in(line[before:], max(width, 1))
+    width = (end.character if end.line == start.line else utf16_length(line)) - start.character
+    before = code_points_in(line, start.character)
+    underlined = code_points_in(line[before:], max(width, 1))
     # Tabs are kept so the caret lines up under the same terminal tab stops.
     padding = "".join(char if char == "\t" else " " for char in line[:before])
     return (
         f"{EXPRESSION_LABEL}:{start.line + 1}:{start.character + 1}: {heading}\n"
         f"{line}\n{padding}{'^' * max(underlined, 1)}"
     )
-
-
-def _utf16_length(text: str) -> int:
-    return sum(2 if ord(char) > 0xFFFF else 1 for char in text)
-
-
-def _code_points_in(text: str, utf16_units: int) -> int:
-    """How many leading code points of `text` span `utf16_units` UTF-16 code units."""
-    count = 0
-    for char in text:
-        if utf16_units <= 0:
-            break
-        utf16_units -= 2 if ord(char) > 0xFFFF else 1
-        count += 1
-    return count
