@@ -18,9 +18,11 @@ Contract (read by the server and the expression rules):
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from analysis.naming import JS_WHITESPACE, js_number, js_string
 from analysis.scalar_offsets import map_scalar
@@ -106,13 +108,33 @@ class ScalarText:
         return len(self.value) if offset == starts[len(self.value)] else None
 
 
+def _owned_by(owner: Any) -> weakref.ReferenceType[Any]:
+    """A field's link to the declaration that holds it. Weak: the declaration holds its fields,
+    and a strong link back made every analysis's model cyclic garbage, which only the cyclic
+    collector frees (its full passes were the latency spikes of large documents); without the
+    cycle the whole result goes by reference counting. The declaration lives as long as the
+    workflow that holds both."""
+    return weakref.ref(owner)
+
+
+def _owner(link: weakref.ReferenceType[Any]) -> Any:
+    owner = link()
+    assert owner is not None, "a field outlived its workflow"
+    return owner
+
+
 class ExpressionField(ScalarText):
     """A bare JavaScript expression: `expression`, `transform` or `merge_fn`."""
 
     def __init__(self, scalar: YScalar, source: SourceText, node: NodeDef, name: str) -> None:
         super().__init__(scalar, source)
-        self.node = node
+        self._node = _owned_by(node)
         self.name = name
+
+    @property
+    def node(self) -> NodeDef:
+        node: NodeDef = _owner(self._node)
+        return node
 
     @property
     def kind(self) -> str:
@@ -125,8 +147,13 @@ class TemplateField(ScalarText):
 
     def __init__(self, scalar: YScalar, source: SourceText, owner: object, name: str) -> None:
         super().__init__(scalar, source)
-        self.owner = owner
+        self._owner = _owned_by(owner)
         self.name = name
+
+    @property
+    def owner(self) -> object:
+        """The node, context entry or agent declaration."""
+        return _owner(self._owner)
 
     @cached_property
     def references(self) -> list[TemplateRef]:
