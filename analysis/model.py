@@ -156,8 +156,8 @@ class TemplateField(ScalarText):
         return _owner(self._owner)
 
     @cached_property
-    def references(self) -> list[TemplateRef]:
-        return find_references(self.value) if "{{" in self.value else []
+    def references(self) -> tuple[TemplateRef, ...]:
+        return find_references(self.value) if "{{" in self.value else ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -316,14 +316,14 @@ class InputDecl:
         return self.type == "secret"
 
     @cached_property
-    def default_references(self) -> list[TemplateRef]:
+    def default_references(self) -> tuple[TemplateRef, ...]:
         """The `{{ … }}` references of a string `default` (the engine resolves it as a template
         before the run; a structured default is never interpolated)."""
         entry = self.mapping.get("default")
         value = entry.value if entry is not None else None
         if isinstance(value, YScalar) and isinstance(value.value, str) and "{{" in value.value:
             return find_references(value.value)
-        return []
+        return ()
 
 
 @dataclass(eq=False)
