@@ -280,16 +280,16 @@ class Edge:
     from_field: ScalarText | None
     to: NodeRef | None
 
-    @cached_property
-    def source(self) -> str | None:
-        """The node id before the first `:` of `from`."""
-        return self.from_field.value.split(":", 1)[0] if self.from_field else None
+    # The node id before the first `:` of `from`, and the handle after it. Set at once: every
+    # edge's are read, and a cached_property's first read takes a lock on Python 3.11.
+    source: str | None = field(init=False)
+    handle: str | None = field(init=False)
 
-    @cached_property
-    def handle(self) -> str | None:
-        if self.from_field is None or ":" not in self.from_field.value:
-            return None
-        return self.from_field.value.split(":", 1)[1]
+    def __post_init__(self) -> None:
+        written = self.from_field.value if self.from_field is not None else None
+        source, colon, handle = written.partition(":") if written is not None else (None, "", "")
+        self.source = source
+        self.handle = handle if colon else None
 
     def source_span(self) -> tuple[int, int]:
         assert self.from_field is not None and self.source is not None
