@@ -248,6 +248,8 @@ class _Reader:
         self.seen: set[int] = set()
         # Stand-in characters → the YAML 1.2 content characters they stand for (see _for_libyaml).
         self.restore: dict[int, int] | None = None
+        # the text as libyaml was given it (the same offsets): aliases are found in it too
+        self.for_libyaml = self.text
 
     def problem(self, rule: str, start: int, end: int, message: str, **data: Any) -> None:
         self.problems.append(
@@ -365,7 +367,7 @@ class _Reader:
         ))
 
     def report_aliases(self) -> None:
-        for event in yaml.parse(self.text, Loader=yaml.CSafeLoader):
+        for event in yaml.parse(self.for_libyaml, Loader=yaml.CSafeLoader):
             if isinstance(event, yaml.AliasEvent):
                 assert event.start_mark is not None and event.end_mark is not None
                 start = event.start_mark.index + self.base
@@ -532,8 +534,8 @@ def read_yaml(source: SourceText) -> YamlDocument:
         return YamlDocument(source, None, [too_large(source, f"{size} bytes")])
     reader = _Reader(source)
     try:
-        for_libyaml, reader.restore = _for_libyaml(text)
-        root = _compose(for_libyaml)
+        reader.for_libyaml, reader.restore = _for_libyaml(text)
+        root = _compose(reader.for_libyaml)
     except yaml.MarkedYAMLError as error:
         return YamlDocument(source, None, [_syntax_problem(reader, error)])
     except (yaml.YAMLError, ValueError, RecursionError) as error:
