@@ -14,6 +14,9 @@ Contract:
   the top of the file naming the rule (a bug to report, never expected).
 - `analyze(text, path, should_stop=check)` calls `check()` between its stages and rules and
   raises `AnalysisStopped` once it answers True: a server stops analysing a superseded version.
+- `analyze(text, path, previous=result)` gives the same result as without `previous` (the
+  analysis of an earlier version of the same document); it reads again only the YAML list item
+  an edit falls in when it can (`analysis.yaml_tree.read_yaml`).
 """
 
 from __future__ import annotations
@@ -83,7 +86,8 @@ def _never() -> bool:
 
 
 def analyze(
-    text: str, path: str | None = None, should_stop: Callable[[], bool] = _never
+    text: str, path: str | None = None, should_stop: Callable[[], bool] = _never,
+    previous: AnalysisResult | None = None,
 ) -> AnalysisResult:
     # Imported here: loading the rules imports every rule module, and those import this package.
     from analysis.rules import RULES, RuleContext
@@ -94,7 +98,7 @@ def analyze(
 
     checkpoint()
     source = SourceText(text)
-    document = read_yaml(source)
+    document = read_yaml(source, previous.document if previous is not None else None)
     if document.root is None and document.problems:
         return AnalysisResult(source, path, document, None, None,
                               sorted(document.problems, key=_sort_key))

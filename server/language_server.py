@@ -334,13 +334,15 @@ class RelaviumLanguageServer(LanguageServer):
             # starting one beside it, so a document never has two analyses running.
             await asyncio.wait([state.computing])
         version, text = state.version, state.text
+        # the version before the edit: analyze() reads again only the YAML it changed
+        previous = state.latest.result if state.latest is not None else None
 
         def superseded() -> bool:  # read from the analysis thread
             return state.version != version or self.documents.get(state.uri) is not state
 
         try:
             state.computing = self.analyses.submit(
-                len(text), lambda: analyze(text, state.path, superseded)
+                len(text), lambda: analyze(text, state.path, superseded, previous)
             )
             # A superseded analysis ends in AnalysisStopped that no one awaits (its task was
             # cancelled); taking it here keeps asyncio from logging it as a lost error.
