@@ -41,7 +41,7 @@ def read_message(stream: IO[bytes]) -> dict[str, Any]:
             length = int(header.split(b":")[1])
     if not length:
         raise EOFError("the server closed its output")
-    return json.loads(stream.read(length))  # type: ignore[no-any-return]
+    return json.loads(stream.read(length))
 
 
 def start_once(tree: Path) -> tuple[float, float]:
