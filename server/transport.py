@@ -15,7 +15,6 @@ reads stdin on the thread pool that analyses run on. Here:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
@@ -25,6 +24,10 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    # asyncio only where it is used: `relavium-lsp serve` reads its first frame with this
+    # module before anything else is imported (server.early_initialize)
+    import asyncio
+
     from server.protocol import RelaviumProtocol
 
 logger = logging.getLogger("relavium-lsp")
@@ -121,11 +124,16 @@ class FrameReader:
 
 
 def read_in_thread(
-    reader: FrameReader, loop: asyncio.AbstractEventLoop
+    reader: FrameReader, loop: asyncio.AbstractEventLoop, first: bytes | Dropped | None = None
 ) -> asyncio.Queue[bytes | Dropped | None]:
     """Frames from a daemon thread of their own: analyses on pygls' thread pool never delay
-    reading the next message (and a blocked read never keeps the process from exiting)."""
+    reading the next message (and a blocked read never keeps the process from exiting). `first`,
+    a frame read from `reader` before (None: none), comes out first."""
+    import asyncio
+
     queue: asyncio.Queue[bytes | Dropped | None] = asyncio.Queue()
+    if first is not None:
+        queue.put_nowait(first)
 
     def pump() -> None:
         while True:
