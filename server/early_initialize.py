@@ -12,9 +12,11 @@ the one already sent (`server.protocol.RelaviumProtocol`).
 
 Only stdlib (and `server.transport`, stdlib-only) may be imported here at module level.
 
-`capabilities.json` is what the real server answers, written by
+`capabilities.json` is what the real server answers, server name and version included (reading the
+installed version takes importlib.metadata, as long as the rest), written by
 `python -m server.early_initialize`; tests/server/test_early_initialize.py fails when it is out of
-date and compares the early answer with the server's own for real client profiles.
+date (after a feature or version change) and compares the early answer with the server's own for
+real client profiles.
 """
 
 from __future__ import annotations
@@ -111,12 +113,7 @@ def early_answer(body: bytes) -> EarlyAnswer | None:
     for path, value in client.flags.items():
         capabilities = _patched(capabilities, snapshot["when_flag"][path][json.dumps(value)])
     capabilities["positionEncoding"] = client.encoding
-    from importlib.metadata import version
-
-    result = {
-        "capabilities": capabilities,
-        "serverInfo": {"name": snapshot["name"], "version": version(snapshot["name"])},
-    }
+    result = {"capabilities": capabilities, "serverInfo": snapshot["serverInfo"]}
     return EarlyAnswer(message["id"], result, client.minimal_capabilities())
 
 
@@ -303,7 +300,7 @@ def generated_snapshot() -> dict[str, Any]:
 
     base = capabilities({})
     return {
-        "name": server_answer({"capabilities": {}})["result"]["serverInfo"]["name"],
+        "serverInfo": server_answer({"capabilities": {}})["result"]["serverInfo"],
         "capabilities": base,
         "when_pulling": difference(
             capabilities(_patched(given("textDocument.diagnostic", {}), given(REFRESH, True))),

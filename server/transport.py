@@ -20,12 +20,11 @@ import logging
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    # asyncio only where it is used: `relavium-lsp serve` reads its first frame with this
-    # module before anything else is imported (server.early_initialize)
+    # asyncio (like dataclasses) is left out: `relavium-lsp serve` reads its first frame with
+    # this module before anything else is imported (server.early_initialize)
     import asyncio
 
     from server.protocol import RelaviumProtocol
@@ -45,8 +44,7 @@ INVALID_PARAMS = -32602
 SERVER_NOT_INITIALIZED = -32002
 
 
-@dataclass(frozen=True)
-class Dropped:
+class Dropped(NamedTuple):
     """A frame the reader could not deliver, with why (logged; it cannot be answered)."""
 
     reason: str
