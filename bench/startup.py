@@ -5,7 +5,9 @@ real work). Floors in the same run: the bare interpreter (`python -c pass`) and
 
 A bare client (pipes, no pygls) so the client's own imports are not in the figures. Rounds are
 interleaved; `--baseline DIR` adds a second server run from another tree (e.g. main, unpacked
-with `git archive main | tar -x -C DIR`) in the same rounds, for a before/after in one run.
+with `git archive main | tar -x -C DIR`) in the same rounds, for a before/after in one run, and
+`--yamlls JS` yaml-language-server's start → initialize answered (`npm install
+yaml-language-server` somewhere; its first diagnostics need a schema: bench/ compares those apart).
 Prints one table and exits 0; it never asserts a timing.
 """
 
@@ -44,12 +46,13 @@ def read_message(stream: IO[bytes]) -> dict[str, Any]:
     return json.loads(stream.read(length))
 
 
-def start_once(tree: Path) -> tuple[float, float]:
-    """(start → initialize answered, start → first diagnostics) in seconds."""
-    environment = {**os.environ, "PYTHONPATH": str(tree)}
+def start_once(command: list[str], tree: Path | None = None) -> tuple[float, float | None]:
+    """(start → initialize answered, start → first diagnostics) in seconds; diagnostics only for
+    a relavium-lsp `tree`."""
+    environment = {**os.environ, "PYTHONPATH": str(tree)} if tree else None
     began = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-m", "server", "serve", "--stdio"], cwd=tree, env=environment,
+        command, cwd=tree, env=environment,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
     )
     assert process.stdin is not None and process.stdout is not None
@@ -64,13 +67,15 @@ def start_once(tree: Path) -> tuple[float, float]:
     while "result" not in (message := read_message(stdout)):
         pass
     initialized = time.perf_counter() - began
-    send({"method": "initialized", "params": {}})
-    send({"method": "textDocument/didOpen", "params": {"textDocument": {
-        "uri": URI, "languageId": "yaml", "version": 1, "text": WORKFLOW}}})
-    while (message := read_message(stdout)).get("method") != "textDocument/publishDiagnostics":
-        if "id" in message and "method" in message:  # workspace/configuration: no settings
-            send({"id": message["id"], "result": [None]})
-    diagnosed = time.perf_counter() - began
+    diagnosed = None
+    if tree is not None:
+        send({"method": "initialized", "params": {}})
+        send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": URI, "languageId": "yaml", "version": 1, "text": WORKFLOW}}})
+        while (message := read_message(stdout)).get("method") != "textDocument/publishDiagnostics":
+            if "id" in message and "method" in message:  # workspace/configuration: no settings
+                send({"id": message["id"], "result": [None]})
+        diagnosed = time.perf_counter() - began
     send({"id": 2, "method": "shutdown"})
     while read_message(stdout).get("id") != 2:
         pass
@@ -90,7 +95,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--baseline", type=Path, metavar="DIR",
                         help="also start the server of this tree (a checkout of another commit)")
+    parser.add_argument("--yamlls", type=Path, metavar="JS",
+                        help="also start yaml-language-server (node JS --stdio), e.g. "
+                             "node_modules/yaml-language-server/bin/yaml-language-server")
     args = parser.parse_args()
+    server = [sys.executable, "-m", "server", "serve", "--stdio"]
     trees = {"this tree": ROOT}
     if args.baseline is not None:
         trees["baseline"] = args.baseline.resolve()
@@ -100,9 +109,14 @@ def main() -> int:
         samples.setdefault("python -c 'import lsprotocol.types'", []).append(
             run_once("import lsprotocol.types"))
         for name, tree in trees.items():
-            initialized, diagnosed = start_once(tree)
+            initialized, diagnosed = start_once(server, tree)
             samples.setdefault(f"{name}: start → initialize answered", []).append(initialized)
+            assert diagnosed is not None
             samples.setdefault(f"{name}: start → first diagnostics", []).append(diagnosed)
+        if args.yamlls is not None:
+            initialized, _ = start_once(["node", str(args.yamlls.resolve()), "--stdio"])
+            samples.setdefault("yaml-language-server: start → initialize answered", []).append(
+                initialized)
     load = os.getloadavg()
     print(f"{args.rounds} interleaved rounds; load average {load[0]:.2f} {load[1]:.2f} "
           f"{load[2]:.2f} (1/5/15 min) at the end")
@@ -110,11 +124,13 @@ def main() -> int:
     for name, values in samples.items():
         print(f"{name:<52}{statistics.median(values) * 1000:>9.1f}"
               f"{min(values) * 1000:>9.1f}{max(values) * 1000:>9.1f}")
-    if "baseline" in trees:
-        for measure in ("start → initialize answered", "start → first diagnostics"):
-            ratio = (statistics.median(samples[f"this tree: {measure}"])
-                     / statistics.median(samples[f"baseline: {measure}"]))
-            print(f"ratio of medians, this tree / baseline, {measure}: {ratio:.2f}x")
+    ratios = [(other, measure) for other in ("baseline", "yaml-language-server")
+              for measure in ("start → initialize answered", "start → first diagnostics")
+              if f"{other}: {measure}" in samples]
+    for other, measure in ratios:
+        ratio = (statistics.median(samples[f"this tree: {measure}"])
+                 / statistics.median(samples[f"{other}: {measure}"]))
+        print(f"ratio of medians, this tree / {other}, {measure}: {ratio:.2f}x")
     return 0
 
 
