@@ -2,13 +2,13 @@
 
 Importing pygls and lsprotocol takes most of a second (lsprotocol defines ~570 attrs classes), and
 the analysis and feature modules as much again, yet the first answer a client waits for needs none
-of it: the capabilities depend on which features are registered (fixed) and on three things the
+of it: the capabilities depend on which features are registered (fixed) and on a few things the
 client says — the position encodings it offers, whether it can pull diagnostics and be told to pull
-again, and whether it supports prepareRename. So `relavium-lsp serve` over stdio reads the first
-frame before importing anything heavy and, when it is an `initialize` request this module can
-answer exactly, answers it from `capabilities.json`. The server, once loaded, handles that same
-request as usual (its state comes from there) and drops its own answer after checking that it is
-the one already sent (`server.protocol.RelaviumProtocol`).
+again, and three flags pygls reads (prepareRename, willSave, willSaveWaitUntil support). So
+`relavium-lsp serve` over stdio reads the first frame before importing anything heavy and, when it
+is an `initialize` request this module can answer exactly, answers it from `capabilities.json`.
+The server, once loaded, handles that same request as usual (its state comes from there) and drops
+its own answer after checking that it is the one already sent (`server.protocol`).
 
 Only stdlib (and `server.transport`, stdlib-only) may be imported here at module level.
 
@@ -26,7 +26,7 @@ import os
 import sys
 from typing import IO, Any, NamedTuple
 
-from server.transport import Dropped, FrameReader
+from server.transport import Dropped, FrameReader, stdin_frames
 
 CAPABILITIES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "capabilities.json")
 # The encodings pygls can serve; it takes the first of the client's list that is one of them.
@@ -66,9 +66,7 @@ class _Unsure(Exception):
 def open_stdio(stdout: IO[bytes]) -> Opening:
     """Read the first frame from stdin and answer it when it is an `initialize` request this
     module can answer exactly."""
-    # A reader of its own: the reading thread is blocked in it when the process exits, and
-    # interpreter shutdown aborts on a `sys.stdin` whose lock a thread holds.
-    reader = FrameReader(open(sys.stdin.fileno(), "rb", closefd=False))  # noqa: SIM115
+    reader = stdin_frames()
     try:
         first = reader.next()
     except (OSError, ValueError):  # stdin closed under us: the server's own reader reports it

@@ -36,7 +36,7 @@ from server.documents import (
 )
 from server.scheduling import AnalysisQueue
 from server.settings import Settings, parse_settings
-from server.transport import Dropped, FrameReader, read_in_thread, serve
+from server.transport import Dropped, FrameReader, read_in_thread, serve, stdin_frames
 
 if TYPE_CHECKING:
     from server.early_initialize import Opening
@@ -109,10 +109,7 @@ class RelaviumLanguageServer(LanguageServer):
         `server.early_initialize.open_stdio` read and answered, when it is given."""
         writer = StdoutWriter(stdout or sys.stdout.buffer)
         if opening is None:
-            # A reader of its own: the reading thread is blocked in it when the process exits,
-            # and interpreter shutdown aborts on a `sys.stdin` whose lock a thread holds.
-            reader = FrameReader(stdin or open(sys.stdin.fileno(), "rb", closefd=False))  # noqa: SIM115
-            self._serve(reader, writer)
+            self._serve(FrameReader(stdin) if stdin else stdin_frames(), writer)
             return
         from server.protocol import RelaviumProtocol
 

@@ -46,8 +46,9 @@ class RelaviumProtocol(LanguageServerProtocol):
         self._server.log_error(
             "relavium-lsp: the client capabilities in `initialize` do not have the shape LSP "
             "gives them (the server's stderr says where); the server goes on as if the client "
-            "had announced only its position encodings, pull diagnostics and prepareRename "
-            "support — report this to the editor's maintainers"
+            "had announced only what its answer depended on (position encodings, pull "
+            "diagnostics, prepareRename and willSave support) — report this to the editor's "
+            "maintainers"
         )
         params = {**data["params"], "capabilities": early.capabilities}
         return super().structure_message({**data, "params": params})

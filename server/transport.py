@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sys
 import threading
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any, NamedTuple
@@ -119,6 +120,13 @@ class FrameReader:
                 break
             skipped += len(chunk)
         return skipped
+
+
+def stdin_frames() -> FrameReader:
+    """A frame reader on the process's stdin."""
+    # A file object of its own: the reading thread is blocked in it when the process exits, and
+    # interpreter shutdown aborts on a `sys.stdin` whose lock a thread holds.
+    return FrameReader(open(sys.stdin.fileno(), "rb", closefd=False))
 
 
 def read_in_thread(
