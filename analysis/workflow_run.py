@@ -202,6 +202,7 @@ class _Runner:
         self.selected: dict[str, str] = {}
         self.results: list[NodeRun] = []
         self.failure: str | None = None
+        self.stale: str | None = None  # the note on stale samples outputs, once the run ended
 
     # --- the loop ---------------------------------------------------------------------------
 
@@ -347,16 +348,31 @@ class _Runner:
                 if key in ancestors and self.stored[key] is not UNDEFINED}
 
     def scope_for(self, node_id: str) -> dict[str, Any]:
-        """The `eval --scope` shape the node's expression sees."""
+        """The `eval --scope` shape the node's expression sees: what the run gave it, with the
+        samples' `nodes.<id>` laid over it (as `run --node` does for the node it runs)."""
+        own = self.samples.nodes.get(node_id, {})
+        inputs, secret_inputs, ctx, secret_ctx = self.inputs, self.secret_inputs, self.ctx, \
+            self.secret_ctx
+        if "inputs" in own or "ctx" in own:
+            inputs, secret_inputs, ctx, secret_ctx = base_scope(
+                self.workflow, self.graph, self.samples.for_node(node_id), []
+            )
+        outputs = {**self._ancestor_outputs(node_id), **own.get("outputs", {})}
         scope: dict[str, Any] = {
-            "inputs": self.inputs,
-            "ctx": self.ctx,
-            "run": {"outputs": self._ancestor_outputs(node_id)},
-            "secret_inputs": self.secret_inputs,
-            "secret_ctx": self.secret_ctx,
+            "inputs": inputs,
+            "ctx": ctx,
+            "run": {"outputs": {key: outputs[key] for key in sorted(outputs)}},
+            "secret_inputs": secret_inputs,
+            "secret_ctx": secret_ctx,
         }
         if self.nodes[node_id].type == "merge":
-            scope["branches"] = [json_value(value) for value in self._branches(node_id)]
+            branches = own.get("branches")
+            scope["branches"] = branches if branches is not None else [
+                json_value(value) for value in self._branches(node_id)
+            ]
+        if own:
+            self.notes.append(f"`{node_id}` ran with the samples' `nodes.{node_id}` laid over "
+                              "its scope")
         return scope
 
     def upstream_for(self, node_id: str) -> Upstream:
@@ -367,6 +383,8 @@ class _Runner:
             for entry in self.results
             if entry.status in ("failed", "skipped", "not-run")
         ]
+        if self.stale is not None:
+            notes.append(self.stale)
         return Upstream(
             self._ancestor_outputs(node_id),
             [json_value(value) for value in self._branches(node_id)],
@@ -571,19 +589,43 @@ def run_workflow(
     """Dry-run the workflow (or only `members`, e.g. a node's ancestors). The graph must be
     acyclic (the engine refuses a cycle before running)."""
     runner = _Runner(workflow, graph, samples, evaluate, cancelled, budget_s)
-    computed = sorted(
-        node_id for node_id in samples.outputs
-        if node_id in runner.nodes and runner.nodes[node_id].type not in PINNED_TYPES
-    )
-    if computed:
-        runner.notes.append(
-            "sample outputs for " + ", ".join(f"`{node_id}`" for node_id in computed)
-            + " are not used: a dry run computes those nodes (only agent and human_gate "
-            "outputs are pinned)"
-        )
     result = runner.run(members)
+    runner.stale = stale_outputs(result, samples)
+    if runner.stale is not None:
+        result.notes.append(runner.stale)
     result.upstream_for = runner.upstream_for
     return result
+
+
+def stale_outputs(run: WorkflowRun, samples: Samples) -> str | None:
+    """The note for samples `outputs` of computed nodes that no longer match what the run
+    computed (in run order): a dry run recomputes every node but agents and human gates, so such
+    an entry is never used, and an edit there must not pass silently. Entries that match (as the
+    starter sidecar writes them) say nothing."""
+    stale = []
+    for entry in run.nodes:
+        if entry.type in PINNED_TYPES or entry.id not in samples.outputs:
+            continue
+        if entry.value is UNDEFINED:
+            stale.append(f"`{entry.id}` ({entry.status}, no value)")
+        elif not same_json(entry.value, samples.outputs[entry.id]):
+            stale.append(f"`{entry.id}` (now {value_text(entry.value)[:40]})")
+    if not stale:
+        return None
+    return ("the samples' outputs for " + ", ".join(stale) + " differ from this dry run and are "
+            "not used: a dry run recomputes every node but agent and human_gate ones; update "
+            "or delete those entries (`nodes.<id>.outputs` sets what one node sees)")
+
+
+def same_json(left: Any, right: Any) -> bool:
+    """JSON equality without Python's `True == 1` (object key order does not matter)."""
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(same_json, left, right))
+    if isinstance(left, dict | list) or isinstance(right, dict | list):
+        return False
+    return strictly_equal(left, right)
 
 
 def value_text(value: Any) -> str:

@@ -433,3 +433,40 @@ def test_a_detail_range_counts_utf16_on_a_non_ascii_line() -> None:
     assert (HEAD + body)[
         result.source.offset(failed.range.start):result.source.offset(failed.range.end)
     ] == "risk"
+
+
+CHAIN = """\
+  inputs:
+    - { name: n, type: number, default: 2 }
+  nodes:
+    - { id: start, type: input }
+    - { id: calc, type: transform, transform: 'inputs.n * 10' }
+    - { id: use, type: transform, transform: 'run.outputs.calc + inputs.n' }
+    - { id: off, type: transform, transform: '1' }
+  edges:
+    - { from: start, to: calc }
+    - { from: calc, to: use }
+"""
+
+
+def test_samples_outputs_of_computed_nodes_are_not_used_and_a_stale_one_is_noted() -> None:
+    # a dry run recomputes calc and use; `outputs` pins agents and gates only. An entry that
+    # matches what the run computed (as the starter sidecar writes it) says nothing; one that
+    # differs is named, in run order (off runs beside calc), with what the run computed now
+    run = dry_run(CHAIN, pins({"outputs": {"use": 99, "calc": 20, "off": True}}))
+    assert by_id(run)["use"]["value"] == 22 and by_id(run)["off"]["value"] == 1
+    assert run.notes == [
+        "the samples' outputs for `off` (now 1), `use` (now 22) differ from this dry run and "
+        "are not used: a dry run recomputes every node but agent and human_gate ones; update or "
+        "delete those entries (`nodes.<id>.outputs` sets what one node sees)"
+    ]
+    assert dry_run(CHAIN, pins({"outputs": {"calc": 20, "use": 22}})).notes == []
+
+
+def test_nodes_overrides_set_one_nodes_scope_in_a_whole_run_too() -> None:
+    # `nodes.use` is the scope `run --node use` evaluates with; the whole run uses it for `use`
+    # as well, so the two answer the same value; the other nodes are untouched
+    run = dry_run(CHAIN, pins({"nodes": {"use": {"outputs": {"calc": 500}, "inputs": {"n": 1}}}}))
+    assert by_id(run)["calc"]["value"] == 20
+    assert by_id(run)["use"]["value"] == 501
+    assert run.notes == ["`use` ran with the samples' `nodes.use` laid over its scope"]
