@@ -22,6 +22,8 @@ workflows; each has a test in tests/analysis/test_workflow_run.py:
   (`synthesized`: an `output_schema` skeleton or a text placeholder; a gate's approval
   `{"decision": "approved"}`); `output` captures its one live feeder verbatim, or a record of
   several keyed by sorted id;
+- `max_parallel` caps the nodes in flight (of every type): each step starts only the first
+  `max_parallel` ready nodes in plan order (with 1, the run is the plan order itself);
 - values cross between nodes as JSON (top-level NaN/±Infinity → null, -0 → 0);
 - the first failure ends the run: nodes of the same step not yet evaluated are cancelled
   (`not-run`), the failed node's dependents are skipped (`upstream_unreachable`), and nothing
@@ -57,6 +59,7 @@ from analysis.sample_scope import (
 )
 from analysis.source import SourceText, code_points_in
 from analysis.templates import TemplateRef
+from analysis.yaml_tree import plain_value
 from sandbox import ErrorDetail, Outcome, Scope
 from sandbox.errors import SourcePosition
 from sandbox.outcome import number_tag
@@ -154,6 +157,17 @@ def plan_order(workflow: Workflow, graph: Graph) -> list[str]:
     return order
 
 
+def max_parallel(workflow: Workflow) -> int | None:
+    """The workflow's `max_parallel`, the run loop's cap on nodes in flight (of any type: the
+    engine's `#claimReady` counts every running vertex, though the documents say LLM calls);
+    None without a valid one (the engine would refuse the workflow; a dry run runs uncapped)."""
+    entry = workflow.body.get("max_parallel") if workflow.body is not None else None
+    value = plain_value(entry.value) if entry is not None else None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if float(value).is_integer() and value >= 1 else None
+
+
 def json_value(value: Any) -> Any:
     """A value as it comes back from a JSON round trip (what the next node sees)."""
     if value is UNDEFINED:
@@ -203,6 +217,7 @@ class _Runner:
         self.results: list[NodeRun] = []
         self.failure: str | None = None
         self.stale: str | None = None  # the note on stale samples outputs, once the run ended
+        self.cap = max_parallel(workflow)
 
     # --- the loop ---------------------------------------------------------------------------
 
@@ -216,7 +231,7 @@ class _Runner:
                 stop_reason = f"the run ended when `{self.failure}` failed"
                 break
             ready = [node_id for node_id in order
-                     if self.status[node_id] == "pending" and self._runnable(node_id)]
+                     if self.status[node_id] == "pending" and self._runnable(node_id)][:self.cap]
             if not ready:
                 break
             for position, node_id in enumerate(ready):
