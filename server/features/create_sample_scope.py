@@ -68,9 +68,11 @@ def register(ls: RelaviumLanguageServer) -> None:
             ls.show_message(f"{target.name} already exists; opened it", types.MessageType.Info)
         else:
             # the computed outputs come from a dry run: its evaluations block, in the worker pool
-            skeleton = await asyncio.get_running_loop().run_in_executor(
-                ls.thread_pool, sidecar_skeleton, workflow, graph, pool_evaluator(ls.sandbox_pool)
-            )
+            async with ls.sandbox_turns:
+                skeleton = await asyncio.get_running_loop().run_in_executor(
+                    ls.thread_pool, sidecar_skeleton, workflow, graph,
+                    pool_evaluator(ls.sandbox_pool),
+                )
             try:
                 target = write_sidecar(Path(path), skeleton.text, roots)
             except SampleScopeError as error:
