@@ -337,3 +337,29 @@ def test_capabilities_that_do_not_structure_after_the_early_answer(tmp_path: Pat
     assert any("do not have the shape LSP gives them" in text for text in logged), logged
     assert not [message for message in seen + later if message.get("id") == 1]
     assert "differ" not in stderr
+
+
+def test_messages_sent_with_initialize_in_one_write_are_all_handled(tmp_path: Path) -> None:
+    """The frames the early reader buffered behind `initialize` reach the loaded server."""
+    gate = tmp_path / "gate"
+    gate.touch()
+    server = GatedServer(gate)
+    uri = (tmp_path / "a.relavium.yaml").as_uri()
+    try:
+        burst: list[dict[str, Any]] = [
+            {"id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}},
+            {"method": "initialized", "params": {}},
+            {"method": "textDocument/didOpen", "params": {"textDocument": {
+                "uri": uri, "languageId": "yaml", "version": 1, "text": "name: [unclosed\n"}}},
+        ]
+        assert server.process.stdin is not None
+        server.process.stdin.write(b"".join(frame({"jsonrpc": "2.0", **m}) for m in burst))
+        server.process.stdin.flush()
+        assert server.messages.next()["id"] == 1
+        published = server.messages.until(
+            lambda message: message.get("method") == "textDocument/publishDiagnostics")
+        later, _ = server.finish()
+    finally:
+        server.kill()
+    assert published[-1]["params"]["uri"] == uri and published[-1]["params"]["diagnostics"]
+    assert not [message for message in published + later if message.get("id") == 1]
