@@ -22,11 +22,17 @@ real client profiles.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from server.transport import Dropped, FrameReader, stdin_frames
+
+if TYPE_CHECKING:
+    from server.protocol import RelaviumProtocol
+
+logger = logging.getLogger("relavium-lsp")
 
 CAPABILITIES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "capabilities.json")
 # The encodings pygls can serve; it takes the first of the client's list that is one of them.
@@ -104,21 +110,25 @@ def early_answer(body: bytes) -> EarlyAnswer | None:
         client = _ClientSays.read(params["capabilities"])
     except _Unsure:
         return None
-    snapshot = _load_snapshot()
+    try:
+        result = _result(client)
+    except (OSError, ValueError, LookupError, TypeError) as error:  # a broken installation
+        logger.warning("%s cannot be used (%r); initialize is answered once the server has "
+                       "loaded", CAPABILITIES_FILE, error)
+        return None
+    return EarlyAnswer(message["id"], result, client.minimal_capabilities())
+
+
+def _result(client: _ClientSays) -> dict[str, Any]:
+    with open(CAPABILITIES_FILE, encoding="utf-8") as handle:
+        snapshot = json.load(handle)
     capabilities = snapshot["capabilities"]
     if client.pull:
         capabilities = _patched(capabilities, snapshot["when_pulling"])
     for path, value in client.flags.items():
         capabilities = _patched(capabilities, snapshot["when_flag"][path][json.dumps(value)])
     capabilities["positionEncoding"] = client.encoding
-    result = {"capabilities": capabilities, "serverInfo": snapshot["serverInfo"]}
-    return EarlyAnswer(message["id"], result, client.minimal_capabilities())
-
-
-def _load_snapshot() -> dict[str, Any]:
-    with open(CAPABILITIES_FILE, encoding="utf-8") as handle:
-        snapshot: dict[str, Any] = json.load(handle)
-    return snapshot
+    return {"capabilities": capabilities, "serverInfo": snapshot["serverInfo"]}
 
 
 def _patched(tree: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
@@ -247,30 +257,35 @@ def _put(tree: dict[str, Any], path: str, value: Any) -> None:
 # -- generating capabilities.json from the real server ------------------------------------------
 
 
-def server_answer(params: dict[str, Any]) -> dict[str, Any]:
-    """The response the fully loaded server sends to `initialize` with these params."""
+def captured_server() -> tuple[RelaviumProtocol, list[dict[str, Any]]]:
+    """A loaded server's protocol, and the list every message it sends is appended to."""
     from server.language_server import create_server
     from server.protocol import RelaviumProtocol
-    from server.transport import dispatch
 
-    sent: list[bytes] = []
+    sent: list[dict[str, Any]] = []
 
     class Capture:
         def write(self, data: bytes) -> None:
-            sent.append(data)
+            sent.append(json.loads(data.partition(b"\r\n\r\n")[2]))
 
         def close(self) -> None:
             pass
 
-    ls = create_server()
-    assert isinstance(ls.protocol, RelaviumProtocol)
-    ls.protocol.set_writer(Capture())
-    dispatch(ls.protocol, json.dumps(
+    protocol = create_server().protocol
+    assert isinstance(protocol, RelaviumProtocol)
+    protocol.set_writer(Capture())
+    return protocol, sent
+
+
+def server_answer(params: dict[str, Any]) -> dict[str, Any]:
+    """The response the loaded server sends to `initialize` with these params."""
+    from server.transport import dispatch
+
+    protocol, sent = captured_server()
+    dispatch(protocol, json.dumps(
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
     ).encode())
-    answers = [json.loads(data.partition(b"\r\n\r\n")[2]) for data in sent]
-    response: dict[str, Any] = next(answer for answer in answers if answer.get("id") == 1)
-    return response
+    return next(message for message in sent if message.get("id") == 1)
 
 
 def generated_snapshot() -> dict[str, Any]:

@@ -18,9 +18,13 @@ import pytest
 from pygls.protocol import default_converter
 
 from server import early_initialize
-from server.early_initialize import EarlyAnswer, early_answer, generated_snapshot, server_answer
-from server.language_server import create_server
-from server.protocol import RelaviumProtocol
+from server.early_initialize import (
+    EarlyAnswer,
+    captured_server,
+    early_answer,
+    generated_snapshot,
+    server_answer,
+)
 from server.transport import dispatch
 from tests.server.conftest import CLIENT_PROFILES, profile_capabilities
 from tests.server.test_serve_cli import frame, read_message
@@ -148,20 +152,17 @@ def test_what_it_cannot_answer_exactly_is_left_to_the_server(message: Any) -> No
     assert early_answer(message if isinstance(message, bytes) else body(message)) is None
 
 
-def captured_server() -> tuple[RelaviumProtocol, list[dict[str, Any]]]:
-    sent: list[dict[str, Any]] = []
-
-    class Capture:
-        def write(self, data: bytes) -> None:
-            sent.append(json.loads(data.partition(b"\r\n\r\n")[2]))
-
-        def close(self) -> None:
-            pass
-
-    protocol = create_server().protocol
-    assert isinstance(protocol, RelaviumProtocol)
-    protocol.set_writer(Capture())
-    return protocol, sent
+def test_without_capabilities_json_the_loaded_server_answers(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    request = body(initialize({"capabilities": {}}))
+    assert early_answer(request) is not None
+    snapshot = tmp_path / "capabilities.json"
+    monkeypatch.setattr(early_initialize, "CAPABILITIES_FILE", str(snapshot))
+    assert early_answer(request) is None  # missing
+    for broken in ("", "{}", '{"capabilities": {}}', "[1]"):
+        snapshot.write_text(broken)
+        assert early_answer(request) is None
 
 
 def test_the_server_does_not_answer_twice_and_reports_a_stale_answer() -> None:
