@@ -10,7 +10,9 @@
   debounce window closes (last keystroke + 200 ms) the last version's diagnostics arrive;
 - 40 single-character edits at 5,000 nodes, debounce 0: p50 and p95 (target p95 ≤ 1.5× p50 —
   spikes here are the cyclic garbage collector), and the server's peak RSS;
-- server start → initialize answered.
+- server start → initialize answered. The server answers `initialize` before it has loaded
+  (server/early_initialize.py), so "first open → diagnostics" includes the rest of its loading;
+  bench/startup.py measures start → first diagnostics whole.
 
 Rounds are interleaved in one run; ratios of medians are the numbers to report. Prints one
 table and exits 0; it never asserts a timing.
