@@ -11,12 +11,24 @@ once the version it analyses is superseded (a queued job that is already superse
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import itertools
+import os
+import pickle
+import queue
+import struct
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+from analysis import AnalysisResult, AnalysisStopped
+from analysis.yaml_tree import YamlDocument
 
 T = TypeVar("T")
 
@@ -71,3 +83,227 @@ class AnalysisQueue:
                     self._ready.wait()
                 _, _, run = heapq.heappop(self._jobs)
             run()
+
+
+# Documents at least this long (characters) are diagnosed in the analysis process. Below it an
+# analysis takes a few tens of milliseconds and leaves little garbage; above it, analysing in
+# the server process fills its heap, and the collector's pauses (each holds the interpreter lock,
+# 0.3–0.4 s at 5,000 nodes) stall every request (bench/starve.py shows the split).
+LARGE_DOCUMENT_CHARS = 64 * 1024
+# After this many unexpected worker exits, large documents are analysed in the server again.
+MAX_WORKER_DEATHS = 3
+_HEADER = struct.Struct("!Q")
+_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
+_BOOT = (
+    f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); "
+    "from server.scheduling import worker_main; worker_main()"
+)
+
+
+class WorkerLost(Exception):
+    """The analysis process exited before answering (the caller analyses in process)."""
+
+
+@dataclass
+class _Job:
+    number: int
+    text: str
+    path: str | None
+    superseded: Callable[[], bool]
+    future: asyncio.Future[AnalysisResult]
+    cancel_sent: bool = False
+
+    def __lt__(self, other: _Job) -> bool:  # heap order: smaller text first, then older
+        return (len(self.text), self.number) < (len(other.text), other.number)
+
+
+class AnalysisProcess:
+    """Diagnoses large documents in one long-lived worker process, smallest document first;
+    each answer is a `diagnosis_only` result.
+
+    Its heap, its collector and its CPU time are its own, so the server process keeps answering
+    while it works. A job whose version is superseded is cancelled, not finished: a queued one
+    never starts, the running one is told to stop at its next checkpoint
+    (`cancel_superseded`). The worker exits when its input closes, so it dies with the server
+    whichever way the server ends; `close` kills it at once. Called on the event loop only.
+    """
+
+    def __init__(self) -> None:
+        self._queue: list[_Job] = []
+        self._running: _Job | None = None
+        self._numbers = itertools.count()
+        self._worker: _Worker | None = None
+        self.deaths = 0
+
+    @property
+    def usable(self) -> bool:
+        return self.deaths < MAX_WORKER_DEATHS
+
+    @property
+    def pid(self) -> int | None:
+        return self._worker.process.pid if self._worker is not None else None
+
+    def submit(self, text: str, path: str | None, superseded: Callable[[], bool]
+               ) -> asyncio.Future[AnalysisResult]:
+        future: asyncio.Future[AnalysisResult] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._queue, _Job(next(self._numbers), text, path, superseded, future))
+        self._start_next()
+        return future
+
+    def cancel_superseded(self) -> None:
+        """Tell the worker to stop the running job if its version is superseded."""
+        job = self._running
+        if job is not None and not job.cancel_sent and job.superseded():
+            job.cancel_sent = True
+            assert self._worker is not None
+            self._worker.send(("cancel", job.number))
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.kill()
+            self._worker = None
+
+    def _start_next(self) -> None:
+        while self._running is None and self._queue:
+            job = heapq.heappop(self._queue)
+            if job.future.done():
+                continue
+            if job.superseded():
+                job.future.set_exception(AnalysisStopped())
+                continue
+            if self._worker is None:
+                self._worker = _Worker(self._answered, self._exited)
+            self._running = job
+            self._worker.send(("analyze", job.number, job.text, job.path))
+
+    def _answered(self, worker: _Worker, answer: tuple[Any, ...]) -> None:
+        job = self._running
+        if worker is not self._worker or job is None or answer[0] != job.number:
+            return
+        self._running = None
+        if not job.future.done():
+            kind = answer[1]
+            if kind == "done":
+                job.future.set_result(answer[2])
+            elif kind == "stopped":
+                job.future.set_exception(AnalysisStopped())
+            else:
+                job.future.set_exception(RuntimeError(f"the worker's analysis failed: {answer[2]}"))
+        self._start_next()
+
+    def _exited(self, worker: _Worker) -> None:
+        if worker is not self._worker:
+            return
+        self._worker = None
+        self.deaths += 1
+        job, self._running = self._running, None
+        if job is not None and not job.future.done():
+            job.future.set_exception(WorkerLost(f"exit status {worker.process.poll()}"))
+        self._start_next()
+
+
+class _Worker:
+    """The worker process with a thread writing to it and one reading its answers (neither
+    ever blocks the event loop)."""
+
+    def __init__(
+        self,
+        answered: Callable[[_Worker, tuple[Any, ...]], None],
+        exited: Callable[[_Worker], None],
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-c", _BOOT],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None,
+        )
+        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+
+        def write() -> None:
+            stdin = self.process.stdin
+            assert stdin is not None
+            while (frame := self._outbox.get()) is not None:
+                try:
+                    stdin.write(frame)
+                    stdin.flush()
+                except OSError:
+                    return  # the reader sees the exit
+            with contextlib.suppress(OSError):
+                stdin.close()
+
+        def read() -> None:
+            stdout = self.process.stdout
+            assert stdout is not None
+            with contextlib.suppress(RuntimeError):  # the loop closed: no one is listening
+                while (answer := _read_frame(stdout)) is not None:
+                    loop.call_soon_threadsafe(answered, self, answer)
+                self.process.wait()
+                loop.call_soon_threadsafe(exited, self)
+
+        threading.Thread(target=write, name="analysis-process-writer", daemon=True).start()
+        threading.Thread(target=read, name="analysis-process-reader", daemon=True).start()
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        self._outbox.put(_HEADER.pack(len(body)) + body)
+
+    def kill(self) -> None:
+        self._outbox.put(None)
+        self.process.kill()
+        self.process.wait()
+
+
+def _read_frame(stream: IO[bytes]) -> Any:
+    """One pickled message, or None at the end of the stream. Only this package's two
+    processes speak on these pipes, so unpickling trusts the sender."""
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        return None
+    (length,) = _HEADER.unpack(header)
+    body = stream.read(length)
+    if len(body) < length:
+        return None
+    return pickle.loads(body)
+
+
+def diagnosis_only(result: AnalysisResult) -> AnalysisResult:
+    """The result without its model (YAML tree, workflow, graph): what the server needs to
+    publish diagnostics, small to send back. The server never serves requests from it."""
+    return AnalysisResult(
+        result.source, result.path, YamlDocument(result.source, None, []), None, None,
+        result.diagnostics, result.suppressed,
+    )
+
+
+def worker_main() -> None:
+    """The analysis process: jobs in, diagnoses out (see `AnalysisProcess`)."""
+    from analysis import analyze, tune_collector
+
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    jobs: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
+    cancelled: set[int] = set()
+
+    def read() -> None:
+        while (message := _read_frame(stdin)) is not None:
+            if message[0] == "cancel":
+                cancelled.add(message[1])
+            else:
+                jobs.put(message)
+        os._exit(0)  # the server is gone: stop now, even in the middle of an analysis
+
+    tune_collector()
+    threading.Thread(target=read, name="jobs", daemon=True).start()
+    while True:
+        _, number, text, path = jobs.get()
+        answer: tuple[Any, ...]
+        try:
+            result = analyze(text, path, partial(cancelled.__contains__, number))
+        except AnalysisStopped:
+            answer = (number, "stopped")
+        except Exception as error:  # analyze() promises not to raise; never lose the job
+            answer = (number, "failed", f"{type(error).__name__}: {error}")
+        else:
+            answer = (number, "done", diagnosis_only(result))
+        cancelled.discard(number)
+        body = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+        stdout.write(_HEADER.pack(len(body)) + body)
+        stdout.flush()
