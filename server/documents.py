@@ -19,6 +19,8 @@ from analysis.files import is_workflow_path
 from server.positions import LineIndex
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)")
+# where `str.splitlines` breaks a line and LSP does not
+_NOT_LSP_BREAK = re.compile("[\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 if TYPE_CHECKING:
     from analysis import AnalysisResult
@@ -178,6 +180,13 @@ def _apply_changes(
 def _split_lines(text: str) -> list[str]:
     """The text's lines, each with its line break (LSP's: `\n`, `\r\n`, `\r`); the last one
     has none and may be empty."""
+    if _NOT_LSP_BREAK.search(text) is None:
+        # `str.splitlines` breaks where LSP does when none of its other breaks occur, and runs
+        # in C: 2 ms for 1 MB where the pattern below takes 40-90 ms
+        lines = text.splitlines(keepends=True)
+        if not lines or lines[-1].endswith(("\n", "\r")):
+            lines.append("")
+        return lines
     lines = _LINE.findall(text)
     lines.append(text[sum(map(len, lines)) :])
     return lines

@@ -98,7 +98,7 @@ def splice_reference(text: str, start: int, end: int, new: str) -> str:
 
 
 @given(
-    st.text(alphabet=st.sampled_from("ab\né😀\r")),
+    st.text(alphabet=st.sampled_from("ab\né😀\r\u2028\f")),
     st.tuples(st.integers(0, 6), st.integers(0, 12)),
     st.tuples(st.integers(0, 6), st.integers(0, 12)),
     st.text(alphabet=st.sampled_from("x\n😀")),
@@ -125,7 +125,7 @@ EDITS = st.lists(
 )
 
 
-@given(st.text(alphabet=st.sampled_from("ab\né😀\r")), EDITS)
+@given(st.text(alphabet=st.sampled_from("ab\né😀\r\u2028\f")), EDITS)
 def test_many_edits_in_one_change_apply_one_after_another(
     text: str, edits: list[tuple[tuple[int, int], tuple[int, int], str]]
 ) -> None:
