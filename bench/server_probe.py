@@ -6,7 +6,9 @@ requests waiting, and writes it as JSON to $RELAVIUM_PROBE_OUT when the server e
 - `held`: gaps over 3 ms seen by a thread that sleeps 1 ms at a time: how long it could not get
   the interpreter lock (native calls, collections, other threads' turns);
 - `loop_lags`: how late a callback due every 5 ms ran on the event loop;
-- `analyses`: the server-process analyses (start, seconds, characters, whether stopped).
+- `analyses`: the server-process analyses (start, seconds, characters, whether stopped);
+- `jobs`: analysis-process jobs (start, seconds, characters, whether stopped), where the server
+  has one (server/scheduling.py).
 
 perf_counter is CLOCK_MONOTONIC on Linux, so times compare with the client's.
 """
@@ -28,6 +30,7 @@ collections: list[tuple[float, int, float]] = []
 held: list[tuple[float, float]] = []
 loop_lags: list[tuple[float, float]] = []
 analyses: list[tuple[float, float, int, bool]] = []
+jobs: list[tuple[float, float, int, bool]] = []
 _collection_began: dict[int, float] = {}
 
 
@@ -79,14 +82,43 @@ def _analyze_watched(text: str, *args: Any, **kwargs: Any) -> Any:
         analyses.append((began, time.perf_counter() - began, len(text), stopped))
 
 
+def _watch_jobs() -> None:
+    """Wrap the analysis process's send and answer, when this tree has one."""
+    try:
+        from server import scheduling
+    except ImportError:
+        return
+    worker = getattr(scheduling, "_Worker", None)
+    process = getattr(scheduling, "AnalysisProcess", None)
+    if worker is None or process is None:
+        return
+    started: dict[int, tuple[float, int]] = {}
+    send, answered = worker.send, process._answered
+
+    def send_watched(self: Any, message: tuple[Any, ...]) -> None:
+        if message[0] == "analyze":
+            started[message[1]] = (time.perf_counter(), len(message[2]))
+        send(self, message)
+
+    def answered_watched(self: Any, source: Any, answer: tuple[Any, ...]) -> None:
+        if (begun := started.pop(answer[0], None)) is not None:
+            jobs.append((begun[0], time.perf_counter() - begun[0], begun[1],
+                         answer[1] == "stopped"))
+        answered(self, source, answer)
+
+    worker.send = send_watched
+    process._answered = answered_watched
+
+
 def _write() -> None:
     with open(os.environ["RELAVIUM_PROBE_OUT"], "w") as out:
         json.dump({"collections": collections, "held": held, "loop_lags": loop_lags,
-                   "analyses": analyses}, out)
+                   "analyses": analyses, "jobs": jobs}, out)
 
 
 gc.callbacks.append(_on_collection)
 threading.Thread(target=_sleeper, name="probe", daemon=True).start()
 language_server.serve = _serve_watched  # type: ignore[assignment]
 language_server.analyze = _analyze_watched
+_watch_jobs()
 atexit.register(_write)

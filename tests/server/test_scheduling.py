@@ -18,6 +18,7 @@ from lsprotocol import types
 
 import server.language_server as language_server
 from analysis import AnalysisResult, AnalysisStopped
+from server import scheduling
 from server.language_server import RelaviumLanguageServer, create_server
 from server.scheduling import AnalysisQueue
 from tests.analysis.large_workflow import large_workflow
@@ -244,4 +245,30 @@ async def test_a_worker_that_dies_is_replaced_and_its_job_analysed_in_the_server
     assert snapshot is not None and snapshot.version == 2 and not snapshot.has_model
     assert ls.analysis_process.pid not in (None, first)
     ls.analysis_process.close()
+    ls.thread_pool.shutdown()
+
+
+async def test_a_job_that_does_not_stop_in_time_is_killed_and_a_spare_takes_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scheduling, "STOP_GRACE_SECONDS", 0.0)
+    ls = initialized_server()
+    jobs = watch_process_jobs(ls)
+    text = large_workflow(500)  # 5,000 nodes: its first stage alone outlasts the grace
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    while not jobs:
+        await asyncio.sleep(0.001)
+    process = ls.analysis_process
+    while process._worker is None or not process._worker.ready:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.1)  # inside the analysis, between checkpoints
+    killed = process.pid
+    change(ls, 2, text + "#")
+    snapshot = await ls.fresh_snapshot(URI, model=False)
+    assert snapshot is not None and snapshot.version == 2 and not snapshot.has_model
+    with pytest.raises(AnalysisStopped):
+        jobs[0].result()
+    assert process.forced_stops == 1 and process.deaths == 0
+    assert process.pid not in (None, killed)
+    process.close()
     ls.thread_pool.shutdown()
