@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
@@ -48,6 +48,8 @@ class Snapshot:
     # False for a large document's diagnosis from the analysis process (`result` has its
     # diagnostics but no model); requests never serve from such a snapshot.
     has_model: bool = True
+    # per rule, diagnostics the analysis process left out of `result` (see `Diagnosis`)
+    omitted: dict[str, int] = field(default_factory=dict)
 
     @cached_property
     def lines(self) -> LineIndex:
@@ -82,12 +84,13 @@ class DocumentState:
     # the debounce the pending analysis is still sleeping through (0 once it is computing)
     pending_delay_ms: int = 0
     # the analysis running in a thread, which cancelling `pending` does not stop
-    computing: asyncio.Future[AnalysisResult] | None = field(default=None, repr=False)
+    # (an AnalysisResult, or a Diagnosis from the analysis process)
+    computing: asyncio.Future[Any] | None = field(default=None, repr=False)
     # a large document's model, computed in the server when a request needs it (its
     # diagnostics come from the analysis process; see `RelaviumLanguageServer.fresh_snapshot`)
     modelling: asyncio.Task[Snapshot | None] | None = field(default=None, repr=False)
     modelling_version: int = -1
-    model_computing: asyncio.Future[AnalysisResult] | None = field(default=None, repr=False)
+    model_computing: asyncio.Future[Any] | None = field(default=None, repr=False)
     # the last whole-workflow dry run, shown while `dry_run.version` is the document's
     dry_run: DryRunView | None = None
     # `text` split into lines (see `apply`), kept between edits; None until an edit needs them

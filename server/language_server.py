@@ -33,7 +33,13 @@ from server.documents import (
     is_workflow_uri,
     uri_to_path,
 )
-from server.scheduling import LARGE_DOCUMENT_CHARS, AnalysisProcess, AnalysisQueue, WorkerLost
+from server.scheduling import (
+    LARGE_DOCUMENT_CHARS,
+    AnalysisProcess,
+    AnalysisQueue,
+    Diagnosis,
+    WorkerLost,
+)
 from server.settings import Settings, parse_settings
 from server.transport import FrameReader, read_in_thread, serve
 
@@ -387,6 +393,8 @@ class RelaviumLanguageServer(LanguageServer):
             return state.version != version or self.documents.get(state.uri) is not state
 
         while True:
+            # an AnalysisResult from this process, a Diagnosis from the analysis process
+            computing: asyncio.Future[Any]
             if in_process:
                 computing = self.analyses.submit(
                     len(text), lambda: analyze(text, state.path, superseded)
@@ -402,7 +410,7 @@ class RelaviumLanguageServer(LanguageServer):
             computing.add_done_callback(_take_outcome)
             try:
                 # shielded: cancelling the task must leave `computing` pending until it ends
-                result = await asyncio.shield(computing)
+                outcome = await asyncio.shield(computing)
             except AnalysisStopped:
                 return None  # a newer version's analysis is scheduled
             except WorkerLost as lost:
@@ -416,14 +424,17 @@ class RelaviumLanguageServer(LanguageServer):
                 logger.exception("analysis of %s failed", state.uri)
                 self.log_error(f"analysis of {state.uri} failed; see the server's stderr")
                 return None
-            snapshot = Snapshot(
-                state.uri, version, text, result, self.position_encoding, has_model=in_process
+            result, omitted = (
+                (outcome.result, outcome.omitted) if isinstance(outcome, Diagnosis)
+                else (outcome, {})
             )
+            snapshot = Snapshot(state.uri, version, text, result, self.position_encoding,
+                                has_model=in_process, omitted=omitted)
             state.record(snapshot)
             return snapshot
 
 
-def _take_outcome(future: asyncio.Future[AnalysisResult]) -> None:
+def _take_outcome(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()
 

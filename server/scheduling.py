@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from analysis import AnalysisResult, AnalysisStopped
+from analysis.diagnostics import Diagnostic
 from analysis.yaml_tree import YamlDocument
 
 T = TypeVar("T")
@@ -90,6 +91,9 @@ class AnalysisQueue:
 # the server process fills its heap, and the collector's pauses (each holds the interpreter lock,
 # 0.3–0.4 s at 5,000 nodes) stall every request (bench/starve.py shows the split).
 LARGE_DOCUMENT_CHARS = 64 * 1024
+# At most this many diagnostics of a document reach the client (server/lsp_diagnostics.py):
+# converting 128,000 took the event loop 8 s, and their JSON was tens of megabytes.
+MAX_DIAGNOSTICS = 1000
 # After this many unexpected worker exits, large documents are analysed in the server again.
 MAX_WORKER_DEATHS = 3
 # How long a job told to stop has to reach its next checkpoint before its worker is killed and a
@@ -106,6 +110,16 @@ _BOOT = (
 )
 
 
+@dataclass(frozen=True)
+class Diagnosis:
+    """A large document's diagnostics from the analysis process: the result without its model
+    (YAML tree, workflow, graph), at most `MAX_DIAGNOSTICS` of each rule, and how many of each
+    rule were left out."""
+
+    result: AnalysisResult
+    omitted: dict[str, int]
+
+
 class WorkerLost(Exception):
     """The analysis process exited before answering (the caller analyses in process)."""
 
@@ -116,7 +130,7 @@ class _Job:
     text: str
     path: str | None
     superseded: Callable[[], bool]
-    future: asyncio.Future[AnalysisResult]
+    future: asyncio.Future[Diagnosis]
     cancel_sent: bool = False
 
     def __lt__(self, other: _Job) -> bool:  # heap order: smaller text first, then older
@@ -125,7 +139,7 @@ class _Job:
 
 class AnalysisProcess:
     """Diagnoses large documents in one long-lived worker process, smallest document first;
-    each answer is a `diagnosis_only` result.
+    each answer is a `Diagnosis`.
 
     Its heap, its collector and its CPU time are its own, so the server process keeps answering
     while it works. A job whose version is superseded is cancelled, not finished: a queued one
@@ -155,8 +169,8 @@ class AnalysisProcess:
         return self._worker.process.pid if self._worker is not None else None
 
     def submit(self, text: str, path: str | None, superseded: Callable[[], bool]
-               ) -> asyncio.Future[AnalysisResult]:
-        future: asyncio.Future[AnalysisResult] = asyncio.get_running_loop().create_future()
+               ) -> asyncio.Future[Diagnosis]:
+        future: asyncio.Future[Diagnosis] = asyncio.get_running_loop().create_future()
         heapq.heappush(self._queue, _Job(next(self._numbers), text, path, superseded, future))
         self._start_next()
         return future
@@ -302,13 +316,23 @@ def _read_frame(stream: IO[bytes]) -> Any:
     return pickle.loads(body)
 
 
-def diagnosis_only(result: AnalysisResult) -> AnalysisResult:
-    """The result without its model (YAML tree, workflow, graph): what the server needs to
-    publish diagnostics, small to send back. The server never serves requests from it."""
-    return AnalysisResult(
+def diagnosis_of(result: AnalysisResult) -> Diagnosis:
+    """What the server needs to publish `result`'s diagnostics, small to send back: no model,
+    and no more of one rule's diagnostics than a client is shown (a file with an unknown key on
+    each of 128,000 lines took 3.4 s to unpickle, holding the server's interpreter lock)."""
+    kept: list[Diagnostic] = []
+    counts: dict[str, int] = {}
+    for diagnostic in result.diagnostics:
+        counts[diagnostic.rule] = counts.get(diagnostic.rule, 0) + 1
+        if counts[diagnostic.rule] <= MAX_DIAGNOSTICS:
+            kept.append(diagnostic)
+    model_free = AnalysisResult(
         result.source, result.path, YamlDocument(result.source, None, []), None, None,
-        result.diagnostics, result.suppressed,
+        kept, result.suppressed[:MAX_DIAGNOSTICS],
     )
+    omitted = {rule: count - MAX_DIAGNOSTICS for rule, count in counts.items()
+               if count > MAX_DIAGNOSTICS}
+    return Diagnosis(model_free, omitted)
 
 
 def worker_main() -> None:
@@ -342,7 +366,7 @@ def worker_main() -> None:
         except Exception as error:  # analyze() promises not to raise; never lose the job
             answer = (number, "failed", f"{type(error).__name__}: {error}")
         else:
-            answer = (number, "done", diagnosis_only(result))
+            answer = (number, "done", diagnosis_of(result))
         cancelled.discard(number)
         _write_frame(stdout, answer)
 

@@ -20,7 +20,7 @@ import server.language_server as language_server
 from analysis import AnalysisResult, AnalysisStopped
 from server import scheduling
 from server.language_server import RelaviumLanguageServer, create_server
-from server.scheduling import AnalysisQueue
+from server.scheduling import AnalysisQueue, Diagnosis
 from tests.analysis.large_workflow import large_workflow
 
 URI = "file:///tmp/scheduling/burst.relavium.yaml"
@@ -161,13 +161,13 @@ def change(ls: RelaviumLanguageServer, version: int, text: str) -> None:
     )
 
 
-def watch_process_jobs(ls: RelaviumLanguageServer) -> list[asyncio.Future[AnalysisResult]]:
-    jobs: list[asyncio.Future[AnalysisResult]] = []
+def watch_process_jobs(ls: RelaviumLanguageServer) -> list[asyncio.Future[Diagnosis]]:
+    jobs: list[asyncio.Future[Diagnosis]] = []
     real_submit = ls.analysis_process.submit
 
     def submit(
         text: str, path: str | None, superseded: Callable[[], bool]
-    ) -> asyncio.Future[AnalysisResult]:
+    ) -> asyncio.Future[Diagnosis]:
         jobs.append(real_submit(text, path, superseded))
         return jobs[-1]
 
@@ -222,7 +222,7 @@ async def test_a_superseded_version_is_stopped_in_the_analysis_process() -> None
     with pytest.raises(AnalysisStopped):
         jobs[0].result()
     # version 2 never started: version 1 had not stopped when 3 superseded it
-    assert len(jobs) == 2 and jobs[1].result() is snapshot.result
+    assert len(jobs) == 2 and jobs[1].result().result is snapshot.result
     ls.analysis_process.close()
     ls.thread_pool.shutdown()
 
