@@ -3,7 +3,10 @@ the server never starves), in one server over stdio per scenario:
 
 - `1k-whole`: three 1,000-node documents, each replaced whole every 0.5 s;
 - `5k-keys`: three 5,000-node documents (1 MB each), each typed into (one character, an
-  incremental didChange) every 0.5 s — every analysis is superseded before it ends.
+  incremental didChange) every 0.5 s — every analysis is superseded before it ends;
+- `5k-shown`: the same, and after each keystroke the client asks for each large document's
+  symbols, as an editor showing them does (those requests need the documents' models, which the
+  server computes itself).
 
 Hover and completion on an 11-node document are timed idle (before the large ones open) and
 loaded. A probe inside the server (bench/server_probe.py) says what the requests waited for:
@@ -44,7 +47,7 @@ SMALL = large_workflow(1)
 SMALL_URI = "file:///bench/small.relavium.yaml"
 # inside `inputs.threshold` in the small workflow's first condition
 NEEDLE = "inputs.threshold"
-SCENARIOS = {"1k-whole": (100, "whole"), "5k-keys": (500, "keys")}
+SCENARIOS = {"1k-whole": (100, "whole"), "5k-keys": (500, "keys"), "5k-shown": (500, "shown")}
 
 
 def position_of(text: str, needle: str) -> types.Position:
@@ -75,8 +78,19 @@ async def request_latencies(client: Client, count: int) -> dict[str, list[tuple[
 
 
 async def keep_editing(client: Client, uris: list[str], text: str, mode: str) -> None:
+    asking: list[asyncio.Future[object]] = []
     version = 1
     keystroke_line = text.count("\n", 0, text.index("label: Start"))
+    try:
+        await type_along(client, uris, text, mode, asking, version, keystroke_line)
+    finally:
+        for request in asking:
+            request.cancel()
+
+
+async def type_along(client: Client, uris: list[str], text: str, mode: str,
+                     asking: list[asyncio.Future[object]], version: int, keystroke_line: int
+                     ) -> None:
     while True:
         version += 1
         for uri in uris:
@@ -91,6 +105,9 @@ async def keep_editing(client: Client, uris: list[str], text: str, mode: str) ->
             client.text_document_did_change(types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
                 content_changes=[change]))
+            if mode == "shown":
+                asking.append(asyncio.ensure_future(client.text_document_document_symbol_async(
+                    types.DocumentSymbolParams(types.TextDocumentIdentifier(uri=uri)))))
         await asyncio.sleep(0.5)
 
 
