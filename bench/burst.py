@@ -145,7 +145,8 @@ async def run_case(tree: Path, blocks: int, pull: bool, debounce: int) -> dict[s
         return [e for e in events if any(a <= e[0] <= b for a, b in windows)]
 
     analyses, jobs = inside(probe["analyses"]), inside(probe["jobs"])
-    return {"lags": lags, "started": len(analyses) + len(jobs),
+    loop_lag = max((lag for _, lag in inside(probe["loop_lags"])), default=0.0)
+    return {"lags": lags, "started": len(analyses) + len(jobs), "loop_lag": loop_lag,
             "stopped": sum(1 for e in analyses + jobs if e[3]),
             "in_server": len(analyses)}
 
@@ -162,7 +163,7 @@ async def main() -> int:
     print(f"{BURSTS} bursts of {KEYSTROKES} keystrokes {GAP_SECONDS * 1000:.0f} ms apart; load "
           f"average {os.getloadavg()[0]:.2f} at the start")
     print(f"{'tree':<9}{'case':<14}{'last-version lag ms (each burst)':<34}{'median':>8}"
-          f"{'started/burst':>14}{'stopped':>8}{'in server':>10}")
+          f"{'started/burst':>14}{'stopped':>8}{'in server':>10}{'loop ms':>8}")
     for name_, blocks, pull, debounce in CASES:
         for tree_name, tree in trees.items():
             found = await run_case(tree, blocks, pull, debounce)
@@ -171,9 +172,10 @@ async def main() -> int:
             each = " ".join(f"{lag * 1000:.0f}" for lag in lags)
             print(f"{tree_name:<9}{name_:<14}{each:<34}{statistics.median(lags) * 1000:>8.0f}"
                   f"{found['started'] / BURSTS:>14.1f}{found['stopped']:>8}"  # type: ignore[operator]
-                  f"{found['in_server']:>10}")
+                  f"{found['in_server']:>10}{found['loop_lag'] * 1000:>8.0f}")  # type: ignore[operator]
     print("started/burst: analyses started during a burst and until its last diagnostics (1 "
           "would be ideal: the last version only); stopped: of those, stopped when superseded; "
+          "loop: the longest event-loop lag during the bursts (how late messages were taken in); "
           f"load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 
