@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -30,10 +28,10 @@ from lsprotocol import types
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import probed
 from bench.lsp import CAPABILITIES, Client
 from tests.analysis.large_workflow import large_workflow
 
-HERE = Path(__file__).resolve().parent
 KEYSTROKES = 20
 GAP_SECONDS = 0.020
 BURSTS = 3
@@ -56,24 +54,13 @@ CASES = [
 ]
 
 
-async def start(tree: Path, pull: bool, debounce: int, probe_out: str) -> Client:
-    boot = (
-        f"import sys, runpy; sys.path.insert(0, {str(tree)!r}); "
-        f"runpy.run_path({str(HERE / 'server_probe.py')!r}, run_name='server_probe'); "
-        "from server.cli import main; sys.exit(main(['serve', '--stdio']))"
-    )
+def pull_client() -> Client:
     client = Client()
-    await client.start_io(sys.executable, "-c", boot,
-                          env={**os.environ, "RELAVIUM_PROBE_OUT": probe_out})
 
     @client.feature(types.WORKSPACE_DIAGNOSTIC_REFRESH)
     def refresh(params: None) -> None:
         return None
 
-    await client.initialize_async(types.InitializeParams(
-        capabilities=PULL_CAPABILITIES if pull else CAPABILITIES,
-        initialization_options={"relavium": {"debounceMs": debounce}}))
-    client.initialized(types.InitializedParams())
     return client
 
 
@@ -109,9 +96,9 @@ async def burst(client: Client, pull: bool, line: int, version: int) -> tuple[fl
 
 
 async def run_case(tree: Path, blocks: int, pull: bool, debounce: int) -> dict[str, object]:
-    descriptor, probe_out = tempfile.mkstemp(suffix=".json")
-    os.close(descriptor)
-    client = await start(tree, pull, debounce, probe_out)
+    client = pull_client() if pull else Client()
+    probe_out = await probed.start(
+        client, tree, PULL_CAPABILITIES if pull else CAPABILITIES, debounce)
     text = large_workflow(blocks)
     line = text.count("\n", 0, text.index("label: Start"))
     opened: asyncio.Future[float] = asyncio.get_running_loop().create_future()
@@ -131,15 +118,7 @@ async def run_case(tree: Path, blocks: int, pull: bool, debounce: int) -> dict[s
         lags.append(lag)
         windows.append((began, time.perf_counter()))
         await asyncio.sleep(0.3)
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
-    for _ in range(100):
-        if os.path.getsize(probe_out):
-            break
-        await asyncio.sleep(0.05)
-    probe = json.loads(Path(probe_out).read_text())
-    os.unlink(probe_out)
+    probe = await probed.stop(client, probe_out)
 
     def inside(events: list[list[float]]) -> list[list[float]]:
         return [e for e in events if any(a <= e[0] <= b for a, b in windows)]

@@ -25,10 +25,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -36,10 +34,9 @@ from lsprotocol import types
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import probed
 from bench.lsp import CAPABILITIES, Client, percentile
 from tests.analysis.large_workflow import large_workflow
-
-HERE = Path(__file__).resolve().parent
 
 REQUESTS = 40
 LARGE_DOCUMENTS = 3
@@ -117,19 +114,8 @@ def open_document(client: Client, uri: str, text: str) -> None:
 
 
 async def run_scenario(tree: Path, blocks: int, mode: str) -> dict[str, object]:
-    descriptor, probe_out = tempfile.mkstemp(suffix=".json")
-    os.close(descriptor)
-    boot = (
-        f"import sys, runpy; sys.path.insert(0, {str(tree)!r}); "
-        f"runpy.run_path({str(HERE / 'server_probe.py')!r}, run_name='server_probe'); "
-        "from server.cli import main; sys.exit(main(['serve', '--stdio']))"
-    )
     client = Client()
-    await client.start_io(sys.executable, "-c", boot,
-                          env={**os.environ, "RELAVIUM_PROBE_OUT": probe_out})
-    await client.initialize_async(types.InitializeParams(
-        capabilities=CAPABILITIES, initialization_options={"relavium": {"debounceMs": 0}}))
-    client.initialized(types.InitializedParams())
+    probe_out = await probed.start(client, tree, CAPABILITIES, debounce_ms=0)
     open_document(client, SMALL_URI, SMALL)
     idle = await request_latencies(client, 10)
     text = large_workflow(blocks)
@@ -140,15 +126,7 @@ async def run_scenario(tree: Path, blocks: int, mode: str) -> dict[str, object]:
     await asyncio.sleep(1)
     loaded = await request_latencies(client, REQUESTS)
     editing.cancel()
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
-    for _ in range(100):
-        if os.path.getsize(probe_out):
-            break
-        await asyncio.sleep(0.05)
-    probe = json.loads(Path(probe_out).read_text())
-    os.unlink(probe_out)
+    probe = await probed.stop(client, probe_out)
     first = min(began for samples in loaded.values() for began, _ in samples)
     last = max(began + took for samples in loaded.values() for began, took in samples)
 
@@ -168,7 +146,7 @@ async def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--against", type=Path, help="another tree to run interleaved")
     args = parser.parse_args()
-    trees = {"this": HERE.parent}
+    trees = {"this": Path(__file__).resolve().parent.parent}
     if args.against:
         trees["against"] = args.against.resolve()
     print(f"{REQUESTS} hovers and {REQUESTS} completions on an 11-node document while "

@@ -1,4 +1,5 @@
-"""Where analyses run: threads of their own, smallest document first.
+"""Where analyses run: threads of their own for small documents, a process of their own for the
+diagnostics of large ones; smallest document first.
 
 Analyses used to share pygls' thread pool with request handlers and the stdin reader, so a few
 large documents could hold every thread and leave a hover on a small one unanswered for a minute.
@@ -6,6 +7,11 @@ Here they queue for `ANALYSIS_WORKERS` dedicated threads, ordered by the size of
 document's analysis never waits behind more than the large ones already running. A job is
 given a `should_stop` check it passes to `analysis.analyze`, which stops at its next checkpoint
 once the version it analyses is superseded (a queued job that is already superseded never starts).
+
+Threads were not enough for large documents: an analysis of one fills the heap, and the cyclic
+collector's pauses (0.3-0.6 s, holding the interpreter lock) stalled every request (measured by
+bench/starve.py with bench/server_probe.py). `AnalysisProcess` computes their diagnostics in a
+worker process instead (`worker_main`).
 """
 
 from __future__ import annotations
@@ -218,7 +224,12 @@ class AnalysisProcess:
                 job.future.set_exception(AnalysisStopped())
                 continue
             if self._worker is None:
-                self._worker = self._new_worker()
+                try:
+                    self._worker = self._new_worker()
+                except OSError as error:  # no process can be started: analyse in the server
+                    self.deaths += 1
+                    job.future.set_exception(WorkerLost(f"cannot start: {error}"))
+                    continue
             self._running = job
             self._worker.send(("analyze", job.number, job.text, job.path))
 

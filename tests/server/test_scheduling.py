@@ -272,3 +272,16 @@ async def test_a_job_that_does_not_stop_in_time_is_killed_and_a_spare_takes_over
     assert process.pid not in (None, killed)
     process.close()
     ls.thread_pool.shutdown()
+
+
+async def test_a_worker_that_cannot_start_leaves_the_analysis_to_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scheduling.sys, "executable", "/nonexistent/python")
+    ls = initialized_server()
+    text = large_workflow(40)
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    snapshot = await ls.fresh_snapshot(URI, model=False)
+    assert snapshot is not None and snapshot.version == 1 and snapshot.has_model
+    assert ls.analysis_process.deaths == 1
+    ls.thread_pool.shutdown()
