@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import sys
 import time
@@ -146,6 +147,8 @@ async def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--against", type=Path, help="another tree to run interleaved")
     args = parser.parse_args()
+    # pygls' client logs each answer to a request it already cancelled; expected here
+    logging.getLogger("pygls.protocol.json_rpc").setLevel(logging.CRITICAL)
     trees = {"this": Path(__file__).resolve().parent.parent}
     if args.against:
         trees["against"] = args.against.resolve()
