@@ -7,8 +7,8 @@ requests waiting, and writes it as JSON to $RELAVIUM_PROBE_OUT when the server e
   the interpreter lock (native calls, collections, other threads' turns);
 - `loop_lags`: how late a callback due every 5 ms ran on the event loop;
 - `analyses`: the server-process analyses (start, seconds, characters, whether stopped);
-- `jobs`: analysis-process jobs (start, seconds, characters, whether stopped), where the server
-  has one (server/scheduling.py).
+- `jobs`: analysis-process jobs (start, seconds, characters, whether stopped — a job whose
+  worker was killed never answers), where the server has one (server/scheduling.py).
 
 perf_counter is CLOCK_MONOTONIC on Linux, so times compare with the client's.
 """
@@ -106,8 +106,12 @@ def _watch_jobs() -> None:
                          answer[1] == "stopped"))
         answered(self, source, answer)
 
+    def killed() -> None:
+        jobs.extend((began, 0.0, size, True) for began, size in started.values())
+
     worker.send = send_watched
     process._answered = answered_watched
+    atexit.register(killed)  # registered after `_write`, so it runs before it
 
 
 def _write() -> None:
@@ -120,5 +124,5 @@ gc.callbacks.append(_on_collection)
 threading.Thread(target=_sleeper, name="probe", daemon=True).start()
 language_server.serve = _serve_watched  # type: ignore[assignment]
 language_server.analyze = _analyze_watched
-_watch_jobs()
 atexit.register(_write)
+_watch_jobs()

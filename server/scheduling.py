@@ -151,8 +151,8 @@ class AnalysisProcess:
     while it works. A job whose version is superseded is cancelled, not finished: a queued one
     never starts, the running one is told to stop at its next checkpoint
     (`cancel_superseded`), and if it has not within `STOP_GRACE_SECONDS` its worker is killed
-    and a spare takes over (started at the first cancel, and again after each takeover, so
-    that it is ready when needed). A worker exits when its
+    and a spare takes over once the spare is ready (one is started at each cancel that finds
+    none). A worker exits when its
     input closes, so it dies with the server whichever way the server ends; `close` kills the
     workers at once. Called on the event loop only.
     """
@@ -203,10 +203,13 @@ class AnalysisProcess:
         # A worker still starting has not begun the job: it stops at its first checkpoint.
         if self._running is not job or worker is None or not worker.ready:
             return
+        if self._spare is None or not self._spare.ready:
+            # a spare still starting would not begin the next job sooner: ask again later
+            asyncio.get_running_loop().call_later(STOP_GRACE_SECONDS, self._stop_by_force, job)
+            return
         self._running = None
-        self._worker, self._spare = self._spare, None
+        self._worker, self._spare = self._spare, None  # the next cancel starts a new spare
         worker.kill()
-        self._spare = self._new_worker()
         self.forced_stops += 1
         if not job.future.done():
             job.future.set_exception(AnalysisStopped())

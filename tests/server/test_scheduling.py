@@ -259,7 +259,8 @@ async def test_a_job_that_does_not_stop_in_time_is_killed_and_a_spare_takes_over
     while not jobs:
         await asyncio.sleep(0.001)
     process = ls.analysis_process
-    while process._worker is None or not process._worker.ready:
+    process._spare = spare = process._new_worker()  # as the first cancel would start one
+    while process._worker is None or not process._worker.ready or not spare.ready:
         await asyncio.sleep(0.01)
     await asyncio.sleep(0.1)  # inside the analysis, between checkpoints
     killed = process.pid
@@ -269,7 +270,7 @@ async def test_a_job_that_does_not_stop_in_time_is_killed_and_a_spare_takes_over
     with pytest.raises(AnalysisStopped):
         jobs[0].result()
     assert process.forced_stops == 1 and process.deaths == 0
-    assert process.pid not in (None, killed)
+    assert process.pid == spare.process.pid != killed
     process.close()
     ls.thread_pool.shutdown()
 
