@@ -356,6 +356,7 @@ def worker_main() -> None:
 
     assert RULES
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # stdout carries the answers: a stray print must not go there
     jobs: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
     cancelled: set[int] = set()
 
