@@ -34,6 +34,25 @@ class _EarlyInterrupt(Exception):
     """The engine's interrupt fired while wall-clock budget remained."""
 
 
+def new_context() -> quickjs.Context:
+    """A fresh runtime and context under the memory and stack caps."""
+    context = quickjs.Context()
+    context.set_memory_limit(MEMORY_LIMIT_BYTES)
+    context.set_max_stack_size(STACK_LIMIT_BYTES)
+    return context
+
+
+def locked_down_context() -> tuple[quickjs.Context, Any]:
+    """A fresh context with the driver loaded and the context locked down, and the driver's
+    evaluate function. Nothing authored has run; nothing here depends on a request."""
+    context = new_context()
+    try:
+        return context, context.eval(DRIVER)
+    except Exception as error:
+        # Only a resource failure can stop the driver's own setup in a fresh context.
+        raise SandboxError("memory", f"{type(error).__name__} while loading the driver") from None
+
+
 def run_request(
     request: str, kind: Kind, on_serialize: Callable[[], None] | None = None
 ) -> Any:
@@ -44,15 +63,7 @@ def run_request(
     """
     deadline: float | None = None
     while True:
-        context = quickjs.Context()
-        context.set_memory_limit(MEMORY_LIMIT_BYTES)
-        context.set_max_stack_size(STACK_LIMIT_BYTES)
-        try:
-            driver = context.eval(DRIVER)  # compiles the driver; runs nothing authored
-        except Exception as error:
-            raise SandboxError(
-                "memory", f"{type(error).__name__} while loading the driver"
-            ) from None
+        context, driver = locked_down_context()
         # The deadline bounds execution, not the first runtime's construction.
         if deadline is None:
             deadline = time.monotonic() + TIME_LIMIT_SECONDS
