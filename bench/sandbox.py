@@ -1,24 +1,29 @@
 """Sandbox latency: evaluate() vs a bare QuickJS context, the warm worker round trip, and the
 parse-only syntax check, measured in one run on this machine (see bench/README.md).
 
-Prints one table of p50/p95 in milliseconds plus the evaluate/bare ratio of medians. Never
-asserts timings.
+Prints one table of p50/p95 in milliseconds plus the evaluate/bare ratio of medians, then where
+one evaluation's time goes (runtime creation, lockdown, scope rebuild, evaluation,
+serialisation, the host's own share), each stage as its p50 and as a ratio to the bare p50.
+Never asserts timings.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-
-import quickjs
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sandbox import Scope, WorkerPool, check_syntax, evaluate
+from sandbox import Scope, WorkerPool, check_syntax, evaluate, vm
+from sandbox.evaluator import prepare
+from sandbox.limits import TIME_LIMIT_MS
+from sandbox.transport import decode
 
 ROUNDS = 400
 WARMUP = 20
@@ -26,6 +31,18 @@ EXPRESSION = (
     "run.outputs.fetch.items.filter(item => item.score > inputs.threshold)"
     ".map(item => ({ id: item.id, title: item.title.toUpperCase(), tags: item.tags.length }))"
     ".slice(0, 10)"
+)
+
+
+STAGES = (
+    "host: check syntax + marshal scope",
+    "runtime creation (context + caps)",
+    "lockdown (compile driver, lock down)",
+    "driver call: fixed cost",
+    "scope rebuild (parse, freeze, records)",
+    "evaluation (compile + run expression)",
+    "serialisation (serializer + decode)",
+    "runtime disposal",
 )
 
 
@@ -48,28 +65,130 @@ def realistic_scope() -> Scope:
 
 
 def bare_quickjs(scope_json: str) -> Callable[[], object]:
-    """The floor: a bare context, the same scope parsed and the same expression serialized."""
+    """The floor: a bare context under the caps, the same scope parsed and the same expression
+    serialized."""
     script = (
         "(function (scope) { const inputs = scope.inputs, run = scope.run;"
         f" return JSON.stringify({EXPRESSION}); }})(JSON.parse({json.dumps(scope_json)}))"
     )
 
     def run() -> object:
-        return quickjs.Context().eval(script)
+        context = vm.new_context()
+        context.set_time_limit(TIME_LIMIT_MS / 1000)
+        return context.eval(script)
 
     return run
 
 
-def percentiles(action: Callable[[], object]) -> tuple[float, float]:
-    for _ in range(WARMUP):
-        action()
-    samples = []
-    for _ in range(ROUNDS):
+def locked_down(request: str) -> tuple[list[Any], float, float]:
+    """[context, driver, request] ready for the driver call; creation and lockdown seconds."""
+    start = time.perf_counter()
+    context = vm.new_context()
+    creation = time.perf_counter() - start
+    driver = context.eval(vm.DRIVER)
+    lockdown = time.perf_counter() - start - creation
+    context.set_time_limit(TIME_LIMIT_MS / 1000)
+    return [context, driver, request], creation, lockdown
+
+
+def stage_breakdown(scope: Scope) -> dict[str, list[float]]:
+    """Milliseconds per stage of one evaluation, per round, from the sandbox's own pieces.
+
+    The driver rebuilds the scope and runs the expression in one native call, so those two are
+    paired differences in fresh runtimes of the same round: the call with a trivial expression
+    and no scope (its fixed cost), with the trivial expression and the scope, with the expression.
+    """
+    requests = {
+        "fixed": prepare("0", "transform", Scope()),
+        "scope": prepare("0", "transform", scope),
+        "expression": prepare(EXPRESSION, "transform", scope),
+    }
+    stages: dict[str, list[float]] = {name: [] for name in STAGES}
+    for round_index in range(WARMUP + ROUNDS):
         start = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - start) * 1000)
-    cuts = statistics.quantiles(samples, n=20)
-    return statistics.median(samples), cuts[18]
+        prepare(EXPRESSION, "transform", scope)
+        marshal = time.perf_counter() - start
+        calls = {}
+        for name, request in requests.items():
+            calls[name], creation, lockdown = locked_down(request)
+        driver_call = {}
+        for name, call in calls.items():
+            start = time.perf_counter()
+            call.append(call[1](call[2]))  # the driver's completion: the serializer
+            driver_call[name] = time.perf_counter() - start
+        start = time.perf_counter()
+        decode(calls["expression"][3](), "transform")
+        serialisation = time.perf_counter() - start
+        held = calls.pop("expression")
+        calls.clear()
+        start = time.perf_counter()
+        held.clear()  # the last references to that runtime
+        disposal = time.perf_counter() - start
+        if round_index < WARMUP:
+            continue
+        values = (
+            marshal,
+            creation,
+            lockdown,
+            driver_call["fixed"],
+            driver_call["scope"] - driver_call["fixed"],
+            driver_call["expression"] - driver_call["scope"],
+            serialisation,
+            disposal,
+        )
+        for name, value in zip(STAGES, values, strict=True):
+            stages[name].append(value * 1000)
+    return stages
+
+
+def worker_pids() -> list[int]:
+    """This process's live children: the pool's worker processes (Linux /proc)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # a process that ended meanwhile
+        if int(fields[1]) == os.getpid():
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """This process's CPU time (every thread) plus that of the processes `pids`."""
+    ticks = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])  # utime + stime
+    return time.process_time() + ticks / os.sysconf("SC_CLK_TCK")
+
+
+def interleaved(
+    actions: dict[str, tuple[Callable[[], object], list[int]]],
+) -> dict[str, tuple[float, float, float]]:
+    """p50 and p95 latency and mean CPU per call, in ms, of each action (with the processes
+    that work for it). One round runs every action once, so a change in the machine's load
+    hits them all alike and the ratios stay comparable."""
+    walls: dict[str, list[float]] = {name: [] for name in actions}
+    cpus: dict[str, float] = dict.fromkeys(actions, 0.0)
+    for round_index in range(WARMUP + ROUNDS):
+        for name, (action, pids) in actions.items():
+            cpu_start = cpu_seconds(pids)
+            start = time.perf_counter()
+            action()
+            wall = time.perf_counter() - start
+            cpu = cpu_seconds(pids) - cpu_start
+            if round_index >= WARMUP:
+                walls[name].append(wall * 1000)
+                cpus[name] += cpu * 1000
+    return {
+        name: (
+            statistics.median(samples),
+            statistics.quantiles(samples, n=20)[18],
+            cpus[name] / ROUNDS,
+        )
+        for name, samples in walls.items()
+    }
 
 
 def main() -> int:
@@ -77,23 +196,35 @@ def main() -> int:
     scope_json = json.dumps({"inputs": scope.inputs, "run": {"outputs": scope.run_outputs}})
     expected = evaluate(EXPRESSION, "transform", scope)
     assert json.loads(str(bare_quickjs(scope_json)())) == expected
+    load = os.getloadavg()
     with WorkerPool() as pool:
-        rows = {
-            "evaluate (fresh runtime)": percentiles(
-                lambda: evaluate(EXPRESSION, "transform", scope)
+        assert pool.evaluate(EXPRESSION, "transform", scope) == expected
+        rows = interleaved({
+            "evaluate (in-process)": (lambda: evaluate(EXPRESSION, "transform", scope), []),
+            "bare quickjs.Context + eval": (bare_quickjs(scope_json), []),
+            "worker round trip (warm)": (
+                lambda: pool.evaluate(EXPRESSION, "transform", scope), worker_pids()
             ),
-            "bare quickjs.Context + eval": percentiles(bare_quickjs(scope_json)),
-            "worker round trip (warm)": percentiles(
-                lambda: pool.evaluate(EXPRESSION, "transform", scope)
-            ),
-            "check_syntax": percentiles(lambda: check_syntax(EXPRESSION)),
-        }
-    print(f"scope {len(scope_json) / 1024:.1f} KB, {ROUNDS} rounds each")
-    print(f"{'measurement':<30} {'p50 ms':>8} {'p95 ms':>8}")
-    for name, (p50, p95) in rows.items():
-        print(f"{name:<30} {p50:>8.3f} {p95:>8.3f}")
-    ratio = rows["evaluate (fresh runtime)"][0] / rows["bare quickjs.Context + eval"][0]
-    print(f"evaluate / bare (p50): {ratio:.2f}x")
+            "check_syntax": (lambda: check_syntax(EXPRESSION), []),
+        })
+    stages = stage_breakdown(scope)
+    bare = rows["bare quickjs.Context + eval"][0]
+    print(
+        f"scope {len(scope_json) / 1024:.1f} KB, {ROUNDS} rounds each (interleaved), "
+        "load average " + " ".join(f"{value:.2f}" for value in load)
+    )
+    print(f"{'measurement':<40} {'p50 ms':>8} {'p95 ms':>8} {'CPU ms':>8} {'/ bare':>7}")
+    for name, (p50, p95, cpu) in rows.items():
+        print(f"{name:<40} {p50:>8.3f} {p95:>8.3f} {cpu:>8.3f} {p50 / bare:>6.2f}x")
+    print("(CPU ms: mean per call, this process's threads plus the worker process)")
+    print()
+    print("where one evaluation's time goes (p50 of each stage, same run):")
+    total = 0.0
+    for name, samples in stages.items():
+        p50 = statistics.median(samples)
+        total += p50
+        print(f"{name:<40} {p50:>8.3f} {'':>8} {'':>8} {p50 / bare:>6.2f}x")
+    print(f"{'sum of stages':<40} {total:>8.3f} {'':>8} {'':>8} {total / bare:>6.2f}x")
     return 0
 
 
