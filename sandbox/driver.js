@@ -37,6 +37,7 @@
     const getPrototypeOf = Object.getPrototypeOf;
     const setPrototypeOf = Object.setPrototypeOf;
     const objectKeys = Object.keys;
+    const objectValues = Object.values;
     const objectIs = Object.is;
     const hasOwnProperty = Object.prototype.hasOwnProperty;
     const isArray = Array.isArray;
@@ -288,28 +289,28 @@
     }
 
     function deepFreeze(root) {
-      // Iterative (a recursive freeze overflows the 256 KB stack near 150 levels), with indexed
-      // loops and only containers pushed: this walk is most of the cost of a large scope.
-      const pending = [root];
-      const depths = [0];
-      let top = 1;
-      while (top > 0) {
-        top -= 1;
-        const value = pending[top];
-        const depth = depths[top];
-        if (typeof value !== "object" || value === null) continue;
+      // Level by level (a recursive freeze overflows the 256 KB stack near 150 levels), with
+      // indexed loops over each container's values and only containers kept for the next level:
+      // this walk is most of the cost of a large scope.
+      if (typeof root !== "object" || root === null) return root;
+      let level = [root];
+      for (let depth = 0; level.length > 0; depth += 1) {
         if (depth > DEPTH_LIMIT) throw new RangeError("scope nesting exceeds " + DEPTH_LIMIT);
-        freeze(value);
-        const keys = isArray(value) ? undefined : objectKeys(value);
-        const count = keys === undefined ? value.length : keys.length;
-        for (let index = 0; index < count; index += 1) {
-          const child = keys === undefined ? value[index] : value[keys[index]];
-          if (typeof child === "object" && child !== null) {
-            pending[top] = child;
-            depths[top] = depth + 1;
-            top += 1;
+        const next = [];
+        let count = 0;
+        for (let index = 0; index < level.length; index += 1) {
+          const value = level[index];
+          freeze(value);
+          const children = isArray(value) ? value : objectValues(value);
+          for (let child = 0; child < children.length; child += 1) {
+            const item = children[child];
+            if (typeof item === "object" && item !== null) {
+              next[count] = item;
+              count += 1;
+            }
           }
         }
+        level = next;
       }
       return root;
     }
