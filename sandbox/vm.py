@@ -6,6 +6,8 @@ builds, uses and drops its own runtime on the calling thread.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from collections.abc import Callable
 from importlib.resources import files
@@ -53,18 +55,110 @@ def locked_down_context() -> tuple[quickjs.Context, Any]:
         raise SandboxError("memory", f"{type(error).__name__} while loading the driver") from None
 
 
+class ContextSupply:
+    """Fresh locked-down contexts, each handed out once, prepared before they are asked for.
+
+    Building one (a runtime, the driver compiled, the lockdown run) is most of an evaluation's
+    cost and depends on nothing in the request, so it is done while nobody waits: `take` hands
+    out the context prepared earlier (or builds one when none is ready) and asks for the next;
+    `retire` hands back a used context to be disposed of off the caller's path. A context is
+    never handed out twice and a used one is never reused. With `background`, a daemon thread
+    answers those asks at once; otherwise the owner calls `restock` when it is idle (a worker
+    process, after it has answered).
+    """
+
+    def __init__(self, *, background: bool) -> None:
+        self._background = background
+        self._start_empty()
+        if background:
+            # A forked child has no helper thread and may have copied a spare being built or a
+            # held lock: it starts empty.
+            os.register_at_fork(after_in_child=self._start_empty)
+
+    def _start_empty(self) -> None:
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._ready: tuple[quickjs.Context, Any] | None = None
+        self._building = False
+        self._retired: list[quickjs.Context] = []
+        self._asked = threading.Event() if self._background else None
+        self._helper: threading.Thread | None = None
+
+    def take(self) -> tuple[quickjs.Context, Any]:
+        """A locked-down context nobody has used, and its driver; raises SandboxError."""
+        with self._lock:
+            # One being prepared is ready sooner than a new one would be.
+            while self._ready is None and self._building:
+                self._changed.wait()
+            prepared, self._ready = self._ready, None
+        self._ask()
+        return prepared if prepared is not None else locked_down_context()
+
+    def retire(self, context: quickjs.Context) -> None:
+        """Dispose of a used context later (when its last reference is gone by then)."""
+        with self._lock:
+            self._retired.append(context)
+        self._ask()
+
+    def restock(self) -> None:
+        """Dispose of the retired contexts and prepare the next one, if none is ready."""
+        with self._lock:
+            retired, self._retired = self._retired, []
+            missing = self._ready is None and not self._building
+            self._building = self._building or missing
+        retired.clear()
+        if not missing:
+            return
+        prepared = None
+        try:
+            prepared = locked_down_context()
+        except SandboxError:
+            pass  # the evaluation that finds none builds its own and reports the failure
+        finally:
+            with self._lock:
+                self._building = False
+                self._ready = prepared
+                self._changed.notify_all()
+
+    def _ask(self) -> None:
+        if self._asked is None:
+            return
+        with self._lock:
+            if self._helper is None:
+                self._helper = threading.Thread(
+                    target=self._serve, name="sandbox-context-supply", daemon=True
+                )
+                self._helper.start()
+        self._asked.set()
+
+    def _serve(self) -> None:
+        assert self._asked is not None
+        while True:
+            self._asked.wait()
+            self._asked.clear()
+            self.restock()
+
+
+# In-process evaluations (any thread) share one supply with a helper thread.
+IN_PROCESS_SUPPLY = ContextSupply(background=True)
+
+
 def run_request(
-    request: str, kind: Kind, on_serialize: Callable[[], None] | None = None
+    request: str,
+    kind: Kind,
+    on_serialize: Callable[[], None] | None = None,
+    supply: ContextSupply = IN_PROCESS_SUPPLY,
 ) -> Any:
     """Run a prepared VM request (see `sandbox.evaluator.prepare`); raises only SandboxError.
 
     `on_serialize` is called when the private serializer is about to run, so that a watchdog
     that kills the evaluation from outside can keep the spec's disposition for that phase.
+    Each attempt runs in a fresh context from `supply`, retired to it afterwards.
     """
     deadline: float | None = None
     while True:
-        context, driver = locked_down_context()
-        # The deadline bounds execution, not the first runtime's construction.
+        context, driver = supply.take()
+        # The deadline bounds execution, not the runtime's construction.
         if deadline is None:
             deadline = time.monotonic() + TIME_LIMIT_SECONDS
         try:
@@ -75,6 +169,11 @@ def run_request(
             # request, so rerunning it in a fresh runtime under the wall time left is invisible,
             # and a timeout is only ever reported once the wall-clock deadline has passed.
             continue
+        finally:
+            # The supply disposes of it; keep no reference that would free it here.
+            del driver
+            supply.retire(context)
+            del context
 
 
 def _attempt(
