@@ -60,20 +60,16 @@ class ContextSupply:
 
     Building one (a runtime, the driver compiled, the lockdown run) is most of an evaluation's
     cost and depends on nothing in the request, so it is done while nobody waits: `take` hands
-    out the context prepared earlier (or builds one when none is ready) and asks for the next;
-    `retire` hands back a used context to be disposed of off the caller's path. A context is
-    never handed out twice and a used one is never reused. With `background`, a daemon thread
-    answers those asks at once; otherwise the owner calls `restock` when it is idle (a worker
-    process, after it has answered).
+    out the context prepared earlier (or builds one when none is ready) and asks a helper thread
+    for the next; `retire` hands back a used context, which the helper disposes of off the
+    caller's path. A context is never handed out twice and a used one is never reused.
     """
 
-    def __init__(self, *, background: bool) -> None:
-        self._background = background
+    def __init__(self) -> None:
         self._start_empty()
-        if background:
-            # A forked child has no helper thread and may have copied a spare being built or a
-            # held lock: it starts empty.
-            os.register_at_fork(after_in_child=self._start_empty)
+        # A forked child has no helper thread and may have copied a spare being built or a held
+        # lock: it starts empty.
+        os.register_at_fork(after_in_child=self._start_empty)
 
     def _start_empty(self) -> None:
         self._lock = threading.Lock()
@@ -81,7 +77,7 @@ class ContextSupply:
         self._ready: tuple[quickjs.Context, Any] | None = None
         self._building = False
         self._retired: list[quickjs.Context] = []
-        self._asked = threading.Event() if self._background else None
+        self._asked = threading.Event()
         self._helper: threading.Thread | None = None
 
     def take(self) -> tuple[quickjs.Context, Any]:
@@ -101,7 +97,8 @@ class ContextSupply:
         self._ask()
 
     def restock(self) -> None:
-        """Dispose of the retired contexts and prepare the next one, if none is ready."""
+        """Dispose of the retired contexts and prepare the next one, if none is ready or being
+        prepared. The helper thread calls this when asked; a process may call it up front."""
         with self._lock:
             retired, self._retired = self._retired, []
             missing = self._ready is None and not self._building
@@ -121,8 +118,6 @@ class ContextSupply:
                 self._changed.notify_all()
 
     def _ask(self) -> None:
-        if self._asked is None:
-            return
         with self._lock:
             if self._helper is None:
                 self._helper = threading.Thread(
@@ -132,22 +127,21 @@ class ContextSupply:
         self._asked.set()
 
     def _serve(self) -> None:
-        assert self._asked is not None
         while True:
             self._asked.wait()
             self._asked.clear()
             self.restock()
 
 
-# In-process evaluations (any thread) share one supply with a helper thread.
-IN_PROCESS_SUPPLY = ContextSupply(background=True)
+# Every evaluation in this process (from any thread) takes its context from here.
+SUPPLY = ContextSupply()
 
 
 def run_request(
     request: str,
     kind: Kind,
     on_serialize: Callable[[], None] | None = None,
-    supply: ContextSupply = IN_PROCESS_SUPPLY,
+    supply: ContextSupply = SUPPLY,
 ) -> Any:
     """Run a prepared VM request (see `sandbox.evaluator.prepare`); raises only SandboxError.
 

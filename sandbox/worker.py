@@ -22,7 +22,7 @@ from typing import Any, BinaryIO
 
 from sandbox.errors import FailureSite, SandboxError
 from sandbox.outcome import encode_value
-from sandbox.vm import ContextSupply, run_request
+from sandbox.vm import SUPPLY, run_request
 
 # Python, the QuickJS module (with its 8 MB executor thread stack) and a 16 MB JS heap fit well
 # inside this; runaway native allocations do not.
@@ -33,8 +33,6 @@ CPU_SECONDS_PER_EVALUATION = 3
 # Tells the pool that the evaluation reached the private serializer: a kill from then on keeps
 # the serializer's baseline disposition (result_type / non_serializable), not timeout.
 SERIALIZE_PHASE = {"phase": "serialize"}
-# The next evaluation's context is prepared, and the last one disposed of, between requests.
-SUPPLY = ContextSupply(background=False)
 
 
 def _set_limit(limit: str, soft: int) -> None:
@@ -59,10 +57,7 @@ def handle(line: bytes, channel: BinaryIO) -> dict[str, Any]:
     _cap_cpu_for_one_evaluation()
     try:
         value = run_request(
-            message["request"],
-            message["kind"],
-            lambda: _send(channel, SERIALIZE_PHASE),
-            SUPPLY,
+            message["request"], message["kind"], lambda: _send(channel, SERIALIZE_PHASE)
         )
     except SandboxError as error:
         response: dict[str, Any] = {"ok": False, "reason": error.reason, "detail": error.detail}
@@ -88,11 +83,10 @@ def main() -> None:
     # else printed in this process can corrupt a response.
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    SUPPLY.restock()
+    SUPPLY.restock()  # the first request's context, before the pool is told the worker is ready
     _send(channel, {"ready": True})
     for line in sys.stdin.buffer:
         _send(channel, handle(line, channel))
-        SUPPLY.restock()
 
 
 if __name__ == "__main__":
