@@ -130,7 +130,12 @@ class ContextSupply:
         while True:
             self._asked.wait()
             self._asked.clear()
-            self.restock()
+            try:
+                self.restock()
+            except Exception:
+                # Never stop serving (after a host MemoryError, say): retired runtimes would pile
+                # up. A caller that finds no spare builds its own.
+                continue
 
 
 # Every evaluation in this process (from any thread) takes its context from here.

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import pytest
 
-from sandbox import SandboxError, Scope, WorkerPool, evaluate
+from sandbox import SandboxError, Scope, WorkerPool, evaluate, vm
 from sandbox.evaluator import prepare
 from sandbox.vm import ContextSupply, run_request
 
@@ -84,6 +86,31 @@ def test_a_context_prepared_on_another_thread_keeps_the_caps(source: str, reason
         run_request(prepare(source, "transform", Scope()), "transform", supply=supply)
     assert caught.value.reason == reason
     assert supply._ready is not prepared  # the evaluation above ran in the helper's context
+
+
+def test_the_helper_keeps_serving_after_an_unexpected_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = vm.locked_down_context
+    calls = 0
+
+    def fail_once() -> tuple[Any, Any]:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise MemoryError
+        return real()
+
+    monkeypatch.setattr(vm, "locked_down_context", fail_once)
+    supply = ContextSupply()
+    supply.retire(vm.new_context())  # asks the helper, whose first build fails
+    deadline = time.monotonic() + 30
+    while calls < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    supply.retire(vm.new_context())  # asks again: a helper still serving prepares a context
+    while supply._ready is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert calls >= 2 and supply._ready is not None
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
