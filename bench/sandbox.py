@@ -156,13 +156,24 @@ def worker_pids() -> list[int]:
     return pids
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """This process's CPU time (every thread) plus that of the processes `pids`."""
+def workers_cpu_seconds(pids: list[int]) -> float:
+    """CPU time of the processes `pids` (Linux /proc)."""
     ticks = 0
     for pid in pids:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         ticks += int(fields[11]) + int(fields[12])  # utime + stime
-    return time.process_time() + ticks / os.sysconf("SC_CLK_TCK")
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def settle() -> None:
+    """Wait (sleeping, so using no CPU) until the in-process context supply's helper thread has
+    done what the last evaluation asked of it, so that its CPU time is counted for that one."""
+    supply = vm.SUPPLY
+    deadline = time.monotonic() + 1
+    while time.monotonic() < deadline and (
+        supply._asked.is_set() or supply._building or supply._retired
+    ):
+        time.sleep(0.0002)
 
 
 def interleaved(
@@ -170,24 +181,31 @@ def interleaved(
 ) -> dict[str, tuple[float, float, float, float]]:
     """Per action, in ms: p50 and p95 latency, p50 CPU of the calling thread (what latency is on
     an idle machine, less any wait for another thread), and mean CPU per call of this process's
-    threads and the processes that work for it. One round runs every action once, so a change in
-    the machine's load hits them all alike and the ratios stay comparable."""
+    threads (the helper's included) and the worker processes `pids` that work for it alone. One
+    round runs every action once, so a change in the machine's load hits them all alike and the
+    ratios stay comparable."""
     walls: dict[str, list[float]] = {name: [] for name in actions}
     callers: dict[str, list[float]] = {name: [] for name in actions}
     cpus: dict[str, float] = dict.fromkeys(actions, 0.0)
+    workers_start: dict[str, float] = {}
     for round_index in range(WARMUP + ROUNDS):
-        for name, (action, pids) in actions.items():
-            cpu_start = cpu_seconds(pids)
+        if round_index == WARMUP:
+            workers_start = {name: workers_cpu_seconds(pids) for name, (_, pids) in actions.items()}
+        for name, (action, _) in actions.items():
+            cpu_start = time.process_time()
             thread_start = time.thread_time()
             start = time.perf_counter()
             action()
             wall = time.perf_counter() - start
             caller = time.thread_time() - thread_start
-            cpu = cpu_seconds(pids) - cpu_start
+            settle()
+            cpu = time.process_time() - cpu_start
             if round_index >= WARMUP:
                 walls[name].append(wall * 1000)
                 callers[name].append(caller * 1000)
                 cpus[name] += cpu * 1000
+    for name, (_, pids) in actions.items():
+        cpus[name] += (workers_cpu_seconds(pids) - workers_start[name]) * 1000
     return {
         name: (
             statistics.median(samples),
@@ -197,6 +215,20 @@ def interleaved(
         )
         for name, samples in walls.items()
     }
+
+
+def back_to_back(action: Callable[[], object]) -> tuple[float, float]:
+    """p50 latency and p50 caller-thread CPU, in ms, of calls made one right after another (the
+    helper thread never gets a pause to prepare the next context in)."""
+    walls, callers = [], []
+    for round_index in range(WARMUP + ROUNDS):
+        thread_start = time.thread_time()
+        start = time.perf_counter()
+        action()
+        if round_index >= WARMUP:
+            walls.append((time.perf_counter() - start) * 1000)
+            callers.append((time.thread_time() - thread_start) * 1000)
+    return statistics.median(walls), statistics.median(callers)
 
 
 def main() -> int:
@@ -215,6 +247,14 @@ def main() -> int:
             ),
             "check_syntax": (lambda: check_syntax(EXPRESSION), []),
         })
+        pairs = {
+            "evaluate (in-process)": back_to_back(
+                lambda: evaluate(EXPRESSION, "transform", scope)
+            ),
+            "worker round trip (warm)": back_to_back(
+                lambda: pool.evaluate(EXPRESSION, "transform", scope)
+            ),
+        }
     stages = stage_breakdown(scope)
     bare = rows["bare quickjs.Context + eval"][0]
     print(
@@ -230,6 +270,11 @@ def main() -> int:
         print(f"{name:<40}" + "".join(f" {value:>8.3f}" for value in values))
     print("caller: p50 CPU ms of the calling thread; CPU ms: mean per call of every thread of")
     print("this process plus the worker process (what one evaluation costs the machine)")
+    print()
+    print("back to back (each call right after the previous one returns; / bare p50 above):")
+    for name, (p50, caller) in pairs.items():
+        print(f"{name:<40} {p50:>8.3f} {'':>8} {p50 / bare:>8.3f} {caller:>8.3f}"
+              f" {caller / bare_caller:>8.3f}")
     print()
     print("where one evaluation's time goes (p50 of each stage, same run; / bare p50):")
     total = waited = 0.0
