@@ -66,12 +66,31 @@ def realistic_scope() -> Scope:
     )
 
 
-def bare_quickjs(scope_json: str) -> Callable[[], object]:
+# The least a frozen scope costs: every container of the parsed scope frozen, level by level.
+DEEP_FREEZE = """function deepFreeze(root) {
+  for (let level = [root]; level.length > 0;) {
+    const next = [];
+    for (const value of level) {
+      Object.freeze(value);
+      for (const item of Array.isArray(value) ? value : Object.values(value)) {
+        if (typeof item === "object" && item !== null) next.push(item);
+      }
+    }
+    level = next;
+  }
+  return root;
+}
+"""
+
+
+def bare_quickjs(scope_json: str, *, frozen: bool = False) -> Callable[[], object]:
     """The floor: a bare context under the caps, the same scope parsed and the same expression
-    serialized."""
-    script = (
+    serialized; `frozen` adds the contract's frozen scope, and nothing else of the sandbox."""
+    parsed = f"JSON.parse({json.dumps(scope_json)})"
+    script = (DEEP_FREEZE if frozen else "") + (
         "(function (scope) { const inputs = scope.inputs, run = scope.run;"
-        f" return JSON.stringify({EXPRESSION}); }})(JSON.parse({json.dumps(scope_json)}))"
+        f" return JSON.stringify({EXPRESSION}); }})"
+        + (f"(deepFreeze({parsed}))" if frozen else f"({parsed})")
     )
 
     def run() -> object:
@@ -236,12 +255,15 @@ def main() -> int:
     scope_json = json.dumps({"inputs": scope.inputs, "run": {"outputs": scope.run_outputs}})
     expected = evaluate(EXPRESSION, "transform", scope)
     assert json.loads(str(bare_quickjs(scope_json)())) == expected
+    assert json.loads(str(bare_quickjs(scope_json, frozen=True)())) == expected
     load = os.getloadavg()
     with WorkerPool() as pool:
         assert pool.evaluate(EXPRESSION, "transform", scope) == expected
         rows = interleaved({
             "evaluate (in-process)": (lambda: evaluate(EXPRESSION, "transform", scope), []),
             "bare quickjs.Context + eval": (bare_quickjs(scope_json), []),
+            "bare + frozen scope (floor)": (bare_quickjs(scope_json, frozen=True), []),
+            "host: marshal the scope (json.dumps)": (lambda: scope.vm_request("transform", ""), []),
             "worker round trip (warm)": (
                 lambda: pool.evaluate(EXPRESSION, "transform", scope), worker_pids()
             ),

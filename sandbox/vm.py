@@ -60,9 +60,11 @@ class ContextSupply:
 
     Building one (a runtime, the driver compiled, the lockdown run) is most of an evaluation's
     cost and depends on nothing in the request, so it is done while nobody waits: `take` hands
-    out the context prepared earlier (or builds one when none is ready) and asks a helper thread
-    for the next; `retire` hands back a used context, which the helper disposes of off the
-    caller's path. A context is never handed out twice and a used one is never reused.
+    out the context prepared earlier (or builds one when none is ready); `retire` hands back a
+    used context once the evaluation is over and asks a helper thread to dispose of it and to
+    prepare the next. The helper never works while an evaluation runs on its account, so it
+    takes no CPU time from one (QuickJS's interrupt counts the whole process's). A context is
+    never handed out twice and a used one is never reused.
     """
 
     def __init__(self) -> None:
@@ -87,11 +89,11 @@ class ContextSupply:
             while self._ready is None and self._building:
                 self._changed.wait()
             prepared, self._ready = self._ready, None
-        self._ask()
         return prepared if prepared is not None else locked_down_context()
 
     def retire(self, context: quickjs.Context) -> None:
-        """Dispose of a used context later (when its last reference is gone by then)."""
+        """Dispose of a used context later (when its last reference is gone by then), and have
+        the next one prepared."""
         with self._lock:
             self._retired.append(context)
         self._ask()
