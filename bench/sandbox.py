@@ -184,15 +184,21 @@ def workers_cpu_seconds(pids: list[int]) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+# A worker's helper prepares its next context in about this time after answering.
+WORKER_SETTLE_SECONDS = 0.005
+
+
 def settle() -> None:
     """Wait (sleeping, so using no CPU) until the in-process context supply's helper thread has
-    done what the last evaluation asked of it, so that its CPU time is counted for that one."""
+    done what the last evaluation asked of it, so that its CPU time is counted for that one, and
+    long enough for a worker's helper, so that neither overlaps the next measurement."""
     supply = vm.SUPPLY
     deadline = time.monotonic() + 1
     while time.monotonic() < deadline and (
         supply._asked.is_set() or supply._building or supply._retired
     ):
         time.sleep(0.0002)
+    time.sleep(WORKER_SETTLE_SECONDS)
 
 
 def interleaved(
