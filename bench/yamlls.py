@@ -33,16 +33,17 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import statistics
 import string
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
@@ -67,6 +68,7 @@ KEYSTROKES = 20
 KEYSTROKE_GAP = 0.02
 SETTLE = 0.3  # quiet time after an answer, so a round never pays for the previous one
 TIMEOUT = 120.0
+T = TypeVar("T")
 MARKER = "bench_"
 START = "start → initialize answered"
 EDIT = "edit → diagnostics, 1,000 nodes"
@@ -74,6 +76,10 @@ EDIT = "edit → diagnostics, 1,000 nodes"
 
 def yamlls_command() -> list[str]:
     """`node <yaml-language-server> --stdio`, installing the pinned version if it is absent."""
+    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
+    if missing:
+        raise SystemExit(f"bench/yamlls.py runs yaml-language-server under Node: install "
+                         f"{' and '.join(missing)} and run it again")
     installed = YAMLLS_PACKAGE / "package.json"
     if not installed.exists() or json.loads(installed.read_text())["version"] != YAMLLS_VERSION:
         YAMLLS_PREFIX.mkdir(parents=True, exist_ok=True)
@@ -210,11 +216,6 @@ class Client(LanguageClient):
         self.waiters.append(Waiter(accepts, future))
         return future
 
-    @property
-    def pid(self) -> int:
-        assert self._server is not None
-        return self._server.pid
-
 
 class Document:
     """One open document, edited through incremental changes, pulled as VS Code pulls."""
@@ -310,22 +311,37 @@ async def session(
     client = Client(server)
     began = time.perf_counter()
     await client.start_io(*server.command)
-    await asyncio.wait_for(client.initialize_async(types.InitializeParams(
-        capabilities=capabilities(server.pull),
-        initialization_options=server.settings.get("relavium"),
-    )), TIMEOUT)
-    started = time.perf_counter() - began
-    client.initialized(types.InitializedParams())
-    await asyncio.wait_for(client.configured.wait(), TIMEOUT)
-    await asyncio.sleep(SETTLE)
+    process = client._server
+    assert process is not None
     try:
+        await within(client.initialize_async(types.InitializeParams(
+            capabilities=capabilities(server.pull),
+            initialization_options=server.settings.get("relavium"),
+        )), f"{server.name}: initialize")
+        started = time.perf_counter() - began
+        client.initialized(types.InitializedParams())
+        await within(client.configured.wait(), f"{server.name}: workspace/configuration")
+        await asyncio.sleep(SETTLE)
         yield client, started
-    finally:
         if workload is not None:
-            results.peaks[workload, server.name] = peak_rss_mib(client.pid)
-        await asyncio.wait_for(client.shutdown_async(None), TIMEOUT)
+            results.peaks[workload, server.name] = peak_rss_mib(process.pid)
+        await within(client.shutdown_async(None), f"{server.name}: shutdown")
         client.exit(None)
+    finally:
+        # a server that failed or hung is killed rather than waited for: the run stays bounded
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(process.wait(), 10)
+        if process.returncode is None:
+            process.kill()
         await client.stop()
+
+
+async def within(awaitable: Awaitable[T], what: str) -> T:
+    """The awaited answer, or an error naming what never came (bounded, never a hang)."""
+    try:
+        return await asyncio.wait_for(awaitable, TIMEOUT)
+    except TimeoutError:
+        raise RuntimeError(f"{what}: no answer within {TIMEOUT:.0f} s") from None
 
 
 def workflow(blocks: int, tag: str = "open") -> str:
@@ -341,7 +357,7 @@ async def starts_and_opens(servers: list[Server], results: Results, folder: Path
                 document = Document(client, (folder / f"open-{round_}.relavium.yaml").as_uri(),
                                     text)
                 began = time.perf_counter()
-                arrived = await asyncio.wait_for(document.open(), TIMEOUT)
+                arrived = await within(document.open(), f"{server.name}: didOpen diagnostics")
                 results.add("didOpen → diagnostics, 1,000 nodes", server, arrived - began)
 
 
@@ -352,7 +368,7 @@ async def edits_and_completions(servers: list[Server], results: Results, folder:
         for server in servers:
             client, _ = await stack.enter_async_context(session(server, results, EDIT))
             document = Document(client, (folder / "edit.relavium.yaml").as_uri(), text)
-            await asyncio.wait_for(document.open(), TIMEOUT)
+            await within(document.open(), f"{server.name}: didOpen diagnostics")
             documents.append(document)
         await asyncio.sleep(SETTLE)
         line = text.splitlines().index("      type: condition")
@@ -360,15 +376,16 @@ async def edits_and_completions(servers: list[Server], results: Results, folder:
         for round_ in range(EDITS):
             for server, document in zip(servers, documents, strict=True):
                 began = time.perf_counter()
-                arrived = await asyncio.wait_for(document.retag(f"edit{round_}"), TIMEOUT)
+                arrived = await within(document.retag(f"edit{round_}"),
+                                       f"{server.name}: diagnostics after an edit")
                 results.add(EDIT, server, arrived - began)
                 await asyncio.sleep(SETTLE)
         for _ in range(COMPLETIONS):
             for server, document in zip(servers, documents, strict=True):
                 began = time.perf_counter()
-                answer = await asyncio.wait_for(document.client.text_document_completion_async(
+                answer = await within(document.client.text_document_completion_async(
                     types.CompletionParams(types.TextDocumentIdentifier(document.uri), position)
-                ), TIMEOUT)
+                ), f"{server.name}: completion")
                 results.add("completion (node type), 1,000 nodes", server,
                             time.perf_counter() - began)
                 items = answer.items if isinstance(answer, types.CompletionList) else answer
@@ -384,7 +401,7 @@ async def bursts(ours_server: Server, their_server: Server, results: Results,
         for server in (ours_server, their_server):
             client, _ = await stack.enter_async_context(session(server, results, measure))
             document = Document(client, (folder / "burst.relavium.yaml").as_uri(), text)
-            await asyncio.wait_for(document.open(), TIMEOUT)
+            await within(document.open(), f"{server.name}: didOpen diagnostics")
             documents.append(document)
         await asyncio.sleep(SETTLE)
         for _ in range(BURSTS):
@@ -398,7 +415,7 @@ async def bursts(ours_server: Server, their_server: Server, results: Results,
                     answer = document.replace(end, end, string.ascii_lowercase[offset])
                 last_keystroke = time.perf_counter()
                 assert answer is not None
-                arrived = await asyncio.wait_for(answer, TIMEOUT)
+                arrived = await within(answer, f"{server.name}: diagnostics after a burst")
                 results.add(measure, server, arrived - last_keystroke)
                 await asyncio.sleep(SETTLE)
 
