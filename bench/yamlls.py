@@ -14,9 +14,13 @@ Measured, each as ours / theirs:
   `relavium.debounceMs`; theirs waits a fixed 200 ms, `validationDelayMs`, no setting);
 - typing-burst lag at 5,000 nodes: 20 keystrokes 20 ms apart, last keystroke → the diagnostics of
   the last version; ours pushed with its default debounce, pulled (`textDocument/diagnostic` as
-  VS Code pulls: one request in flight, cancelled and sent again on each edit) and pushed with
-  `debounceMs: 0`; theirs only pushes, with its fixed delay, in every row;
-- completion latency at 1,000 nodes; peak RSS of each server process (VmHWM).
+  VS Code's client pulls: one request in flight per document, an edit cancels it and a new one
+  follows its answer) and pushed with `debounceMs: 0`; theirs only pushes, with its fixed delay,
+  in every row;
+- completion latency at 1,000 nodes; peak RSS (VmHWM) of each server process, per pair of
+  servers that ran the same workload.
+
+The servers take turns going first from round to round.
 
 A diagnostics message for an older version never counts for the newest one: every version of a
 document ends in a top-level key of its own (`bench_<tag>: 1`, unknown to the format, so both
