@@ -8,7 +8,8 @@ Contract:
   `SampleScopeError` for a missing explicit file or an unreadable/invalid samples file.
 - A samples file holds `inputs`, `ctx`, `outputs` (by node id), optional `branches` (a merge's
   array, overriding the fan-in order) and `nodes: {<id>: {inputs, ctx, outputs, branches}}`
-  per-node overrides; `run: {outputs}` is accepted for `outputs` (the `eval` scope-file shape).
+  per-node overrides, and `notes` (strings, ignored: the starter sidecar explains itself there);
+  `run: {outputs}` is accepted for `outputs` (the `eval` scope-file shape).
 - `build_sample_scope(workflow, graph, node_id, samples)` builds the scope exactly as the engine
   does: inputs as supplied then declared defaults (a supplied declared secret becomes a denied
   key whose value never leaves this function; an omitted optional one stays absent); `ctx` in
@@ -18,7 +19,7 @@ Contract:
   skeleton of an agent's `output_schema`), each noted in `notes`.
 - `SampleScope.scope` has the `eval --scope` shape: `{"inputs", "ctx", "run": {"outputs"},
   "branches", "secret_inputs", "secret_ctx"}` (denied keys hold None).
-- `sidecar_skeleton(workflow, graph)` is the text of a starter sidecar (JSON) for the workflow.
+- `write_sidecar` creates the starter sidecar (its text: `analysis.sample_skeleton`) safely.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from analysis.yaml_tree import YamlDocument, plain_value, read_yaml
 
 SIDECAR_SUFFIXES = (".samples.json", ".samples.yaml", ".samples.yml")
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml", ".yaml", ".yml")
-SAMPLE_KEYS = ("inputs", "ctx", "outputs", "branches", "nodes")
+SAMPLE_KEYS = ("inputs", "ctx", "outputs", "branches", "nodes", "notes")
 # The nodes a dry run takes from the samples' `outputs`; it computes the others.
 PINNED_TYPES = frozenset({"agent", "human_gate"})
 # What the engine stores for an approved gate (engine.ts resume: `{decision}` without a payload).
@@ -191,6 +192,13 @@ def parse_samples(text: str, path: str, origin: str, *, is_json: bool) -> Sample
         for key in ("inputs", "ctx", "outputs"):
             _object(override.get(key), f"{path}: nodes.{node_id}.{key}")
         _array(override.get("branches"), f"{path}: nodes.{node_id}.branches")
+    notes = raw.get("notes")
+    if notes is not None and not (
+        isinstance(notes, list) and all(isinstance(note, str) for note in notes)
+    ):
+        raise SampleScopeError(
+            f"sample scope {path}: notes must be an array of strings (a dry run ignores them)"
+        )
     return Samples(
         origin,
         path,
@@ -265,6 +273,7 @@ def build_sample_scope(
             f"node `{node_id}` (type {node.type}) has no expression to run; choose a condition "
             "(expression), transform (transform) or custom merge (merge_fn) node"
         )
+    own_outputs = samples.nodes.get(node_id, {}).get("outputs", {})
     samples = samples.for_node(node_id)
     notes: list[str] = []
     inputs, secret_inputs, ctx, secret_ctx = base_scope(workflow, graph, samples, notes)
@@ -272,7 +281,7 @@ def build_sample_scope(
     if upstream is None:
         outputs = _outputs(workflow, ancestors, samples, notes)
     else:
-        outputs = {**upstream.outputs, **samples.nodes.get(node_id, {}).get("outputs", {})}
+        outputs = {**upstream.outputs, **own_outputs}
         notes.extend(upstream.notes)
     scope: dict[str, Any] = {
         "inputs": inputs,
@@ -318,8 +327,8 @@ def _inputs(
     for name, decl in declared.items():
         if name in inputs:
             continue
-        default = _field(decl, "default")
-        required = _field(decl, "required") is True
+        default = input_field(decl, "default")
+        required = input_field(decl, "required") is True
         if default is not None:
             inputs[name] = default
         elif decl.secret:
@@ -338,7 +347,7 @@ def _inputs(
 def sample_input(decl: InputDecl) -> Any:
     """A value of the input's declared shape: its first `enum` value, its `min`, else a typed
     placeholder."""
-    validation = _field(decl, "validation")
+    validation = input_field(decl, "validation")
     if isinstance(validation, dict):
         enum = validation.get("enum")
         if isinstance(enum, list) and enum:
@@ -348,7 +357,8 @@ def sample_input(decl: InputDecl) -> Any:
     return PLACEHOLDERS.get(decl.type or "", "")
 
 
-def _field(decl: InputDecl, name: str) -> Any:
+def input_field(decl: InputDecl, name: str) -> Any:
+    """The plain value of an input declaration's field, or None."""
     entry = decl.mapping.get(name)
     return plain_value(entry.value) if entry else None
 
@@ -453,34 +463,6 @@ def _from_schema(schema: Any, depth: int = 0) -> Any:
             return {}
         return {name: _from_schema(sub, depth + 1) for name, sub in properties.items()}
     return SCHEMA_PLACEHOLDERS.get(kind) if isinstance(kind, str) else None
-
-
-def sidecar_skeleton(workflow: Workflow, graph: Graph) -> str:
-    """A starter sidecar, every part in declaration order with the values a synthesized dry run
-    uses: each non-secret input (its default, else a value of its declared shape), each context
-    key that is neither secret nor derived from a template (a derived one follows the inputs),
-    and an output for each node whose output a dry run takes from the samples (agent and
-    human_gate: the other nodes are computed)."""
-    notes: list[str] = []
-    inputs, secret_inputs, ctx, secret_ctx = base_scope(workflow, graph, SYNTHESIZED, notes)
-    for decl in workflow.inputs:
-        if decl.name is not None and not decl.secret and decl.name not in inputs:
-            inputs[decl.name] = sample_input(decl)
-    ordered = {
-        decl.name: inputs[decl.name] for decl in workflow.inputs
-        if decl.name in inputs and decl.name not in secret_inputs
-    }
-    static = {
-        entry.key: ctx[entry.key] for entry in workflow.context
-        if entry.key in ctx and entry.key not in secret_ctx
-        and (entry.value is None or not entry.value.references)
-    }
-    outputs = {
-        node.id: synthesized(node) for node in workflow.nodes
-        if node.id is not None and node.type in PINNED_TYPES
-    }
-    skeleton = {"inputs": ordered, "ctx": static, "outputs": outputs, "nodes": {}}
-    return json.dumps(skeleton, indent=2, ensure_ascii=False) + "\n"
 
 
 def synthesized(node: NodeDef) -> Any:

@@ -22,6 +22,8 @@ workflows; each has a test in tests/analysis/test_workflow_run.py:
   (`synthesized`: an `output_schema` skeleton or a text placeholder; a gate's approval
   `{"decision": "approved"}`); `output` captures its one live feeder verbatim, or a record of
   several keyed by sorted id;
+- `max_parallel` caps the nodes in flight (of every type): each step starts only the first
+  `max_parallel` ready nodes in plan order (with 1, the run is the plan order itself);
 - values cross between nodes as JSON (top-level NaN/±Infinity → null, -0 → 0);
 - the first failure ends the run: nodes of the same step not yet evaluated are cancelled
   (`not-run`), the failed node's dependents are skipped (`upstream_unreachable`), and nothing
@@ -57,6 +59,7 @@ from analysis.sample_scope import (
 )
 from analysis.source import SourceText, code_points_in
 from analysis.templates import TemplateRef
+from analysis.yaml_tree import plain_value
 from sandbox import ErrorDetail, Outcome, Scope
 from sandbox.errors import SourcePosition
 from sandbox.outcome import number_tag
@@ -154,6 +157,17 @@ def plan_order(workflow: Workflow, graph: Graph) -> list[str]:
     return order
 
 
+def max_parallel(workflow: Workflow) -> int | None:
+    """The workflow's `max_parallel`, the run loop's cap on nodes in flight (of any type: the
+    engine's `#claimReady` counts every running vertex, though the documents say LLM calls);
+    None without a valid one (the engine would refuse the workflow; a dry run runs uncapped)."""
+    entry = workflow.body.get("max_parallel") if workflow.body is not None else None
+    value = plain_value(entry.value) if entry is not None else None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if float(value).is_integer() and value >= 1 else None
+
+
 def json_value(value: Any) -> Any:
     """A value as it comes back from a JSON round trip (what the next node sees)."""
     if value is UNDEFINED:
@@ -202,6 +216,8 @@ class _Runner:
         self.selected: dict[str, str] = {}
         self.results: list[NodeRun] = []
         self.failure: str | None = None
+        self.stale: str | None = None  # the note on stale samples outputs, once the run ended
+        self.cap = max_parallel(workflow)
 
     # --- the loop ---------------------------------------------------------------------------
 
@@ -215,7 +231,7 @@ class _Runner:
                 stop_reason = f"the run ended when `{self.failure}` failed"
                 break
             ready = [node_id for node_id in order
-                     if self.status[node_id] == "pending" and self._runnable(node_id)]
+                     if self.status[node_id] == "pending" and self._runnable(node_id)][:self.cap]
             if not ready:
                 break
             for position, node_id in enumerate(ready):
@@ -347,16 +363,31 @@ class _Runner:
                 if key in ancestors and self.stored[key] is not UNDEFINED}
 
     def scope_for(self, node_id: str) -> dict[str, Any]:
-        """The `eval --scope` shape the node's expression sees."""
+        """The `eval --scope` shape the node's expression sees: what the run gave it, with the
+        samples' `nodes.<id>` laid over it (as `run --node` does for the node it runs)."""
+        own = self.samples.nodes.get(node_id, {})
+        inputs, secret_inputs, ctx, secret_ctx = self.inputs, self.secret_inputs, self.ctx, \
+            self.secret_ctx
+        if "inputs" in own or "ctx" in own:
+            inputs, secret_inputs, ctx, secret_ctx = base_scope(
+                self.workflow, self.graph, self.samples.for_node(node_id), []
+            )
+        outputs = {**self._ancestor_outputs(node_id), **own.get("outputs", {})}
         scope: dict[str, Any] = {
-            "inputs": self.inputs,
-            "ctx": self.ctx,
-            "run": {"outputs": self._ancestor_outputs(node_id)},
-            "secret_inputs": self.secret_inputs,
-            "secret_ctx": self.secret_ctx,
+            "inputs": inputs,
+            "ctx": ctx,
+            "run": {"outputs": {key: outputs[key] for key in sorted(outputs)}},
+            "secret_inputs": secret_inputs,
+            "secret_ctx": secret_ctx,
         }
         if self.nodes[node_id].type == "merge":
-            scope["branches"] = [json_value(value) for value in self._branches(node_id)]
+            branches = own.get("branches")
+            scope["branches"] = branches if branches is not None else [
+                json_value(value) for value in self._branches(node_id)
+            ]
+        if own:
+            self.notes.append(f"`{node_id}` ran with the samples' `nodes.{node_id}` laid over "
+                              "its scope")
         return scope
 
     def upstream_for(self, node_id: str) -> Upstream:
@@ -367,6 +398,8 @@ class _Runner:
             for entry in self.results
             if entry.status in ("failed", "skipped", "not-run")
         ]
+        if self.stale is not None:
+            notes.append(self.stale)
         return Upstream(
             self._ancestor_outputs(node_id),
             [json_value(value) for value in self._branches(node_id)],
@@ -571,19 +604,43 @@ def run_workflow(
     """Dry-run the workflow (or only `members`, e.g. a node's ancestors). The graph must be
     acyclic (the engine refuses a cycle before running)."""
     runner = _Runner(workflow, graph, samples, evaluate, cancelled, budget_s)
-    computed = sorted(
-        node_id for node_id in samples.outputs
-        if node_id in runner.nodes and runner.nodes[node_id].type not in PINNED_TYPES
-    )
-    if computed:
-        runner.notes.append(
-            "sample outputs for " + ", ".join(f"`{node_id}`" for node_id in computed)
-            + " are not used: a dry run computes those nodes (only agent and human_gate "
-            "outputs are pinned)"
-        )
     result = runner.run(members)
+    runner.stale = stale_outputs(result, samples)
+    if runner.stale is not None:
+        result.notes.append(runner.stale)
     result.upstream_for = runner.upstream_for
     return result
+
+
+def stale_outputs(run: WorkflowRun, samples: Samples) -> str | None:
+    """The note for samples `outputs` of computed nodes that no longer match what the run
+    computed (in run order): a dry run recomputes every node but agents and human gates, so such
+    an entry is never used, and an edit there must not pass silently. Entries that match (as the
+    starter sidecar writes them) say nothing."""
+    stale = []
+    for entry in run.nodes:
+        if entry.type in PINNED_TYPES or entry.id not in samples.outputs:
+            continue
+        if entry.value is UNDEFINED:
+            stale.append(f"`{entry.id}` ({entry.status}, no value)")
+        elif not same_json(entry.value, samples.outputs[entry.id]):
+            stale.append(f"`{entry.id}` (now {value_text(entry.value)[:40]})")
+    if not stale:
+        return None
+    return ("the samples' outputs for " + ", ".join(stale) + " differ from this dry run and are "
+            "not used: a dry run recomputes every node but agent and human_gate ones; update "
+            "or delete those entries (`nodes.<id>.outputs` sets what one node sees)")
+
+
+def same_json(left: Any, right: Any) -> bool:
+    """JSON equality without Python's `True == 1` (object key order does not matter)."""
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(same_json, left, right))
+    if isinstance(left, dict | list) or isinstance(right, dict | list):
+        return False
+    return strictly_equal(left, right)
 
 
 def value_text(value: Any) -> str:

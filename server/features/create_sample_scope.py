@@ -4,6 +4,7 @@ workspace folders: see `analysis.sample_scope.write_sidecar`) and open it."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +12,9 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path, to_fs_path
 
-from analysis.sample_scope import (
-    SampleScopeError,
-    existing_sidecar,
-    sidecar_skeleton,
-    within,
-    write_sidecar,
-)
+from analysis.sample_scope import SampleScopeError, existing_sidecar, within, write_sidecar
+from analysis.sample_skeleton import sidecar_skeleton
+from server.dry_run import pool_evaluator
 from server.handlers import guarded
 from server.language_server import CommandFailed, RelaviumLanguageServer
 
@@ -61,6 +58,7 @@ def register(ls: RelaviumLanguageServer) -> None:
         roots = _roots(ls, Path(path))
         existing = existing_sidecar(Path(path))
         created = existing is None
+        answer: dict[str, Any] = {"created": created}
         if existing is not None:
             if not within(existing, roots):
                 return _failure(
@@ -69,14 +67,22 @@ def register(ls: RelaviumLanguageServer) -> None:
             target = existing
             ls.show_message(f"{target.name} already exists; opened it", types.MessageType.Info)
         else:
+            # the computed outputs come from a dry run: its evaluations block, in the worker pool
+            async with ls.sandbox_turns:
+                skeleton = await asyncio.get_running_loop().run_in_executor(
+                    ls.thread_pool, sidecar_skeleton, workflow, graph,
+                    pool_evaluator(ls.sandbox_pool),
+                )
             try:
-                target = write_sidecar(Path(path), sidecar_skeleton(workflow, graph), roots)
+                target = write_sidecar(Path(path), skeleton.text, roots)
             except SampleScopeError as error:
                 return _failure(ls, str(error))
             ls.show_message(f"Created {target.name}", types.MessageType.Info)
+            ls.log("\n".join([f"created {target}", *(f"note: {n}" for n in skeleton.notes)]))
+            answer["notes"] = skeleton.notes
         target_uri = str(from_fs_path(str(target)))
         if get_capability(ls.client_capabilities, "window.show_document.support", False):
             await ls.window_show_document_async(
                 types.ShowDocumentParams(uri=target_uri, take_focus=True)
             )
-        return {"created": created, "path": str(target), "uri": target_uri}
+        return {**answer, "path": str(target), "uri": target_uri}

@@ -433,3 +433,115 @@ def test_a_detail_range_counts_utf16_on_a_non_ascii_line() -> None:
     assert (HEAD + body)[
         result.source.offset(failed.range.start):result.source.offset(failed.range.end)
     ] == "risk"
+
+
+CHAIN = """\
+  inputs:
+    - { name: n, type: number, default: 2 }
+  nodes:
+    - { id: start, type: input }
+    - { id: calc, type: transform, transform: 'inputs.n * 10' }
+    - { id: use, type: transform, transform: 'run.outputs.calc + inputs.n' }
+    - { id: off, type: transform, transform: '1' }
+  edges:
+    - { from: start, to: calc }
+    - { from: calc, to: use }
+"""
+
+
+def test_samples_outputs_of_computed_nodes_are_not_used_and_a_stale_one_is_noted() -> None:
+    # a dry run recomputes calc and use; `outputs` pins agents and gates only. An entry that
+    # matches what the run computed (as the starter sidecar writes it) says nothing; one that
+    # differs is named, in run order (off runs beside calc), with what the run computed now
+    run = dry_run(CHAIN, pins({"outputs": {"use": 99, "calc": 20, "off": True}}))
+    assert by_id(run)["use"]["value"] == 22 and by_id(run)["off"]["value"] == 1
+    assert run.notes == [
+        "the samples' outputs for `off` (now 1), `use` (now 22) differ from this dry run and "
+        "are not used: a dry run recomputes every node but agent and human_gate ones; update or "
+        "delete those entries (`nodes.<id>.outputs` sets what one node sees)"
+    ]
+    assert dry_run(CHAIN, pins({"outputs": {"calc": 20, "use": 22}})).notes == []
+
+
+def test_nodes_overrides_set_one_nodes_scope_in_a_whole_run_too() -> None:
+    # `nodes.use` is the scope `run --node use` evaluates with; the whole run uses it for `use`
+    # as well, so the two answer the same value; the other nodes are untouched
+    run = dry_run(CHAIN, pins({"nodes": {"use": {"outputs": {"calc": 500}, "inputs": {"n": 1}}}}))
+    assert by_id(run)["calc"]["value"] == 20
+    assert by_id(run)["use"]["value"] == 501
+    assert run.notes == ["`use` ran with the samples' `nodes.use` laid over its scope"]
+
+
+def capped(body: str, cap: str | None) -> str:
+    return body if cap is None else f"  max_parallel: {cap}\n" + body
+
+
+SERIAL = """\
+  nodes:
+    - { id: start, type: input }
+    - { id: a, type: transform, transform: '1' }
+    - { id: a2, type: transform, transform: 'null.x' }
+    - { id: b, type: transform, transform: '2' }
+  edges:
+    - { from: start, to: a }
+    - { from: start, to: b }
+    - { from: a, to: a2 }
+"""
+
+
+@pytest.mark.parametrize(
+    ("cap", "b", "order"),
+    [
+        # engine, uncapped: a and b start together and complete; then a2 fails
+        (None, "ran", ["start", "a", "b", "a2"]),
+        # engine, max_parallel 1: one node in flight at a time, in plan order (start, a, a2, b):
+        # a2 fails before b was ever started
+        ("1", "not-run", ["start", "a", "a2", "b"]),
+        # a float that is an integer is the engine's integer; an invalid cap (the engine refuses
+        # the workflow) leaves the dry run uncapped
+        ("1.0", "not-run", ["start", "a", "a2", "b"]),
+        ("0", "ran", ["start", "a", "b", "a2"]),
+        ("true", "ran", ["start", "a", "b", "a2"]),
+    ],
+)
+def test_max_parallel_caps_the_nodes_in_flight_and_so_what_a_failure_stops(
+    cap: str | None, b: str, order: list[str]
+) -> None:
+    run = dry_run(capped(SERIAL, cap))
+    assert [node.id for node in run.nodes] == order
+    nodes = by_id(run)
+    assert nodes["b"]["status"] == b
+    if b == "not-run":
+        assert nodes["b"]["reason"] == "the run ended when `a2` failed"
+
+
+@pytest.mark.parametrize(
+    ("cap", "expected"),
+    [
+        # engine, max_parallel 1: start side next tail fan broken, then the run failed: tail
+        # completed, the agent (slow) never started
+        ("1", {"tail": ("ran", None),
+               "slow": ("not-run", "the run ended when `broken` failed")}),
+        # engine, max_parallel 2: {side, fan} then {next, broken}: broken failed before tail or
+        # slow had a slot (the engine refilled next's slot with tail and cancelled it: not run
+        # either way)
+        ("2", {"tail": ("not-run", "the run ended when `broken` failed"),
+               "slow": ("not-run", "the run ended when `broken` failed")}),
+        # engine, max_parallel 3: broken and slow started together; slow was cancelled
+        ("3", {"tail": ("not-run", "the run ended when `broken` failed"),
+               "slow": ("not-run", "cancelled when `broken` failed")}),
+    ],
+)
+def test_max_parallel_counts_every_node_type_in_plan_order(
+    cap: str, expected: dict[str, tuple[str, str | None]]
+) -> None:
+    run = dry_run(capped(FAIL, cap))
+    nodes = by_id(run)
+    for node_id, (status, reason) in expected.items():
+        assert (nodes[node_id]["status"], nodes[node_id].get("reason")) == (status, reason)
+    assert nodes["dep"]["status"] == "skipped" and len(run.nodes) == 10
+    if cap == "1":  # one at a time: the run is the plan order itself
+        result = analyze(HEAD + capped(FAIL, cap))
+        assert result.workflow is not None and result.graph is not None
+        ran = [node.id for node in run.nodes if node.status in ("ran", "failed")]
+        assert ran == plan_order(result.workflow, result.graph)[:len(ran)]

@@ -230,14 +230,20 @@ async def test_create_sample_scope_writes_a_sidecar_once(
         types.ExecuteCommandParams(command=CREATE, arguments=[{"uri": uri}])
     )
     sidecar = workspace.root / "fresh.samples.json"
+    skeleton = json.loads(sidecar.read_text(encoding="utf-8"))
     assert result == {
         "created": True,
+        "notes": skeleton["notes"],
         "path": str(sidecar),
         "uri": workspace.uri("fresh.samples.json"),
     }
-    skeleton = json.loads(sidecar.read_text(encoding="utf-8"))
     assert "crm_token" not in skeleton["inputs"]  # secrets never go into a samples file
+    assert "input `crm_token` is secret: not written" in " ".join(skeleton["notes"])
     assert skeleton["outputs"]["classify"] == {"severity": 0, "topic": ""}
+    # computed in the worker pool as a dry run computes it: the escalated path's output node
+    assert skeleton["outputs"]["done"] == {"decision": "approved"}
+    log = "\n".join(m.message for m in client.log_messages)
+    assert "\n".join(f"note: {note}" for note in skeleton["notes"]) in log
     assert client.shown_documents[-1].uri == workspace.uri("fresh.samples.json")
     # the skeleton is a valid sidecar: the run uses it
     assert (await run(client, uri, "route"))["scope"]["source"] == "sidecar"

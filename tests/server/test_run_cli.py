@@ -214,3 +214,25 @@ def test_a_failure_shows_the_authors_error_like_a_compiler(tmp_path: Path) -> No
     whole = json.loads(run_cli(flow, "--format", "json").stdout)
     [failed] = [node for node in whole["nodes"] if node["status"] == "failed"]
     assert failed["error"]["detail"] == answer["error"]["detail"]
+
+
+def test_run_node_takes_its_own_scope_from_nodes_and_notes_stale_outputs(
+    workflow: Path, tmp_path: Path
+) -> None:
+    # `nodes.combine.outputs` sets what combine sees over the computed ancestors (it was lost
+    # once the ancestors ran); a top-level output for a computed node is not used, and the
+    # single-node answer says so as the whole run does
+    scope = tmp_path / "scope.json"
+    scope.write_text(json.dumps({
+        "inputs": {"ticket_text": "refund please"},
+        "outputs": {"history": {"topic": "stale"}},
+        "nodes": {"combine": {"outputs": {"sentiment": {"mood": "calm"}}}},
+    }), encoding="utf-8")
+    result = run_cli(workflow, "--node", "combine", "--scope", scope, "--format", "json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    seen = answer["scope"]["values"]["run"]["outputs"]
+    assert seen["sentiment"] == {"mood": "calm"}
+    assert seen["history"] != {"topic": "stale"}
+    assert any(note.startswith("the samples' outputs for `history` (now ")
+               for note in answer["scope"]["notes"])

@@ -18,7 +18,6 @@ from analysis.sample_scope import (
     find_samples,
     parse_samples,
     sidecar_path,
-    sidecar_skeleton,
 )
 from tests.conftest import EXAMPLES
 
@@ -177,54 +176,3 @@ def test_yaml_samples_take_a_tag_as_its_plain_value() -> None:
     # A tag the engine's decoder ignores is only a warning in a workflow; a sample reads its value.
     scope = parse_samples("inputs: { who: !env HOME }\n", "s.yaml", "sidecar", is_json=False)
     assert scope.inputs == {"who": "HOME"}
-
-
-SKELETON = """\
-schema_version: '1.0'
-workflow:
-  id: skeleton
-  inputs:
-    - { name: tier, type: string, validation: { enum: [gold, silver] } }
-    - { name: token, type: secret }
-    - { name: floor, type: number, validation: { min: 2 } }
-    - { name: name, type: string, default: Ada }
-  context:
-    - { key: team, value: eu }
-    - { key: auth, value: 'Bearer {{ inputs.token }}' }
-    - { key: greeting, value: 'Hi {{ inputs.name }}' }
-    - { key: region, value: west }
-  agents:
-    - { id: w, model: claude-sonnet-4, provider: anthropic, system_prompt: x }
-  nodes:
-    - { id: start, type: input }
-    - { id: zeta, type: agent, agent_ref: w, prompt_template: hi }
-    - id: alpha
-      type: agent
-      agent_ref: w
-      prompt_template: hi
-      output_schema: { type: object, properties: { score: { type: integer } } }
-    - { id: gate, type: human_gate, gate_type: approval, message_template: ok }
-    - { id: calc, type: transform, transform: '1' }
-  edges:
-    - { from: start, to: zeta }
-    - { from: zeta, to: alpha }
-    - { from: alpha, to: gate }
-    - { from: gate, to: calc }
-"""
-
-
-def test_the_skeleton_writes_every_part_in_declaration_order() -> None:
-    result = analyze(SKELETON)
-    assert result.workflow is not None and result.graph is not None
-    skeleton = json.loads(sidecar_skeleton(result.workflow, result.graph))
-    # every non-secret input, a value of its declared shape, in declaration order
-    assert list(skeleton["inputs"].items()) == [("tier", "gold"), ("floor", 2), ("name", "Ada")]
-    # context: not the secret-derived key, not a template that follows the inputs
-    assert list(skeleton["ctx"].items()) == [("team", "eu"), ("region", "west")]
-    # the outputs a dry run pins, in declaration order, as a synthesized dry run uses them
-    assert list(skeleton["outputs"].items()) == [
-        ("zeta", "(sample text from zeta)"), ("alpha", {"score": 0}),
-        ("gate", {"decision": "approved"}),
-    ]
-    # and it is a valid samples file
-    parse_samples(json.dumps(skeleton), "s.json", "sidecar", is_json=True)

@@ -157,7 +157,7 @@ test('the node under the cursor is found for block and flow items', function()
   end
 end)
 
-test('run results are described without private error detail', function()
+test("run results are described with the author's own error", function()
   local ok = workflow.describe_result('score', { ok = true, value = vim.NIL, number = '-Infinity' })
   assert(vim.deep_equal(ok, { 'run score', 'value: -Infinity' }), vim.inspect(ok))
   local failed = workflow.describe_result('route', {
@@ -178,7 +178,24 @@ test('run results are described without private error detail', function()
     'values: {"inputs":[]}',
     'error: sandbox_error timeout (retryable): ran out of time',
   }
-  assert(vim.deep_equal(failed, want), vim.inspect(failed))
+  assert(vim.deep_equal(failed, want), vim.inspect(failed)) -- a detail that is no record: not shown
+  local thrown = workflow.describe_result('route', {
+    ok = false,
+    error = {
+      code = 'sandbox_error',
+      reason = 'runtime',
+      message = 'the expression threw an error',
+      detail = {
+        class = 'TypeError',
+        message = "cannot read property 'risk' of null",
+        range = { start = { line = 13, character = 86 }, ['end'] = { line = 13, character = 90 } },
+      },
+    },
+  })
+  assert(
+    thrown[#thrown] == "TypeError: cannot read property 'risk' of null (line 14, column 87)",
+    vim.inspect(thrown)
+  )
   assert(workflow.describe_result('x', nil)[1]:match('no result'))
   -- the server's text keeps nulls and key order, which decoding into a Lua table loses
   local kept = workflow.describe_result('t', {
@@ -296,6 +313,12 @@ test('a code lens run goes through the config and is kept for :RelaviumShowResul
   local result = vim.b[bufnr].relavium_last_run.result
   -- route reads run.outputs["report"], which its narrowed scope does not hold: .count throws
   assert(result.ok == false and result.error.reason == 'runtime', vim.inspect(result))
+  vim.api.nvim_set_current_buf(bufnr)
+  vim.cmd('RelaviumShowResult')
+  local shown = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  vim.cmd('close')
+  local want = "TypeError: cannot read property 'count' of undefined (line 14, column 87)"
+  assert(shown[#shown] == want, vim.inspect(shown))
 end)
 
 test(':RelaviumDryRun runs the workflow and shows values as inlay hints', function()

@@ -31,15 +31,17 @@ import {
   spawnServer,
   type ServerProcess,
 } from './serverProcess';
+import {
+  SERVER_CREATE_SCOPE,
+  SERVER_DRY_RUN,
+  SERVER_RUN,
+  documentArgument,
+} from './serverCommands';
 import { RESTART_SETTINGS, readLaunchSettings, serverSection } from './settings';
 import { DOCUMENT_SELECTOR, isWorkflowPath } from './workflowFiles';
 import { nodeAtOffset, workflowNodes } from './workflowNodes';
 
 const SECTION = 'relavium';
-/** Commands the server implements (workspace/executeCommand); the client registers them. */
-const SERVER_RUN = 'relavium.runWithSampleScope';
-const SERVER_CREATE_SCOPE = 'relavium.createSampleScope';
-const SERVER_DRY_RUN = 'relavium.dryRunWorkflow';
 const SHOW_OUTPUT = 'Show Output';
 const OPEN_SETTINGS = 'Open Settings';
 const SETTINGS_QUERY = '@ext:relavium.relavium-lsp';
@@ -263,7 +265,10 @@ async function createSampleScope(): Promise<void> {
     warn('Create sample scope: open a Relavium workflow file (*.relavium.yaml) first.');
     return;
   }
-  const result = await serverCommand(SERVER_CREATE_SCOPE, { uri: editor.document.uri.toString() });
+  const result = await serverCommand(
+    SERVER_CREATE_SCOPE,
+    documentArgument(editor.document.uri.toString()),
+  );
   if (result !== undefined) {
     output.info(`createSampleScope: ${JSON.stringify(result)}`);
   }
@@ -277,7 +282,7 @@ async function dryRunWorkflow(): Promise<void> {
     warn('Dry-run workflow: open a Relavium workflow file (*.relavium.yaml) first.');
     return;
   }
-  await serverCommand(SERVER_DRY_RUN, { uri: editor.document.uri.toString() });
+  await serverCommand(SERVER_DRY_RUN, documentArgument(editor.document.uri.toString()));
 }
 
 /** Runs a server command through the VS Code command vscode-languageclient registers for it. */

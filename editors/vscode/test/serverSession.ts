@@ -9,11 +9,13 @@ import {
   createProtocolConnection,
   DiagnosticRefreshRequest,
   DidChangeConfigurationNotification,
+  DidChangeTextDocumentNotification,
   DidOpenTextDocumentNotification,
   DocumentDiagnosticRequest,
   ExitNotification,
   InitializeRequest,
   InitializedNotification,
+  InlayHintRefreshRequest,
   LogMessageNotification,
   PublishDiagnosticsNotification,
   RegistrationRequest,
@@ -51,6 +53,8 @@ export class ServerSession {
   private section: Record<string, unknown> = { ...VSCODE_SECTION };
   /** workspace/diagnostic/refresh requests received. */
   refreshes = 0;
+  /** workspace/inlayHint/refresh requests received. */
+  inlayHintRefreshes = 0;
   /** Per workspace/configuration answer, how many refreshes had come before it. */
   private readonly configurationAnswers: number[] = [];
   private readonly published = new Map<string, Diagnostic[]>();
@@ -76,6 +80,9 @@ export class ServerSession {
     this.connection.onRequest(DiagnosticRefreshRequest.type, () => {
       this.refreshes += 1;
       this.waiters.splice(0).forEach((wake) => wake());
+    });
+    this.connection.onRequest(InlayHintRefreshRequest.type, () => {
+      this.inlayHintRefreshes += 1;
     });
     this.connection.onRequest(RegistrationRequest.type, () => undefined);
     this.connection.onRequest(WorkDoneProgressCreateRequest.type, () => undefined);
@@ -123,6 +130,14 @@ export class ServerSession {
   async open(uri: string, text: string): Promise<void> {
     await this.connection.sendNotification(DidOpenTextDocumentNotification.type, {
       textDocument: { uri, languageId: 'yaml', version: 1, text },
+    });
+  }
+
+  /** An edit, as VS Code sends it with full sync: the whole new text. */
+  async change(uri: string, version: number, text: string): Promise<void> {
+    await this.connection.sendNotification(DidChangeTextDocumentNotification.type, {
+      textDocument: { uri, version },
+      contentChanges: [{ text }],
     });
   }
 
@@ -191,6 +206,7 @@ const VSCODE_CAPABILITIES: ClientCapabilities = {
     workspaceFolders: true,
     executeCommand: { dynamicRegistration: true },
     diagnostics: { refreshSupport: true },
+    inlayHint: { refreshSupport: true },
   },
   window: { workDoneProgress: true, showMessage: {} },
   textDocument: {
@@ -203,6 +219,12 @@ const VSCODE_CAPABILITIES: ClientCapabilities = {
       tagSupport: { valueSet: [1, 2] },
     },
     diagnostic: { dynamicRegistration: true, relatedDocumentSupport: false },
+    inlayHint: {
+      dynamicRegistration: true,
+      resolveSupport: {
+        properties: ['tooltip', 'textEdits', 'label.tooltip', 'label.location', 'label.command'],
+      },
+    },
     completion: {
       dynamicRegistration: true,
       completionItem: { snippetSupport: true, documentationFormat: ['markdown', 'plaintext'] },

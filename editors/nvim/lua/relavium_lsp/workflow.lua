@@ -95,7 +95,9 @@ function M.node_at_row(lines, row)
 end
 
 --- The lines shown by :RelaviumShowResult for a `relavium.runWithSampleScope` result: the sandbox
---- `eval` shape plus `scope` ({ source, path, values, notes }). Never shows `error.detail`.
+--- `eval` shape plus `scope` ({ source, path, values, notes }). A failure adds the author's own
+--- error (`error.detail`: class, message, 1-based line and UTF-16 column), as the run message
+--- and `relavium-lsp run` show it: a dry run's detail is the author's own (docs/sandbox.md).
 ---@param node string
 ---@param result any
 ---@return string[]
@@ -136,6 +138,14 @@ function M.describe_result(node, result)
         tostring(error.message or 'no message')
       )
     )
+    local detail = error.detail
+    if type(detail) == 'table' and type(detail.class) == 'string' then
+      local range = type(detail.range) == 'table' and detail.range.start
+      local at = type(range) == 'table'
+          and (' (line %d, column %d)'):format(range.line + 1, range.character + 1)
+        or ''
+      table.insert(lines, ('%s: %s%s'):format(detail.class, tostring(detail.message), at))
+    end
   end
   return lines
 end
