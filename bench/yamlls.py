@@ -67,7 +67,7 @@ YAMLLS_PACKAGE = YAMLLS_PREFIX / "node_modules" / "yaml-language-server"
 STARTS = 5
 EDITS = 20
 COMPLETIONS = 20
-BURSTS = 4
+BURSTS = 6
 KEYSTROKES = 20
 KEYSTROKE_GAP = 0.02
 SETTLE = 0.3  # quiet time after an answer, so a round never pays for the previous one
@@ -471,12 +471,16 @@ def report(results: Results, their_name: str) -> None:
         shown = "" if name == their_name else f"{peak / their_peak:.2f}x"
         print(f"{workload:<44}{name:<20}{peak:>8.0f}{'':>8}{shown:>13}")
 
-    edits = results.samples[EDIT, OURS.name]
+    def spread(name: str) -> float:  # p95 / p50 of the edits
+        edits = results.samples[EDIT, name]
+        return percentile(edits, 0.95) / statistics.median(edits)
+
     targets = [
         ("start → initialize faster than theirs", ratio(START, OURS.name), 1.0),
         ("start → initialize ≤ 250 ms (ms)", p50(START, OURS.name) * 1e3, 250),
         ("edit → diagnostics p50 ≤ 0.5x", ratio(EDIT, OURS.name), 0.5),
-        ("ours: edit p95 ≤ 1.5x p50", percentile(edits, 0.95) / statistics.median(edits), 1.5),
+        # theirs alongside: on a loaded machine both spread
+        (f"ours: edit p95 ≤ 1.5x p50 (theirs {spread(their_name):.2f}x)", spread(OURS.name), 1.5),
         *((f"burst lag ≤ 0.5x, {name}", ratio(measure, name), 0.5)
           for name, measure in BURST.items()),
         *((f"peak RSS ≤ 0.7x, {name}", value, 0.7) for name, value in memory.items()),
