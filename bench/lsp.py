@@ -1,6 +1,8 @@
 """The language server over stdio: didChange → publishDiagnostics latency on a generated
 1,000-node workflow (debounce off, so it is compute plus protocol), against `analyze()` of the
-same text in this process, and server start → initialized.
+same text in this process, and server start → initialized. The server answers `initialize`
+before it has loaded (server/early_initialize.py), so "first open → diagnostics" includes the
+rest of its loading; bench/startup.py measures start → first diagnostics whole.
 
 Rounds are interleaved in one run; the ratio of medians is the number to report. Prints one
 table and exits 0; it never asserts a timing.

@@ -28,6 +28,10 @@ every module in that package (no list to edit). Register handlers inside it, eac
             ...
             return types.Hover(contents=..., range=snapshot.lines.to_client_range(range_))
 
+A new feature changes the capabilities announced at `initialize`: regenerate
+`server/capabilities.json` with `python -m server.early_initialize` (the answer sent before the
+server is loaded; tests/server/test_early_initialize.py fails until it matches).
+
 Getting a document's analysis
 -----------------------------
 - `ls.last_good_snapshot(uri)`: the newest analysis whose YAML parsed (`snapshot.is_good`) — serve

@@ -5,15 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from importlib.metadata import version
 
-from server.commands import EXIT_USAGE, check, eval_cmd, run, schema_cmd, serve
-
-# Each subcommand module exposes NAME, HELP, add_arguments(parser) and main(args) -> exit code.
-SUBCOMMANDS = (serve, check, run, eval_cmd, schema_cmd)
+from server.commands import EXIT_USAGE, serve
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from importlib.metadata import version
+
+    from server.commands import check, eval_cmd, run, schema_cmd
+
+    # Each subcommand module exposes NAME, HELP, add_arguments(parser) and main(args) -> exit code.
+    subcommands = (serve, check, run, eval_cmd, schema_cmd)
     parser = argparse.ArgumentParser(
         prog="relavium-lsp",
         description="Language server, linter and dry-run tool for Relavium workflow YAML files.",
@@ -22,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--version", action="version", version=f"%(prog)s {version('relavium-lsp')}"
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in SUBCOMMANDS:
+    for module in subcommands:
         sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(sub)
         sub.set_defaults(handler=module.main)
@@ -30,8 +32,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == [serve.NAME]:
+        # Parsed on its own: the other subcommands import the analysis, and the server answers
+        # `initialize` before importing anything heavy (server.early_initialize).
+        return serve.run(arguments[1:])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable
 from importlib.metadata import version
 from threading import Event
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
 from pygls.io_ import StdoutWriter
@@ -36,7 +36,10 @@ from server.documents import (
 )
 from server.scheduling import AnalysisQueue
 from server.settings import Settings, parse_settings
-from server.transport import FrameReader, read_in_thread, serve
+from server.transport import Dropped, FrameReader, read_in_thread, serve, stdin_frames
+
+if TYPE_CHECKING:
+    from server.early_initialize import Opening
 
 logger = logging.getLogger("relavium-lsp")
 # Two, so a second run is not queued behind one that hangs until the deadline.
@@ -96,14 +99,23 @@ class RelaviumLanguageServer(LanguageServer):
             self._sandbox_pool = WorkerPool(size=SANDBOX_WORKERS)
         return self._sandbox_pool
 
-    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        """Serve over stdio with the server's own reader (`server.transport`)."""
+    def start_io(
+        self,
+        stdin: BinaryIO | None = None,
+        stdout: BinaryIO | None = None,
+        opening: Opening | None = None,
+    ) -> None:
+        """Serve over stdio with the server's own reader (`server.transport`), going on from what
+        `server.early_initialize.open_stdio` read and answered, when it is given."""
         writer = StdoutWriter(stdout or sys.stdout.buffer)
-        if stdin is None:
-            # A reader of its own: the reading thread is blocked in it when the process exits,
-            # and interpreter shutdown aborts on a `sys.stdin` whose lock a thread holds.
-            stdin = open(sys.stdin.fileno(), "rb", closefd=False)  # noqa: SIM115
-        self._serve(FrameReader(stdin), writer)
+        if opening is None:
+            self._serve(FrameReader(stdin) if stdin else stdin_frames(), writer)
+            return
+        from server.protocol import RelaviumProtocol
+
+        assert isinstance(self.protocol, RelaviumProtocol)
+        self.protocol.early = opening.answered
+        self._serve(opening.reader, writer, opening.first)
 
     def start_tcp(self, host: str, port: int) -> None:
         """Serve the first client that connects to HOST:PORT, then exit."""
@@ -113,7 +125,13 @@ class RelaviumLanguageServer(LanguageServer):
         with connection, connection.makefile("rb") as incoming:
             self._serve(FrameReader(incoming), _SocketWriter(connection))
 
-    def _serve(self, reader: FrameReader, writer: StdoutWriter | _SocketWriter) -> None:
+    def _serve(
+        self,
+        reader: FrameReader,
+        writer: StdoutWriter | _SocketWriter,
+        first: bytes | Dropped | None = None,
+    ) -> None:
+        """Handle `first` (a frame already read), then the reader's frames."""
         from server.protocol import RelaviumProtocol
 
         self._stop_event = stop = Event()
@@ -122,7 +140,7 @@ class RelaviumLanguageServer(LanguageServer):
         protocol = self.protocol
 
         async def run() -> None:
-            frames = read_in_thread(reader, asyncio.get_running_loop())
+            frames = read_in_thread(reader, asyncio.get_running_loop(), first)
             await serve(protocol, frames, stop, self.log_error)
 
         try:

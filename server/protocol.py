@@ -5,23 +5,74 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import json
+import logging
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 if TYPE_CHECKING:
+    from server.early_initialize import EarlyAnswer
     from server.language_server import RelaviumLanguageServer
+
+logger = logging.getLogger("relavium-lsp")
 
 
 class RelaviumProtocol(LanguageServerProtocol):
     _server: RelaviumLanguageServer
     # set by `server.transport.dispatch` when initialize arrives: requests before it are refused
     initialize_seen = False
+    # the `initialize` answer `relavium-lsp serve` sent before the server was loaded (see
+    # server.early_initialize): the server handles that request as usual but sends no answer
+    early: EarlyAnswer | None = None
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcInvalidParams:
+            early = self.early
+            if early is None or data.get("method") != types.INITIALIZE or data.get(
+                "id"
+            ) != early.request_id:
+                raise
+        # The answer is out, so the request cannot be refused any more: keep the client
+        # capabilities the answer depended on, and say why the others are gone.
+        self._server.log_error(
+            "relavium-lsp: the client capabilities in `initialize` do not have the shape LSP "
+            "gives them (the server's stderr says where); the server goes on as if the client "
+            "had announced only what its answer depended on (position encodings, pull "
+            "diagnostics, prepareRename and willSave support) — report this to the editor's "
+            "maintainers"
+        )
+        params = {**data["params"], "capabilities": early.capabilities}
+        return super().structure_message({**data, "params": params})
+
+    def _send_response(
+        self, msg_id: Any, result: Any | None = None, error: Any | None = None
+    ) -> None:
+        early = self.early
+        if early is None or msg_id != early.request_id:
+            super()._send_response(msg_id, result, error)
+            return
+        self.early = None
+        own = None if error is not None else json.loads(
+            json.dumps(result, default=self._serialize_message)
+        )
+        if own != early.result:  # a stale capabilities.json: tests/server keep it from shipping
+            logger.error(
+                "the initialize answer sent early was %s; the server's own is %s",
+                early.result, own if error is None else error,
+            )
+            self._server.log_error(
+                "relavium-lsp: the capabilities announced at start-up differ from the server's; "
+                "please report this bug (the server's stderr has both)"
+            )
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(

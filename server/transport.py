@@ -15,16 +15,19 @@ reads stdin on the thread pool that analyses run on. Here:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
+import sys
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
+    # asyncio (like dataclasses) is left out: `relavium-lsp serve` reads its first frame with
+    # this module before anything else is imported (server.early_initialize)
+    import asyncio
+
     from server.protocol import RelaviumProtocol
 
 logger = logging.getLogger("relavium-lsp")
@@ -42,8 +45,7 @@ INVALID_PARAMS = -32602
 SERVER_NOT_INITIALIZED = -32002
 
 
-@dataclass(frozen=True)
-class Dropped:
+class Dropped(NamedTuple):
     """A frame the reader could not deliver, with why (logged; it cannot be answered)."""
 
     reason: str
@@ -120,12 +122,24 @@ class FrameReader:
         return skipped
 
 
+def stdin_frames() -> FrameReader:
+    """A frame reader on the process's stdin."""
+    # A file object of its own: the reading thread is blocked in it when the process exits, and
+    # interpreter shutdown aborts on a `sys.stdin` whose lock a thread holds.
+    return FrameReader(open(sys.stdin.fileno(), "rb", closefd=False))
+
+
 def read_in_thread(
-    reader: FrameReader, loop: asyncio.AbstractEventLoop
+    reader: FrameReader, loop: asyncio.AbstractEventLoop, first: bytes | Dropped | None = None
 ) -> asyncio.Queue[bytes | Dropped | None]:
     """Frames from a daemon thread of their own: analyses on pygls' thread pool never delay
-    reading the next message (and a blocked read never keeps the process from exiting)."""
+    reading the next message (and a blocked read never keeps the process from exiting). `first`,
+    a frame read from `reader` before (None: none), comes out first."""
+    import asyncio
+
     queue: asyncio.Queue[bytes | Dropped | None] = asyncio.Queue()
+    if first is not None:
+        queue.put_nowait(first)
 
     def pump() -> None:
         while True:

@@ -4,6 +4,8 @@ import argparse
 import logging
 import sys
 
+from server.early_initialize import open_stdio
+
 NAME = "serve"
 HELP = "Run the language server over stdio (default) or TCP."
 
@@ -22,10 +24,15 @@ def parse_address(value: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def main(args: argparse.Namespace) -> int:
-    from analysis import tune_collector
-    from server.language_server import create_server
+def run(arguments: list[str]) -> int:
+    """`relavium-lsp serve ARGUMENTS`, parsed without loading the other subcommands (see
+    `server.cli.main`)."""
+    parser = argparse.ArgumentParser(prog="relavium-lsp serve", description=HELP)
+    add_arguments(parser)
+    return main(parser.parse_args(arguments))
 
+
+def main(args: argparse.Namespace) -> int:
     address = None
     if args.tcp:
         try:
@@ -41,6 +48,15 @@ def main(args: argparse.Namespace) -> int:
     logging.getLogger("pygls.protocol.json_rpc").addFilter(_late_cancellations)
     protocol_stdout = sys.stdout.buffer
     sys.stdout = sys.stderr
+    opening = None
+    if address is None:
+        # before pygls, lsprotocol and the analysis are imported: the client's `initialize` is
+        # answered without them (most of a second sooner)
+        opening = open_stdio(protocol_stdout)
+    from analysis import tune_collector
+    from server.language_server import create_server
+
+    tune_collector()
     server = create_server()
     tune_collector()  # again: freeze what creating the server imported
     # Analyses are CPU-bound Python on their own threads; the event loop answering requests
@@ -51,7 +67,7 @@ def main(args: argparse.Namespace) -> int:
     if address is not None:
         server.start_tcp(*address)
     else:
-        server.start_io(stdout=protocol_stdout)
+        server.start_io(stdout=protocol_stdout, opening=opening)
     return server.exit_code
 
 
