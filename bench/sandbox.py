@@ -1,24 +1,29 @@
 """Sandbox latency: evaluate() vs a bare QuickJS context, the warm worker round trip, and the
 parse-only syntax check, measured in one run on this machine (see bench/README.md).
 
-Prints one table of p50/p95 in milliseconds plus the evaluate/bare ratio of medians. Never
-asserts timings.
+Prints one table of p50/p95 in milliseconds plus the evaluate/bare ratio of medians, then where
+one evaluation's time goes (runtime creation, lockdown, scope rebuild, evaluation,
+serialisation, the host's own share), each stage as its p50 and as a ratio to the bare p50.
+Never asserts timings.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-
-import quickjs
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sandbox import Scope, WorkerPool, check_syntax, evaluate
+from sandbox import Scope, WorkerPool, check_syntax, evaluate, vm
+from sandbox.evaluator import prepare
+from sandbox.limits import TIME_LIMIT_MS
+from sandbox.transport import decode
 
 ROUNDS = 400
 WARMUP = 20
@@ -27,6 +32,20 @@ EXPRESSION = (
     ".map(item => ({ id: item.id, title: item.title.toUpperCase(), tags: item.tags.length }))"
     ".slice(0, 10)"
 )
+
+
+STAGES = (
+    "host: check syntax + marshal scope",
+    "runtime creation (context + caps)",
+    "lockdown (compile driver, lock down)",
+    "driver call: fixed cost",
+    "scope rebuild (parse, freeze, records)",
+    "evaluation (compile + run expression)",
+    "serialisation (serializer + decode)",
+    "runtime disposal",
+)
+# Done by the context supply's helper thread, not while the caller waits (sandbox/vm.py).
+OFF_THE_LATENCY_PATH = frozenset(STAGES[1:3] + STAGES[-1:])
 
 
 def realistic_scope() -> Scope:
@@ -47,29 +66,194 @@ def realistic_scope() -> Scope:
     )
 
 
-def bare_quickjs(scope_json: str) -> Callable[[], object]:
-    """The floor: a bare context, the same scope parsed and the same expression serialized."""
-    script = (
+# The least a frozen scope costs: every container of the parsed scope frozen, level by level.
+DEEP_FREEZE = """function deepFreeze(root) {
+  for (let level = [root]; level.length > 0;) {
+    const next = [];
+    for (const value of level) {
+      Object.freeze(value);
+      for (const item of Array.isArray(value) ? value : Object.values(value)) {
+        if (typeof item === "object" && item !== null) next.push(item);
+      }
+    }
+    level = next;
+  }
+  return root;
+}
+"""
+
+
+def bare_quickjs(scope_json: str, *, frozen: bool = False) -> Callable[[], object]:
+    """The floor: a bare context under the caps, the same scope parsed and the same expression
+    serialized; `frozen` adds the contract's frozen scope, and nothing else of the sandbox."""
+    parsed = f"JSON.parse({json.dumps(scope_json)})"
+    script = (DEEP_FREEZE if frozen else "") + (
         "(function (scope) { const inputs = scope.inputs, run = scope.run;"
-        f" return JSON.stringify({EXPRESSION}); }})(JSON.parse({json.dumps(scope_json)}))"
+        f" return JSON.stringify({EXPRESSION}); }})"
+        + (f"(deepFreeze({parsed}))" if frozen else f"({parsed})")
     )
 
     def run() -> object:
-        return quickjs.Context().eval(script)
+        context = vm.new_context()
+        context.set_time_limit(TIME_LIMIT_MS / 1000)
+        return context.eval(script)
 
     return run
 
 
-def percentiles(action: Callable[[], object]) -> tuple[float, float]:
-    for _ in range(WARMUP):
-        action()
-    samples = []
-    for _ in range(ROUNDS):
+def locked_down(request: str) -> tuple[list[Any], float, float]:
+    """[context, driver, request] ready for the driver call; creation and lockdown seconds."""
+    start = time.perf_counter()
+    context = vm.new_context()
+    creation = time.perf_counter() - start
+    driver = context.eval(vm.DRIVER)
+    lockdown = time.perf_counter() - start - creation
+    context.set_time_limit(TIME_LIMIT_MS / 1000)
+    return [context, driver, request], creation, lockdown
+
+
+def stage_breakdown(scope: Scope) -> dict[str, list[float]]:
+    """Milliseconds per stage of one evaluation, per round, from the sandbox's own pieces.
+
+    The driver rebuilds the scope and runs the expression in one native call, so those two are
+    paired differences in fresh runtimes of the same round: the call with a trivial expression
+    and no scope (its fixed cost), with the trivial expression and the scope, with the expression.
+    """
+    requests = {
+        "fixed": prepare("0", "transform", Scope()),
+        "scope": prepare("0", "transform", scope),
+        "expression": prepare(EXPRESSION, "transform", scope),
+    }
+    stages: dict[str, list[float]] = {name: [] for name in STAGES}
+    for round_index in range(WARMUP + ROUNDS):
+        start = time.perf_counter()
+        prepare(EXPRESSION, "transform", scope)
+        marshal = time.perf_counter() - start
+        calls = {}
+        for name, request in requests.items():
+            calls[name], creation, lockdown = locked_down(request)
+        driver_call = {}
+        for name, call in calls.items():
+            start = time.perf_counter()
+            call.append(call[1](call[2]))  # the driver's completion: the serializer
+            driver_call[name] = time.perf_counter() - start
+        start = time.perf_counter()
+        decode(calls["expression"][3](), "transform")
+        serialisation = time.perf_counter() - start
+        held = calls.pop("expression")
+        calls.clear()
+        start = time.perf_counter()
+        held.clear()  # the last references to that runtime
+        disposal = time.perf_counter() - start
+        if round_index < WARMUP:
+            continue
+        values = (
+            marshal,
+            creation,
+            lockdown,
+            driver_call["fixed"],
+            driver_call["scope"] - driver_call["fixed"],
+            driver_call["expression"] - driver_call["scope"],
+            serialisation,
+            disposal,
+        )
+        for name, value in zip(STAGES, values, strict=True):
+            stages[name].append(value * 1000)
+    return stages
+
+
+def worker_pids() -> list[int]:
+    """This process's live children: the pool's worker processes (Linux /proc)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # a process that ended meanwhile
+        if int(fields[1]) == os.getpid():
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+def workers_cpu_seconds(pids: list[int]) -> float:
+    """CPU time of the processes `pids` (Linux /proc)."""
+    ticks = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])  # utime + stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+# A worker's helper prepares its next context in about this time after answering.
+WORKER_SETTLE_SECONDS = 0.005
+
+
+def settle() -> None:
+    """Wait (sleeping, so using no CPU) until the in-process context supply's helper thread has
+    done what the last evaluation asked of it, so that its CPU time is counted for that one, and
+    long enough for a worker's helper, so that neither overlaps the next measurement."""
+    supply = vm.SUPPLY
+    deadline = time.monotonic() + 1
+    while time.monotonic() < deadline and (
+        supply._asked.is_set() or supply._building or supply._retired
+    ):
+        time.sleep(0.0002)
+    time.sleep(WORKER_SETTLE_SECONDS)
+
+
+def interleaved(
+    actions: dict[str, tuple[Callable[[], object], list[int]]],
+) -> dict[str, tuple[float, float, float, float]]:
+    """Per action, in ms: p50 and p95 latency, p50 CPU of the calling thread (what latency is on
+    an idle machine, less any wait for another thread), and mean CPU per call of this process's
+    threads (the helper's included) and the worker processes `pids` that work for it alone. One
+    round runs every action once, so a change in the machine's load hits them all alike and the
+    ratios stay comparable."""
+    walls: dict[str, list[float]] = {name: [] for name in actions}
+    callers: dict[str, list[float]] = {name: [] for name in actions}
+    cpus: dict[str, float] = dict.fromkeys(actions, 0.0)
+    workers_start: dict[str, float] = {}
+    for round_index in range(WARMUP + ROUNDS):
+        if round_index == WARMUP:
+            workers_start = {name: workers_cpu_seconds(pids) for name, (_, pids) in actions.items()}
+        for name, (action, _) in actions.items():
+            cpu_start = time.process_time()
+            thread_start = time.thread_time()
+            start = time.perf_counter()
+            action()
+            wall = time.perf_counter() - start
+            caller = time.thread_time() - thread_start
+            settle()
+            cpu = time.process_time() - cpu_start
+            if round_index >= WARMUP:
+                walls[name].append(wall * 1000)
+                callers[name].append(caller * 1000)
+                cpus[name] += cpu * 1000
+    for name, (_, pids) in actions.items():
+        cpus[name] += (workers_cpu_seconds(pids) - workers_start[name]) * 1000
+    return {
+        name: (
+            statistics.median(samples),
+            statistics.quantiles(samples, n=20)[18],
+            statistics.median(callers[name]),
+            cpus[name] / ROUNDS,
+        )
+        for name, samples in walls.items()
+    }
+
+
+def back_to_back(action: Callable[[], object]) -> tuple[float, float]:
+    """p50 latency and p50 caller-thread CPU, in ms, of calls made one right after another (the
+    helper thread never gets a pause to prepare the next context in)."""
+    walls, callers = [], []
+    for round_index in range(WARMUP + ROUNDS):
+        thread_start = time.thread_time()
         start = time.perf_counter()
         action()
-        samples.append((time.perf_counter() - start) * 1000)
-    cuts = statistics.quantiles(samples, n=20)
-    return statistics.median(samples), cuts[18]
+        if round_index >= WARMUP:
+            walls.append((time.perf_counter() - start) * 1000)
+            callers.append((time.thread_time() - thread_start) * 1000)
+    return statistics.median(walls), statistics.median(callers)
 
 
 def main() -> int:
@@ -77,23 +261,59 @@ def main() -> int:
     scope_json = json.dumps({"inputs": scope.inputs, "run": {"outputs": scope.run_outputs}})
     expected = evaluate(EXPRESSION, "transform", scope)
     assert json.loads(str(bare_quickjs(scope_json)())) == expected
+    assert json.loads(str(bare_quickjs(scope_json, frozen=True)())) == expected
+    load = os.getloadavg()
     with WorkerPool() as pool:
-        rows = {
-            "evaluate (fresh runtime)": percentiles(
+        assert pool.evaluate(EXPRESSION, "transform", scope) == expected
+        rows = interleaved({
+            "evaluate (in-process)": (lambda: evaluate(EXPRESSION, "transform", scope), []),
+            "bare quickjs.Context + eval": (bare_quickjs(scope_json), []),
+            "bare + frozen scope (floor)": (bare_quickjs(scope_json, frozen=True), []),
+            "host: marshal the scope (json.dumps)": (lambda: scope.vm_request("transform", ""), []),
+            "worker round trip (warm)": (
+                lambda: pool.evaluate(EXPRESSION, "transform", scope), worker_pids()
+            ),
+            "check_syntax": (lambda: check_syntax(EXPRESSION), []),
+        })
+        pairs = {
+            "evaluate (in-process)": back_to_back(
                 lambda: evaluate(EXPRESSION, "transform", scope)
             ),
-            "bare quickjs.Context + eval": percentiles(bare_quickjs(scope_json)),
-            "worker round trip (warm)": percentiles(
+            "worker round trip (warm)": back_to_back(
                 lambda: pool.evaluate(EXPRESSION, "transform", scope)
             ),
-            "check_syntax": percentiles(lambda: check_syntax(EXPRESSION)),
         }
-    print(f"scope {len(scope_json) / 1024:.1f} KB, {ROUNDS} rounds each")
-    print(f"{'measurement':<30} {'p50 ms':>8} {'p95 ms':>8}")
-    for name, (p50, p95) in rows.items():
-        print(f"{name:<30} {p50:>8.3f} {p95:>8.3f}")
-    ratio = rows["evaluate (fresh runtime)"][0] / rows["bare quickjs.Context + eval"][0]
-    print(f"evaluate / bare (p50): {ratio:.2f}x")
+    stages = stage_breakdown(scope)
+    bare = rows["bare quickjs.Context + eval"][0]
+    print(
+        f"scope {len(scope_json) / 1024:.1f} KB, {ROUNDS} rounds each (interleaved), "
+        "load average " + " ".join(f"{value:.2f}" for value in load)
+    )
+    bare_caller = rows["bare quickjs.Context + eval"][2]
+    bare_cpu = rows["bare quickjs.Context + eval"][3]
+    columns = ("p50 ms", "p95 ms", "/ bare", "caller", "/ bare", "CPU ms", "/ bare")
+    print(f"{'measurement':<40}" + "".join(f" {column:>8}" for column in columns))
+    for name, (p50, p95, caller, cpu) in rows.items():
+        values = (p50, p95, p50 / bare, caller, caller / bare_caller, cpu, cpu / bare_cpu)
+        print(f"{name:<40}" + "".join(f" {value:>8.3f}" for value in values))
+    print("caller: p50 CPU ms of the calling thread; CPU ms: mean per call of every thread of")
+    print("this process plus the worker process (what one evaluation costs the machine)")
+    print()
+    print("back to back (each call right after the previous one returns; / bare p50 above):")
+    for name, (p50, caller) in pairs.items():
+        print(f"{name:<40} {p50:>8.3f} {'':>8} {p50 / bare:>8.3f} {caller:>8.3f}"
+              f" {caller / bare_caller:>8.3f}")
+    print()
+    print("where one evaluation's time goes (p50 of each stage, same run; / bare p50):")
+    total = waited = 0.0
+    for name, samples in stages.items():
+        p50 = statistics.median(samples)
+        total += p50
+        waited += 0.0 if name in OFF_THE_LATENCY_PATH else p50
+        ahead = "  (helper thread, off the latency path)" if name in OFF_THE_LATENCY_PATH else ""
+        print(f"{name:<40} {p50:>8.3f} {p50 / bare:>8.2f}x{ahead}")
+    print(f"{'sum of stages (CPU of one evaluation)':<40} {total:>8.3f} {total / bare:>8.2f}x")
+    print(f"{'sum on the latency path':<40} {waited:>8.3f} {waited / bare:>8.2f}x")
     return 0
 
 

@@ -1,5 +1,6 @@
 // The private driver of one evaluation, run in a fresh QuickJS context (see sandbox/vm.py).
-// Evaluating this text yields the driver function; the host calls it once with the request JSON
+// Evaluating this text captures the intrinsics, locks the context down (nothing in it depends on
+// the request) and yields the evaluate function; the host calls that once with the request JSON
 // string. It returns either a transport string (a failure or a denial) or the private serializer
 // closure, which the host calls once, under the remaining time budget, for the success transport.
 //
@@ -15,7 +16,7 @@
 // never reads an exception's text. Failure classification reads facts authored code cannot forge:
 // which errors the creation hook saw and what they were when created, which errors authored code
 // constructed, whether a probe allocation still fits (see `evidence`).
-(function (requestJson) {
+(function () {
   "use strict";
 
   const DENIED = '{"v":1,"arm":"denied"}';
@@ -24,14 +25,10 @@
   const SERIALIZER_FAILED =
     '{"v":1,"arm":"failure","phase":"serialize","evidence":"memory","detail":""}';
   let latched = false;
-  try {
-    return drive();
-  } catch (escaped) {
-    // Returning a constant allocates nothing, so this cannot fail in turn.
-    return latched ? DENIED : DRIVER_FAILED;
-  }
+  return prepare();
 
-  function drive() {
+  // Runs when the driver is loaded, before any request: captures, then lockdown.
+  function prepare() {
     const global = globalThis;
     const freeze = Object.freeze;
     const create = Object.create;
@@ -40,6 +37,7 @@
     const getPrototypeOf = Object.getPrototypeOf;
     const setPrototypeOf = Object.setPrototypeOf;
     const objectKeys = Object.keys;
+    const objectValues = Object.values;
     const objectIs = Object.is;
     const hasOwnProperty = Object.prototype.hasOwnProperty;
     const isArray = Array.isArray;
@@ -95,7 +93,6 @@
       "InternalError", "AggregateError", "SuppressedError", "DOMException",
     ];
 
-    const request = parse(requestJson);
     // Errors authored code constructed, and what every error was when the engine created it.
     const constructed = new WeakSet();
     const created = new WeakMap();
@@ -292,28 +289,28 @@
     }
 
     function deepFreeze(root) {
-      // Iterative (a recursive freeze overflows the 256 KB stack near 150 levels), with indexed
-      // loops and only containers pushed: this walk is most of the cost of a large scope.
-      const pending = [root];
-      const depths = [0];
-      let top = 1;
-      while (top > 0) {
-        top -= 1;
-        const value = pending[top];
-        const depth = depths[top];
-        if (typeof value !== "object" || value === null) continue;
+      // Level by level (a recursive freeze overflows the 256 KB stack near 150 levels), with
+      // indexed loops over each container's values and only containers kept for the next level:
+      // this walk is most of the cost of a large scope.
+      if (typeof root !== "object" || root === null) return root;
+      let level = [root];
+      for (let depth = 0; level.length > 0; depth += 1) {
         if (depth > DEPTH_LIMIT) throw new RangeError("scope nesting exceeds " + DEPTH_LIMIT);
-        freeze(value);
-        const keys = isArray(value) ? undefined : objectKeys(value);
-        const count = keys === undefined ? value.length : keys.length;
-        for (let index = 0; index < count; index += 1) {
-          const child = keys === undefined ? value[index] : value[keys[index]];
-          if (typeof child === "object" && child !== null) {
-            pending[top] = child;
-            depths[top] = depth + 1;
-            top += 1;
+        const next = [];
+        let count = 0;
+        for (let index = 0; index < level.length; index += 1) {
+          const value = level[index];
+          freeze(value);
+          const children = isArray(value) ? value : objectValues(value);
+          for (let child = 0; child < children.length; child += 1) {
+            const item = children[child];
+            if (typeof item === "object" && item !== null) {
+              next[count] = item;
+              count += 1;
+            }
           }
         }
+        level = next;
       }
       return root;
     }
@@ -334,7 +331,7 @@
       return freeze(built);
     }
 
-    function scopeBindings() {
+    function scopeBindings(request) {
       const run = create(null);
       run.outputs = record(request.outputs, []);
       const bindings = [
@@ -421,94 +418,109 @@
       ]);
     }
 
-    // Phase 1: lockdown, scope rebuild, compile, run. Nothing authored runs before `apply(authored)`.
-    let bindings;
-    try {
-      lockDown();
-      bindings = scopeBindings();
-    } catch (thrown) {
-      return failed("scope", thrown);
-    }
-    try {
-      authored = indirectEval(request.source);
-    } catch (thrown) {
-      return failed("compile", thrown);
-    }
-    let result;
-    try {
-      result = apply(authored, undefined, bindings);
-    } catch (thrown) {
-      return failed("run", thrown);
-    }
-    const resultType = typeof result;
-    let serialized = false;
-
-    function numberTag(value) {
-      if (value !== value) return "NaN";
-      if (value === Infinity) return "Infinity";
-      if (value === -Infinity) return "-Infinity";
-      if (objectIs(value, -0)) return "-0";
-      return undefined;
-    }
-
-    // The engine bridge's supplemental fields on a top-level Error whose JSON is an object: all
-    // getters run first, then their values are serialized; the original traversal comes before.
-    function withErrorFields(payload) {
-      if (payload[0] !== "{") return payload;
-      const present = parse(payload);
-      // Not an array: an authored setter on Array.prototype[0] would intercept the writes.
-      const values = { __proto__: null };
-      for (let index = 0; index < ERROR_FIELDS.length; index += 1) {
-        const name = ERROR_FIELDS[index];
-        values[index] = has(present, name) ? undefined : result[name];
-      }
-      let extended = apply(sliceText, payload, [0, payload.length - 1]);
-      let separator = payload === "{}" ? "" : ",";
-      for (let index = 0; index < ERROR_FIELDS.length; index += 1) {
-        const json = values[index] === undefined ? undefined : stringify(values[index]);
-        if (typeof json !== "string") continue;
-        extended = extended + separator + stringify(ERROR_FIELDS[index]) + ":" + json;
-        separator = ",";
-      }
-      return extended + "}";
-    }
-
-    // The authored result's JSON text (authored toJSON and getters run here), or undefined.
-    function payloadOf() {
-      if (resultType === "number") return numberTag(result) === undefined ? stringify(result) : "null";
-      if (resultType === "string" || resultType === "boolean") return stringify(result);
-      if (resultType !== "object") return undefined;
-      const payload = stringify(result);
-      if (typeof payload !== "string") return undefined;
-      return result !== null && isError(result) ? withErrorFields(payload) : payload;
-    }
-
-    function serializeOnce() {
-      if (serialized) return failure("serialize", "runtime", "serializer called twice");
-      serialized = true;
-      let payload;
+    lockDown();
+    // The host calls this once, with the request JSON string.
+    return function evaluate(requestJson) {
       try {
-        payload = payloadOf();
-      } catch (ignored) {
-        // a cycle, a throwing getter or toJSON, a BigInt inside: no payload, the host decides
-        payload = undefined;
-      }
-      if (latched) return DENIED;
-      const tag = resultType === "number" ? numberTag(result) : undefined;
-      return concat([
-        '{"v":', toText(TRANSPORT_VERSION), ',"arm":"success"', field("type", resultType),
-        typeof payload === "string" ? field("payload", payload) : "",
-        tag === undefined ? "" : field("tag", tag), "}",
-      ]);
-    }
-
-    // Phase 2: serialize the captured result at most once, then check the latch last.
-    return function serialize() {
-      try {
-        return serializeOnce();
+        return drive(requestJson);
       } catch (escaped) {
-        return latched ? DENIED : SERIALIZER_FAILED;
+        // Returning a constant allocates nothing, so this cannot fail in turn.
+        return latched ? DENIED : DRIVER_FAILED;
       }
     };
+
+    function drive(requestJson) {
+      // Phase 1: scope rebuild, compile, run. Nothing authored runs before `apply(authored)`.
+      const request = parse(requestJson);
+      let bindings;
+      try {
+        bindings = scopeBindings(request);
+      } catch (thrown) {
+        return failed("scope", thrown);
+      }
+      try {
+        authored = indirectEval(request.source);
+      } catch (thrown) {
+        return failed("compile", thrown);
+      }
+      let result;
+      try {
+        result = apply(authored, undefined, bindings);
+      } catch (thrown) {
+        return failed("run", thrown);
+      }
+      const resultType = typeof result;
+      let serialized = false;
+
+      function numberTag(value) {
+        if (value !== value) return "NaN";
+        if (value === Infinity) return "Infinity";
+        if (value === -Infinity) return "-Infinity";
+        if (objectIs(value, -0)) return "-0";
+        return undefined;
+      }
+
+      // The engine bridge's supplemental fields on a top-level Error whose JSON is an object: all
+      // getters run first, then their values are serialized; the original traversal comes before.
+      function withErrorFields(payload) {
+        if (payload[0] !== "{") return payload;
+        const present = parse(payload);
+        // Not an array: an authored setter on Array.prototype[0] would intercept the writes.
+        const values = { __proto__: null };
+        for (let index = 0; index < ERROR_FIELDS.length; index += 1) {
+          const name = ERROR_FIELDS[index];
+          values[index] = has(present, name) ? undefined : result[name];
+        }
+        let extended = apply(sliceText, payload, [0, payload.length - 1]);
+        let separator = payload === "{}" ? "" : ",";
+        for (let index = 0; index < ERROR_FIELDS.length; index += 1) {
+          const json = values[index] === undefined ? undefined : stringify(values[index]);
+          if (typeof json !== "string") continue;
+          extended = extended + separator + stringify(ERROR_FIELDS[index]) + ":" + json;
+          separator = ",";
+        }
+        return extended + "}";
+      }
+
+      // The authored result's JSON text (authored toJSON and getters run here), or undefined.
+      function payloadOf() {
+        if (resultType === "number") {
+          return numberTag(result) === undefined ? stringify(result) : "null";
+        }
+        if (resultType === "string" || resultType === "boolean") return stringify(result);
+        if (resultType !== "object") return undefined;
+        const payload = stringify(result);
+        if (typeof payload !== "string") return undefined;
+        return result !== null && isError(result) ? withErrorFields(payload) : payload;
+      }
+
+      function serializeOnce() {
+        if (serialized) return failure("serialize", "runtime", "serializer called twice");
+        serialized = true;
+        let payload;
+        try {
+          payload = payloadOf();
+        } catch (ignored) {
+          // a cycle, a throwing getter or toJSON, a BigInt inside: no payload, the host decides
+          payload = undefined;
+        }
+        if (latched) return DENIED;
+        const tag = resultType === "number" ? numberTag(result) : undefined;
+        return concat([
+          '{"v":', toText(TRANSPORT_VERSION), ',"arm":"success"', field("type", resultType),
+          typeof payload === "string" ? field("payload", payload) : "",
+          tag === undefined ? "" : field("tag", tag), "}",
+        ]);
+      }
+
+      // Phase 2: serialize the captured result at most once, then check the latch last.
+      return function serialize() {
+        try {
+          return serializeOnce();
+        } catch (escaped) {
+          return latched ? DENIED : SERIALIZER_FAILED;
+        }
+      };
+    }
   }
-})
+})()

@@ -58,7 +58,7 @@ class _Worker:
         self._ready = False
         self.phase = "evaluate"
 
-    def call(self, message: dict[str, Any], timeout_s: float) -> dict[str, Any] | None:
+    def call(self, kind: Kind, request: str, timeout_s: float) -> dict[str, Any] | None:
         """The worker's response, or None if it did not answer within `timeout_s`.
 
         Progress lines (`{"phase": ...}`) are recorded in `self.phase`, not returned.
@@ -71,7 +71,11 @@ class _Worker:
         stdin = self.process.stdin
         assert stdin is not None
         try:
-            stdin.write(json.dumps(message, ensure_ascii=True).encode("ascii") + b"\n")
+            # The request is ASCII JSON on one line (see Scope.vm_request): sent as it is, not
+            # escaped into a string of another JSON message.
+            stdin.write(
+                json.dumps({"kind": kind}).encode("ascii") + b"\n" + request.encode("ascii") + b"\n"
+            )
             stdin.flush()
         except OSError:
             raise _WorkerDied("the worker closed its input") from None
@@ -152,7 +156,7 @@ class WorkerPool:
         worker = self._acquire()
         healthy = False
         try:
-            response = worker.call({"kind": kind, "request": request}, self.deadline_s)
+            response = worker.call(kind, request, self.deadline_s)
             if response is None and worker.phase == "serialize":
                 # The spec keeps the baseline disposition for a serializer that cannot finish.
                 raise serialization_failed(kind)

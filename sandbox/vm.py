@@ -6,6 +6,8 @@ builds, uses and drops its own runtime on the calling thread.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from collections.abc import Callable
 from importlib.resources import files
@@ -34,26 +36,130 @@ class _EarlyInterrupt(Exception):
     """The engine's interrupt fired while wall-clock budget remained."""
 
 
+def new_context() -> quickjs.Context:
+    """A fresh runtime and context under the memory and stack caps."""
+    context = quickjs.Context()
+    context.set_memory_limit(MEMORY_LIMIT_BYTES)
+    context.set_max_stack_size(STACK_LIMIT_BYTES)
+    return context
+
+
+def locked_down_context() -> tuple[quickjs.Context, Any]:
+    """A fresh context with the driver loaded and the context locked down, and the driver's
+    evaluate function. Nothing authored has run; nothing here depends on a request."""
+    context = new_context()
+    try:
+        return context, context.eval(DRIVER)
+    except Exception as error:
+        # Only a resource failure can stop the driver's own setup in a fresh context.
+        raise SandboxError("memory", f"{type(error).__name__} while loading the driver") from None
+
+
+class ContextSupply:
+    """Fresh locked-down contexts, each handed out once, prepared before they are asked for.
+
+    Building one (a runtime, the driver compiled, the lockdown run) is most of an evaluation's
+    cost and depends on nothing in the request, so it is done while nobody waits: `take` hands
+    out the context prepared earlier (or builds one when none is ready); `retire` hands back a
+    used context once the evaluation is over and asks a helper thread to dispose of it and to
+    prepare the next. The helper never works while an evaluation runs on its account, so it
+    takes no CPU time from one (QuickJS's interrupt counts the whole process's). A context is
+    never handed out twice and a used one is never reused.
+    """
+
+    def __init__(self) -> None:
+        self._start_empty()
+        # A forked child has no helper thread and may have copied a spare being built or a held
+        # lock: it starts empty.
+        os.register_at_fork(after_in_child=self._start_empty)
+
+    def _start_empty(self) -> None:
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._ready: tuple[quickjs.Context, Any] | None = None
+        self._building = False
+        self._retired: list[quickjs.Context] = []
+        self._asked = threading.Event()
+        self._helper: threading.Thread | None = None
+
+    def take(self) -> tuple[quickjs.Context, Any]:
+        """A locked-down context nobody has used, and its driver; raises SandboxError."""
+        with self._lock:
+            # One being prepared is ready sooner than a new one would be.
+            while self._ready is None and self._building:
+                self._changed.wait()
+            prepared, self._ready = self._ready, None
+        return prepared if prepared is not None else locked_down_context()
+
+    def retire(self, context: quickjs.Context) -> None:
+        """Dispose of a used context later (when its last reference is gone by then), and have
+        the next one prepared."""
+        with self._lock:
+            self._retired.append(context)
+        self._ask()
+
+    def restock(self) -> None:
+        """Dispose of the retired contexts and prepare the next one, if none is ready or being
+        prepared. The helper thread calls this when asked; a process may call it up front."""
+        with self._lock:
+            retired, self._retired = self._retired, []
+            missing = self._ready is None and not self._building
+            self._building = self._building or missing
+        retired.clear()
+        if not missing:
+            return
+        prepared = None
+        try:
+            prepared = locked_down_context()
+        except SandboxError:
+            pass  # the evaluation that finds none builds its own and reports the failure
+        finally:
+            with self._lock:
+                self._building = False
+                self._ready = prepared
+                self._changed.notify_all()
+
+    def _ask(self) -> None:
+        with self._lock:
+            if self._helper is None:
+                self._helper = threading.Thread(
+                    target=self._serve, name="sandbox-context-supply", daemon=True
+                )
+                self._helper.start()
+        self._asked.set()
+
+    def _serve(self) -> None:
+        while True:
+            self._asked.wait()
+            self._asked.clear()
+            try:
+                self.restock()
+            except Exception:
+                # Never stop serving (after a host MemoryError, say): retired runtimes would pile
+                # up. A caller that finds no spare builds its own.
+                continue
+
+
+# Every evaluation in this process (from any thread) takes its context from here.
+SUPPLY = ContextSupply()
+
+
 def run_request(
-    request: str, kind: Kind, on_serialize: Callable[[], None] | None = None
+    request: str,
+    kind: Kind,
+    on_serialize: Callable[[], None] | None = None,
+    supply: ContextSupply = SUPPLY,
 ) -> Any:
     """Run a prepared VM request (see `sandbox.evaluator.prepare`); raises only SandboxError.
 
     `on_serialize` is called when the private serializer is about to run, so that a watchdog
     that kills the evaluation from outside can keep the spec's disposition for that phase.
+    Each attempt runs in a fresh context from `supply`, retired to it afterwards.
     """
     deadline: float | None = None
     while True:
-        context = quickjs.Context()
-        context.set_memory_limit(MEMORY_LIMIT_BYTES)
-        context.set_max_stack_size(STACK_LIMIT_BYTES)
-        try:
-            driver = context.eval(DRIVER)  # compiles the driver; runs nothing authored
-        except Exception as error:
-            raise SandboxError(
-                "memory", f"{type(error).__name__} while loading the driver"
-            ) from None
-        # The deadline bounds execution, not the first runtime's construction.
+        context, driver = supply.take()
+        # The deadline bounds execution, not the runtime's construction.
         if deadline is None:
             deadline = time.monotonic() + TIME_LIMIT_SECONDS
         try:
@@ -64,6 +170,11 @@ def run_request(
             # request, so rerunning it in a fresh runtime under the wall time left is invisible,
             # and a timeout is only ever reported once the wall-clock deadline has passed.
             continue
+        finally:
+            # The supply disposes of it; keep no reference that would free it here.
+            del driver
+            supply.retire(context)
+            del context
 
 
 def _attempt(

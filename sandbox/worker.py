@@ -4,7 +4,8 @@ Started by `WorkerPool`. Its address space is capped so that a native allocation
 limit does not see fails here instead of exhausting the machine. Protocol (UTF-8, ASCII-only):
 
     worker → pool   {"ready": true}                        once, after imports
-    pool → worker   {"kind": KIND, "request": VM_REQUEST}
+    pool → worker   {"kind": KIND}                         then, on the next line,
+                    VM_REQUEST                             (ASCII JSON, as `prepare` made it)
     worker → pool   {"phase": "serialize"}                 when the private serializer starts
     worker → pool   {"ok": true, "value": ..., ["number": TAG]}
                   | {"ok": false, "reason": REASON, "detail": TEXT | null,
@@ -22,7 +23,7 @@ from typing import Any, BinaryIO
 
 from sandbox.errors import FailureSite, SandboxError
 from sandbox.outcome import encode_value
-from sandbox.vm import run_request
+from sandbox.vm import SUPPLY, run_request
 
 # Python, the QuickJS module (with its 8 MB executor thread stack) and a 16 MB JS heap fit well
 # inside this; runaway native allocations do not.
@@ -52,12 +53,12 @@ def _cap_cpu_for_one_evaluation() -> None:
     _set_limit("RLIMIT_CPU", math.ceil(used) + CPU_SECONDS_PER_EVALUATION)
 
 
-def handle(line: bytes, channel: BinaryIO) -> dict[str, Any]:
-    message = json.loads(line)
+def handle(header: bytes, request: bytes, channel: BinaryIO) -> dict[str, Any]:
+    kind = json.loads(header)["kind"]
     _cap_cpu_for_one_evaluation()
     try:
         value = run_request(
-            message["request"], message["kind"], lambda: _send(channel, SERIALIZE_PHASE)
+            request.decode("ascii"), kind, lambda: _send(channel, SERIALIZE_PHASE)
         )
     except SandboxError as error:
         response: dict[str, Any] = {"ok": False, "reason": error.reason, "detail": error.detail}
@@ -83,9 +84,14 @@ def main() -> None:
     # else printed in this process can corrupt a response.
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    SUPPLY.restock()  # the first request's context, before the pool is told the worker is ready
     _send(channel, {"ready": True})
-    for line in sys.stdin.buffer:
-        _send(channel, handle(line, channel))
+    lines = iter(sys.stdin.buffer)
+    for header in lines:
+        request = next(lines, None)
+        if request is None:
+            return  # the pool closed our input mid-message
+        _send(channel, handle(header, request, channel))
 
 
 if __name__ == "__main__":

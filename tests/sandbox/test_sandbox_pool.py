@@ -75,7 +75,7 @@ def test_worker_address_space_is_capped(pool: WorkerPool) -> None:
 def test_orphaned_worker_stuck_in_a_native_loop_is_stopped_by_its_cpu_limit() -> None:
     worker = _Worker()
     request = prepare("new Array(2 ** 32 - 1).join()", "transform", Scope())
-    assert worker.call({"kind": "transform", "request": request}, 0.2) is None
+    assert worker.call("transform", request, 0.2) is None
     # Nobody kills it now (as if the pool's process had died): the kernel must.
     returncode = worker.process.wait(timeout=CPU_SECONDS_PER_EVALUATION + 10)
     assert returncode == -signal.SIGXCPU
