@@ -438,9 +438,10 @@ async def bursts(ours_server: Server, their_server: Server, results: Results,
                 server = document.client.server
                 # each keystroke lengthens the marker key: every version's key range is its own
                 answer = None
+                typing = time.perf_counter()
                 for offset in range(KEYSTROKES):
-                    if offset:
-                        await asyncio.sleep(KEYSTROKE_GAP)
+                    # on a fixed schedule: the time a keystroke takes to send is not added
+                    await asyncio.sleep(typing + offset * KEYSTROKE_GAP - time.perf_counter())
                     end = marker_range(document.text).end.character
                     answer = document.replace(end, end, string.ascii_lowercase[offset])
                 last_keystroke = time.perf_counter()
