@@ -1,15 +1,32 @@
-"""Hover on a small document while large documents are being re-analysed (issue 12, item 4: the
-server never starves): hover latency with three 1,000-node documents each changed every 0.5 s
-(each change supersedes the analysis in progress), against the same hover with nothing else
-open, in one server over stdio.
+"""Requests on a small document while large documents are being re-analysed (issue 12, item 4:
+the server never starves), in one server over stdio per scenario:
 
-Prints one table (p50/p95 and the ratio loaded / idle) and exits 0; it never asserts a timing.
+- `1k-whole`: three 1,000-node documents, each replaced whole every 0.5 s;
+- `5k-keys`: three 5,000-node documents (1 MB each), each typed into (one character, an
+  incremental didChange) every 0.5 s — every analysis is superseded before it ends;
+- `5k-shown`: the same, and after each keystroke the client asks for each large document's
+  symbols, as an editor showing them does (those requests need the documents' models, which the
+  server computes itself).
+
+Hover and completion on an 11-node document are timed idle (before the large ones open) and
+loaded. A probe inside the server (bench/server_probe.py) says what the requests waited for:
+the longest cyclic-collector pause (it holds the interpreter lock), the longest time a thread
+that sleeps 1 ms could not run, the longest event-loop lag, and how many analyses ran in the
+server process.
+
+    .venv/bin/python bench/starve.py                 # this tree
+    .venv/bin/python bench/starve.py --against DIR   # and another tree (git archive REV | tar -x
+                                                     # -C DIR), interleaved in the same run
+
+Prints one table and exits 0; it never asserts a timing.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
-import statistics
+import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -18,50 +35,77 @@ from lsprotocol import types
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.lsp import Client, percentile, start, stop
+from bench import probed
+from bench.lsp import CAPABILITIES, Client, percentile
 from tests.analysis.large_workflow import large_workflow
 
-HOVERS = 40
+REQUESTS = 40
 LARGE_DOCUMENTS = 3
 SMALL = large_workflow(1)
 SMALL_URI = "file:///bench/small.relavium.yaml"
-# hover over `inputs.threshold` in the small workflow's first condition
+# inside `inputs.threshold` in the small workflow's first condition
 NEEDLE = "inputs.threshold"
+SCENARIOS = {"1k-whole": (100, "whole"), "5k-keys": (500, "keys"), "5k-shown": (500, "shown")}
 
 
 def position_of(text: str, needle: str) -> types.Position:
-    offset = text.index(needle) + 2
+    offset = text.index(needle) + 9
     line = text.count("\n", 0, offset)
     return types.Position(line=line, character=offset - (text.rfind("\n", 0, offset) + 1))
 
 
-async def hover_latencies(client: Client, count: int) -> list[float]:
-    params = types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=SMALL_URI),
-        position=position_of(SMALL, NEEDLE),
-    )
-    latencies = []
+async def request_latencies(client: Client, count: int) -> dict[str, list[tuple[float, float]]]:
+    """(start, seconds) of alternating hovers and completions on the small document."""
+    where = types.TextDocumentIdentifier(uri=SMALL_URI)
+    position = position_of(SMALL, NEEDLE)
+    found: dict[str, list[tuple[float, float]]] = {"hover": [], "completion": []}
     for _ in range(count):
         began = time.perf_counter()
-        answer = await asyncio.wait_for(client.text_document_hover_async(params), 120)
-        latencies.append(time.perf_counter() - began)
-        assert answer is not None, "the hover found nothing to describe"
-        await asyncio.sleep(0.05)
-    return latencies
+        hover = await asyncio.wait_for(
+            client.text_document_hover_async(types.HoverParams(where, position)), 120)
+        found["hover"].append((began, time.perf_counter() - began))
+        assert hover is not None, "the hover found nothing to describe"
+        await asyncio.sleep(0.025)
+        began = time.perf_counter()
+        completion = await asyncio.wait_for(
+            client.text_document_completion_async(types.CompletionParams(where, position)), 120)
+        found["completion"].append((began, time.perf_counter() - began))
+        assert completion, "the completion offered nothing"
+        await asyncio.sleep(0.025)
+    return found
 
 
-async def keep_editing(client: Client, uris: list[str], texts: list[str]) -> None:
+async def keep_editing(client: Client, uris: list[str], text: str, mode: str) -> None:
+    asking: list[asyncio.Future[object]] = []
     version = 1
+    keystroke_line = text.count("\n", 0, text.index("label: Start"))
+    try:
+        await type_along(client, uris, text, mode, asking, version, keystroke_line)
+    finally:
+        for request in asking:
+            request.cancel()
+
+
+async def type_along(client: Client, uris: list[str], text: str, mode: str,
+                     asking: list[asyncio.Future[object]], version: int, keystroke_line: int
+                     ) -> None:
     while True:
         version += 1
         for uri in uris:
-            change = types.DidChangeTextDocumentParams(
+            change: types.TextDocumentContentChangeEvent
+            if mode == "whole":
+                change = types.TextDocumentContentChangeWholeDocument(
+                    text if version % 2 else text.replace("label: Start", "label: Begin"))
+            else:
+                at = types.Position(line=keystroke_line, character=len("    - { id: start"))
+                change = types.TextDocumentContentChangePartial(
+                    range=types.Range(start=at, end=at), text="x")
+            client.text_document_did_change(types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[
-                    types.TextDocumentContentChangeWholeDocument(text=texts[version % 2])
-                ],
-            )
-            client.text_document_did_change(change)
+                content_changes=[change]))
+            if mode == "shown":
+                asking.append(asyncio.ensure_future(client.text_document_document_symbol_async(
+                    types.DocumentSymbolParams(types.TextDocumentIdentifier(uri=uri)))))
         await asyncio.sleep(0.5)
 
 
@@ -70,28 +114,67 @@ def open_document(client: Client, uri: str, text: str) -> None:
     client.text_document_did_open(types.DidOpenTextDocumentParams(item))
 
 
-async def main() -> int:
+async def run_scenario(tree: Path, blocks: int, mode: str) -> dict[str, object]:
     client = Client()
-    await start(client)
+    probe_out = await probed.start(client, tree, CAPABILITIES, debounce_ms=0)
     open_document(client, SMALL_URI, SMALL)
-    idle = await hover_latencies(client, HOVERS)
-    texts = [large_workflow(100), large_workflow(100).replace("label: Start", "label: Begin")]
+    idle = await request_latencies(client, 10)
+    text = large_workflow(blocks)
     uris = [f"file:///bench/large-{index}.relavium.yaml" for index in range(LARGE_DOCUMENTS)]
     for uri in uris:
-        open_document(client, uri, texts[0])
-    editing = asyncio.ensure_future(keep_editing(client, uris, texts))
+        open_document(client, uri, text)
+    editing = asyncio.ensure_future(keep_editing(client, uris, text, mode))
     await asyncio.sleep(1)
-    loaded = await hover_latencies(client, HOVERS)
+    loaded = await request_latencies(client, REQUESTS)
     editing.cancel()
-    await stop(client)
-    print(f"{HOVERS} hovers on a 11-node document, idle, then while {LARGE_DOCUMENTS} "
-          "1,001-node documents change every 0.5 s (debounce 0)")
-    print(f"{'hover':<30}{'p50 ms':>10}{'p95 ms':>10}")
-    for name, samples in (("idle", idle), ("large documents changing", loaded)):
-        print(f"{name:<30}{percentile(samples, 0.5) * 1000:>10.1f}"
-              f"{percentile(samples, 0.95) * 1000:>10.1f}")
-    ratio = statistics.median(loaded) / statistics.median(idle)
-    print(f"ratio of medians, loaded / idle: {ratio:.1f}x")
+    probe = await probed.stop(client, probe_out)
+    first = min(began for samples in loaded.values() for began, _ in samples)
+    last = max(began + took for samples in loaded.values() for began, took in samples)
+
+    def during(events: list[list[float]]) -> list[list[float]]:
+        return [event for event in events if first <= event[0] <= last]
+
+    return {"idle": idle, "loaded": loaded, "seconds": last - first,
+            "collections": during(probe["collections"]), "held": during(probe["held"]),
+            "loop_lags": during(probe["loop_lags"]), "analyses": during(probe["analyses"])}
+
+
+def longest(events: list[list[float]], index: int) -> float:
+    return max((event[index] for event in events), default=0.0) * 1000
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--against", type=Path, help="another tree to run interleaved")
+    args = parser.parse_args()
+    # pygls' client logs each answer to a request it already cancelled; expected here
+    logging.getLogger("pygls.protocol.json_rpc").setLevel(logging.CRITICAL)
+    trees = {"this": Path(__file__).resolve().parent.parent}
+    if args.against:
+        trees["against"] = args.against.resolve()
+    print(f"{REQUESTS} hovers and {REQUESTS} completions on an 11-node document while "
+          f"{LARGE_DOCUMENTS} large documents change every 0.5 s (debounce 0); load average "
+          f"{os.getloadavg()[0]:.2f} at the start")
+    header = (f"{'tree':<8}{'scenario':<10}{'request':<11}{'idle p50':>9}{'p50 ms':>8}"
+              f"{'p95 ms':>8}{'max ms':>8}{'gc max':>8}{'held':>7}{'loop':>7}{'in-proc':>8}")
+    print(header)
+    for scenario, (blocks, mode) in SCENARIOS.items():
+        for name, tree in trees.items():
+            found = await run_scenario(tree, blocks, mode)
+            for request in ("hover", "completion"):
+                idle = [took for _, took in found["idle"][request]]  # type: ignore[index]
+                loaded = [took for _, took in found["loaded"][request]]  # type: ignore[index]
+                print(f"{name:<8}{scenario:<10}{request:<11}{percentile(idle, 0.5) * 1000:>9.1f}"
+                      f"{percentile(loaded, 0.5) * 1000:>8.1f}"
+                      f"{percentile(loaded, 0.95) * 1000:>8.1f}{max(loaded) * 1000:>8.1f}"
+                      f"{longest(found['collections'], 2):>8.0f}"  # type: ignore[arg-type]
+                      f"{longest(found['held'], 1):>7.0f}"  # type: ignore[arg-type]
+                      f"{longest(found['loop_lags'], 1):>7.0f}"  # type: ignore[arg-type]
+                      f"{len(found['analyses']):>8}")  # type: ignore[arg-type]
+    print("gc max: longest collector pause while loaded; held: longest time a 1 ms sleeper "
+          "could not run; loop: longest event-loop lag; in-proc: analyses in the server "
+          f"process (ms, during the loaded requests); load average {os.getloadavg()[0]:.2f} "
+          "at the end")
     return 0
 
 

@@ -30,11 +30,16 @@ from server import project_settings
 from server.documents import (
     DocumentState,
     Snapshot,
-    apply_changes,
     is_workflow_uri,
     uri_to_path,
 )
-from server.scheduling import AnalysisQueue
+from server.scheduling import (
+    LARGE_DOCUMENT_CHARS,
+    AnalysisProcess,
+    AnalysisQueue,
+    Diagnosis,
+    WorkerLost,
+)
 from server.settings import Settings, parse_settings
 from server.transport import Dropped, FrameReader, read_in_thread, serve, stdin_frames
 
@@ -85,6 +90,9 @@ class RelaviumLanguageServer(LanguageServer):
         self._sandbox_pool: WorkerPool | None = None
         # analyses run here, never on pygls' thread pool (see server.scheduling)
         self.analyses = AnalysisQueue()
+        # large documents' diagnostics are computed in a process of their own
+        self.analysis_process = AnalysisProcess()
+        self.large_document_chars = LARGE_DOCUMENT_CHARS
         # A run waits here, on the event loop, for a free worker: waiting inside pygls' thread
         # pool instead would hold a thread, and enough queued runs starve the stdin reader.
         self.sandbox_turns = asyncio.Semaphore(SANDBOX_WORKERS)
@@ -155,6 +163,7 @@ class RelaviumLanguageServer(LanguageServer):
     def shutdown(self) -> None:
         if self._sandbox_pool is not None:
             self._sandbox_pool.close()
+        self.analysis_process.close()
         super().shutdown()
 
     # -- what feature modules read -------------------------------------------------------------
@@ -174,15 +183,25 @@ class RelaviumLanguageServer(LanguageServer):
         state = self.documents.get(uri)
         return state.last_good if state else None
 
-    async def fresh_snapshot(self, uri: str) -> Snapshot | None:
-        """The analysis of the document's current text, skipping any pending debounce."""
+    async def fresh_snapshot(self, uri: str, *, model: bool = True) -> Snapshot | None:
+        """The analysis of the document's current text, skipping any pending debounce.
+
+        A large document's diagnostics come from the analysis process, without the model that
+        requests serve from: unless `model=False` (diagnostics only), its model is then
+        computed here, on demand, beside that diagnosis."""
         while (state := self.documents.get(uri)) is not None:
-            if state.latest is not None and state.latest.version == state.version:
-                return state.latest
-            if state.pending is None or state.pending.done() or state.pending_delay_ms:
-                self._schedule(state, delay_ms=0)
-            task = state.pending
-            assert task is not None
+            latest = state.latest
+            if latest is not None and latest.version == state.version and (
+                latest.has_model or not model
+            ):
+                return latest
+            if model and self._in_analysis_process(state.text):
+                task = self._modelling(state)
+            else:
+                if state.pending is None or state.pending.done() or state.pending_delay_ms:
+                    self._schedule(state, delay_ms=0)
+                assert state.pending is not None
+                task = state.pending
             try:
                 # shield: a caller's cancellation must not cancel the shared analysis
                 snapshot = await asyncio.shield(task)
@@ -252,9 +271,7 @@ class RelaviumLanguageServer(LanguageServer):
         state = self.documents.get(params.text_document.uri)
         if state is None:
             return
-        state.text, clamped = apply_changes(
-            state.text, params.content_changes, self.position_encoding
-        )
+        clamped = state.apply(params.content_changes, self.position_encoding)
         if clamped:
             self.log_warning(
                 f"didChange for {state.uri} (version {params.text_document.version}) had "
@@ -273,8 +290,10 @@ class RelaviumLanguageServer(LanguageServer):
         state = self.documents.pop(uri, None)
         if state is None:
             return
-        if state.pending is not None:
-            state.pending.cancel()
+        for task in (state.pending, state.modelling):
+            if task is not None:
+                task.cancel()
+        self.analysis_process.cancel_superseded()
         for listener in self._close_listeners:
             listener(uri)
 
@@ -340,8 +359,27 @@ class RelaviumLanguageServer(LanguageServer):
         """(Re)start the document's debounced analysis; a newer edit restarts the timer."""
         if state.pending is not None and not state.pending.done():
             state.pending.cancel()
+        self.analysis_process.cancel_superseded()
         state.pending = asyncio.ensure_future(self._analyze_later(state, delay_ms))
         state.pending_delay_ms = delay_ms
+
+    def _in_analysis_process(self, text: str) -> bool:
+        return len(text) >= self.large_document_chars and self.analysis_process.usable
+
+    def _modelling(self, state: DocumentState) -> asyncio.Task[Snapshot | None]:
+        """The task computing the model of the document's current version in this process."""
+        task = state.modelling
+        if task is None or state.modelling_version != state.version:
+            if task is not None:
+                task.cancel()
+            state.modelling = task = asyncio.ensure_future(self._model(state))
+            state.modelling_version = state.version
+        return task
+
+    async def _model(self, state: DocumentState) -> Snapshot | None:
+        if state.model_computing is not None:
+            await asyncio.wait([state.model_computing])  # one model analysis at a time
+        return await self._analyze(state, model=True)
 
     async def _analyze_later(self, state: DocumentState, delay_ms: int) -> Snapshot | None:
         if delay_ms:
@@ -351,30 +389,10 @@ class RelaviumLanguageServer(LanguageServer):
             # A superseded analysis stops at its next checkpoint: wait for that instead of
             # starting one beside it, so a document never has two analyses running.
             await asyncio.wait([state.computing])
-        version, text = state.version, state.text
-
-        def superseded() -> bool:  # read from the analysis thread
-            return state.version != version or self.documents.get(state.uri) is not state
-
-        try:
-            state.computing = self.analyses.submit(
-                len(text), lambda: analyze(text, state.path, superseded)
-            )
-            # A superseded analysis ends in AnalysisStopped that no one awaits (its task was
-            # cancelled); taking it here keeps asyncio from logging it as a lost error.
-            state.computing.add_done_callback(_take_outcome)
-            # shielded: cancelling this task must leave `computing` pending until the thread ends
-            result = await asyncio.shield(state.computing)
-        except AnalysisStopped:
-            return None  # a newer version's analysis is scheduled
-        except Exception:
-            # analyze() promises never to raise; if it does, keep serving the last results
-            logger.exception("analysis of %s failed", state.uri)
-            self.log_error(f"analysis of {state.uri} failed; see the server's stderr")
+        snapshot = await self._analyze(state, model=False)
+        if snapshot is None:
             return None
-        snapshot = Snapshot(state.uri, version, text, result, self.position_encoding)
-        state.record(snapshot)
-        if self.documents.get(state.uri) is state and state.version == version:
+        if self.documents.get(state.uri) is state and state.version == snapshot.version:
             for listener in self._analysis_listeners:
                 try:
                     listener(snapshot)
@@ -382,8 +400,59 @@ class RelaviumLanguageServer(LanguageServer):
                     logger.exception("analysis listener %r failed", listener)
         return snapshot
 
+    async def _analyze(self, state: DocumentState, model: bool) -> Snapshot | None:
+        """Analyse the document's current text: in this process (a model and diagnostics) when
+        `model` is asked for or the document is small, else in the analysis process
+        (diagnostics only). None when it was superseded or failed."""
+        version, text = state.version, state.text
+        in_process = model or not self._in_analysis_process(text)
 
-def _take_outcome(future: asyncio.Future[AnalysisResult]) -> None:
+        def superseded() -> bool:  # read from the analysis thread
+            return state.version != version or self.documents.get(state.uri) is not state
+
+        while True:
+            # an AnalysisResult from this process, a Diagnosis from the analysis process
+            computing: asyncio.Future[Any]
+            if in_process:
+                computing = self.analyses.submit(
+                    len(text), lambda: analyze(text, state.path, superseded)
+                )
+            else:
+                computing = self.analysis_process.submit(text, state.path, superseded)
+            if model:
+                state.model_computing = computing
+            else:
+                state.computing = computing
+            # A superseded analysis ends in AnalysisStopped that no one awaits (its task was
+            # cancelled); taking it here keeps asyncio from logging it as a lost error.
+            computing.add_done_callback(_take_outcome)
+            try:
+                # shielded: cancelling the task must leave `computing` pending until it ends
+                outcome = await asyncio.shield(computing)
+            except AnalysisStopped:
+                return None  # a newer version's analysis is scheduled
+            except WorkerLost as lost:
+                self.log_warning(
+                    f"the analysis process ended ({lost}); analysing {state.uri} in the server"
+                )
+                in_process = True
+                continue
+            except Exception:
+                # analyze() promises never to raise; if it does, keep serving the last results
+                logger.exception("analysis of %s failed", state.uri)
+                self.log_error(f"analysis of {state.uri} failed; see the server's stderr")
+                return None
+            result, omitted = (
+                (outcome.result, outcome.omitted) if isinstance(outcome, Diagnosis)
+                else (outcome, {})
+            )
+            snapshot = Snapshot(state.uri, version, text, result, self.position_encoding,
+                                has_model=in_process, omitted=omitted)
+            state.record(snapshot)
+            return snapshot
+
+
+def _take_outcome(future: asyncio.Future[Any]) -> None:
     if not future.cancelled():
         future.exception()
 

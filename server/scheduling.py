@@ -1,4 +1,5 @@
-"""Where analyses run: threads of their own, smallest document first.
+"""Where analyses run: threads of their own for small documents, a process of their own for the
+diagnostics of large ones; smallest document first.
 
 Analyses used to share pygls' thread pool with request handlers and the stdin reader, so a few
 large documents could hold every thread and leave a hover on a small one unanswered for a minute.
@@ -6,17 +7,35 @@ Here they queue for `ANALYSIS_WORKERS` dedicated threads, ordered by the size of
 document's analysis never waits behind more than the large ones already running. A job is
 given a `should_stop` check it passes to `analysis.analyze`, which stops at its next checkpoint
 once the version it analyses is superseded (a queued job that is already superseded never starts).
+
+Threads were not enough for large documents: an analysis of one fills the heap, and the cyclic
+collector's pauses (0.3-0.6 s, holding the interpreter lock) stalled every request (measured by
+bench/starve.py with bench/server_probe.py). `AnalysisProcess` computes their diagnostics in a
+worker process instead (`worker_main`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import itertools
+import os
+import pickle
+import queue
+import struct
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+from analysis import AnalysisResult, AnalysisStopped
+from analysis.diagnostics import Diagnostic
+from analysis.yaml_tree import YamlDocument
 
 T = TypeVar("T")
 
@@ -71,3 +90,307 @@ class AnalysisQueue:
                     self._ready.wait()
                 _, _, run = heapq.heappop(self._jobs)
             run()
+
+
+# Documents at least this long (characters) are diagnosed in the analysis process. Below it an
+# analysis takes a few tens of milliseconds and leaves little garbage; above it, analysing in
+# the server process fills its heap, and the collector's pauses (each holds the interpreter lock,
+# 0.3–0.4 s at 5,000 nodes) stall every request (bench/starve.py shows the split).
+LARGE_DOCUMENT_CHARS = 64 * 1024
+# At most this many diagnostics of a document reach the client (server/lsp_diagnostics.py):
+# converting 128,000 took the event loop 8 s, and their JSON was tens of megabytes.
+MAX_DIAGNOSTICS = 1000
+# After this many unexpected worker exits, large documents are analysed in the server again.
+MAX_WORKER_DEATHS = 3
+# How long a job told to stop has to reach its next checkpoint before its worker is killed and a
+# spare takes over: one stage of a 5,000-node analysis runs 0.6-1.6 s without a checkpoint, and
+# that wait delayed the newest version's diagnostics.
+STOP_GRACE_SECONDS = 0.2
+_HEADER = struct.Struct("!Q")
+# what a worker says once it has imported the analysis
+_READY = (-1, "ready")
+_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
+_BOOT = (
+    f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); "
+    "from server.scheduling import worker_main; worker_main()"
+)
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A large document's diagnostics from the analysis process: the result without its model
+    (YAML tree, workflow, graph), at most `MAX_DIAGNOSTICS` of each rule, and how many of each
+    rule were left out."""
+
+    result: AnalysisResult
+    omitted: dict[str, int]
+
+
+class WorkerLost(Exception):
+    """The analysis process exited before answering (the caller analyses in process)."""
+
+
+@dataclass
+class _Job:
+    number: int
+    text: str
+    path: str | None
+    superseded: Callable[[], bool]
+    future: asyncio.Future[Diagnosis]
+    cancel_sent: bool = False
+
+    def __lt__(self, other: _Job) -> bool:  # heap order: smaller text first, then older
+        return (len(self.text), self.number) < (len(other.text), other.number)
+
+
+class AnalysisProcess:
+    """Diagnoses large documents in one long-lived worker process, smallest document first;
+    each answer is a `Diagnosis`.
+
+    Its heap, its collector and its CPU time are its own, so the server process keeps answering
+    while it works. A job whose version is superseded is cancelled, not finished: a queued one
+    never starts, the running one is told to stop at its next checkpoint
+    (`cancel_superseded`), and if it has not within `STOP_GRACE_SECONDS` its worker is killed
+    and a spare takes over once the spare is ready (one is started at each cancel that finds
+    none). A worker exits when its
+    input closes, so it dies with the server whichever way the server ends; `close` kills the
+    workers at once. Called on the event loop only.
+    """
+
+    def __init__(self) -> None:
+        self._queue: list[_Job] = []
+        self._running: _Job | None = None
+        self._numbers = itertools.count()
+        self._worker: _Worker | None = None
+        self._spare: _Worker | None = None
+        self.deaths = 0
+        self.forced_stops = 0
+
+    @property
+    def usable(self) -> bool:
+        return self.deaths < MAX_WORKER_DEATHS
+
+    @property
+    def pid(self) -> int | None:
+        return self._worker.process.pid if self._worker is not None else None
+
+    def submit(self, text: str, path: str | None, superseded: Callable[[], bool]
+               ) -> asyncio.Future[Diagnosis]:
+        future: asyncio.Future[Diagnosis] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._queue, _Job(next(self._numbers), text, path, superseded, future))
+        self._start_next()
+        return future
+
+    def cancel_superseded(self) -> None:
+        """Tell the worker to stop the running job if its version is superseded."""
+        job = self._running
+        if job is not None and not job.cancel_sent and job.superseded():
+            job.cancel_sent = True
+            assert self._worker is not None
+            self._worker.send(("cancel", job.number))
+            asyncio.get_running_loop().call_later(STOP_GRACE_SECONDS, self._stop_by_force, job)
+            if self._spare is None:  # from the first edit on, one waits ready to take over
+                self._spare = self._new_worker()
+
+    def close(self) -> None:
+        for worker in (self._worker, self._spare):
+            if worker is not None:
+                worker.kill()
+        self._worker = self._spare = None
+
+    def _stop_by_force(self, job: _Job) -> None:
+        worker = self._worker
+        # A worker still starting has not begun the job: it stops at its first checkpoint.
+        if self._running is not job or worker is None or not worker.ready:
+            return
+        if self._spare is None or not self._spare.ready:
+            # a spare still starting would not begin the next job sooner: ask again later
+            asyncio.get_running_loop().call_later(STOP_GRACE_SECONDS, self._stop_by_force, job)
+            return
+        self._running = None
+        self._worker, self._spare = self._spare, None  # the next cancel starts a new spare
+        worker.kill()
+        self.forced_stops += 1
+        if not job.future.done():
+            job.future.set_exception(AnalysisStopped())
+        self._start_next()
+
+    def _new_worker(self) -> _Worker:
+        return _Worker(self._answered, self._exited)
+
+    def _start_next(self) -> None:
+        while self._running is None and self._queue:
+            job = heapq.heappop(self._queue)
+            if job.future.done():
+                continue
+            if job.superseded():
+                job.future.set_exception(AnalysisStopped())
+                continue
+            if self._worker is None:
+                try:
+                    self._worker = self._new_worker()
+                except OSError as error:  # no process can be started: analyse in the server
+                    self.deaths += 1
+                    job.future.set_exception(WorkerLost(f"cannot start: {error}"))
+                    continue
+            self._running = job
+            self._worker.send(("analyze", job.number, job.text, job.path))
+
+    def _answered(self, worker: _Worker, answer: tuple[Any, ...]) -> None:
+        if answer == _READY:
+            worker.ready = True
+            return
+        job = self._running
+        if worker is not self._worker or job is None or answer[0] != job.number:
+            return
+        self._running = None
+        if not job.future.done():
+            kind = answer[1]
+            if kind == "done":
+                job.future.set_result(answer[2])
+            elif kind == "stopped":
+                job.future.set_exception(AnalysisStopped())
+            else:
+                job.future.set_exception(RuntimeError(f"the worker's analysis failed: {answer[2]}"))
+        self._start_next()
+
+    def _exited(self, worker: _Worker) -> None:
+        if worker is self._spare:
+            self._spare = None
+        if worker is not self._worker:
+            return
+        self._worker = None
+        self.deaths += 1
+        job, self._running = self._running, None
+        if job is not None and not job.future.done():
+            job.future.set_exception(WorkerLost(f"exit status {worker.process.poll()}"))
+        self._start_next()
+
+
+class _Worker:
+    """The worker process with a thread writing to it and one reading its answers (neither
+    ever blocks the event loop)."""
+
+    def __init__(
+        self,
+        answered: Callable[[_Worker, tuple[Any, ...]], None],
+        exited: Callable[[_Worker], None],
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        self.ready = False  # set when it has imported the analysis and can start a job at once
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-c", _BOOT],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None,
+        )
+        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+
+        def write() -> None:
+            stdin = self.process.stdin
+            assert stdin is not None
+            while (frame := self._outbox.get()) is not None:
+                try:
+                    stdin.write(frame)
+                    stdin.flush()
+                except OSError:
+                    return  # the reader sees the exit
+            with contextlib.suppress(OSError):
+                stdin.close()
+
+        def read() -> None:
+            stdout = self.process.stdout
+            assert stdout is not None
+            with contextlib.suppress(RuntimeError):  # the loop closed: no one is listening
+                while (answer := _read_frame(stdout)) is not None:
+                    loop.call_soon_threadsafe(answered, self, answer)
+                self.process.wait()
+                loop.call_soon_threadsafe(exited, self)
+
+        threading.Thread(target=write, name="analysis-process-writer", daemon=True).start()
+        threading.Thread(target=read, name="analysis-process-reader", daemon=True).start()
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        self._outbox.put(_frame(message))
+
+    def kill(self) -> None:
+        self._outbox.put(None)
+        self.process.kill()
+        self.process.wait()
+
+
+def _read_frame(stream: IO[bytes]) -> Any:
+    """One pickled message, or None at the end of the stream. Only this package's two
+    processes speak on these pipes, so unpickling trusts the sender."""
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        return None
+    (length,) = _HEADER.unpack(header)
+    body = stream.read(length)
+    if len(body) < length:
+        return None
+    return pickle.loads(body)
+
+
+def diagnosis_of(result: AnalysisResult) -> Diagnosis:
+    """What the server needs to publish `result`'s diagnostics, small to send back: no model,
+    and no more of one rule's diagnostics than a client is shown (a file with an unknown key on
+    each of 128,000 lines took 3.4 s to unpickle, holding the server's interpreter lock)."""
+    kept: list[Diagnostic] = []
+    counts: dict[str, int] = {}
+    for diagnostic in result.diagnostics:
+        counts[diagnostic.rule] = counts.get(diagnostic.rule, 0) + 1
+        if counts[diagnostic.rule] <= MAX_DIAGNOSTICS:
+            kept.append(diagnostic)
+    model_free = AnalysisResult(
+        result.source, result.path, YamlDocument(result.source, None, []), None, None,
+        kept, result.suppressed[:MAX_DIAGNOSTICS],
+    )
+    omitted = {rule: count - MAX_DIAGNOSTICS for rule, count in counts.items()
+               if count > MAX_DIAGNOSTICS}
+    return Diagnosis(model_free, omitted)
+
+
+def worker_main() -> None:
+    """The analysis process: jobs in, diagnoses out (see `AnalysisProcess`)."""
+    from analysis import analyze, tune_collector
+    from analysis.rules import RULES  # imported by the first analysis: imported before "ready"
+
+    assert RULES
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # stdout carries the answers: a stray print must not go there
+    jobs: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
+    cancelled: set[int] = set()
+
+    def read() -> None:
+        while (message := _read_frame(stdin)) is not None:
+            if message[0] == "cancel":
+                cancelled.add(message[1])
+            else:
+                jobs.put(message)
+        os._exit(0)  # the server is gone: stop now, even in the middle of an analysis
+
+    tune_collector()
+    threading.Thread(target=read, name="jobs", daemon=True).start()
+    _write_frame(stdout, _READY)
+    while True:
+        _, number, text, path = jobs.get()
+        answer: tuple[Any, ...]
+        try:
+            result = analyze(text, path, partial(cancelled.__contains__, number))
+        except AnalysisStopped:
+            answer = (number, "stopped")
+        except Exception as error:  # analyze() promises not to raise; never lose the job
+            answer = (number, "failed", f"{type(error).__name__}: {error}")
+        else:
+            answer = (number, "done", diagnosis_of(result))
+        cancelled.discard(number)
+        _write_frame(stdout, answer)
+
+
+def _write_frame(stream: IO[bytes], message: tuple[Any, ...]) -> None:
+    stream.write(_frame(message))
+    stream.flush()
+
+
+def _frame(message: tuple[Any, ...]) -> bytes:
+    body = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    return _HEADER.pack(len(body)) + body

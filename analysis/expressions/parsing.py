@@ -33,6 +33,14 @@ class _ThreadParser(threading.local):
 
 
 _PARSERS = _ThreadParser()
+# tree-sitter holds the interpreter lock for a whole parse: 0.4 s for a garbled 32 KiB expression,
+# every other thread of the language server stopped meanwhile (bench/gil_hold.py). Fed through a
+# callback in chunks, it runs Python code at each chunk, where the lock can change hands.
+_CHUNK_BYTES = 512
+
+
+def _parse(data: bytes) -> Node:
+    return _PARSERS.parser.parse(lambda offset, _: data[offset : offset + _CHUNK_BYTES]).root_node
 
 _PREFIX = b"(\n"
 # A newline before the closing parenthesis, so a trailing `// comment` cannot swallow it.
@@ -133,7 +141,7 @@ class ParsedExpression:
         # three bytes tree-sitter treats as an invalid character.
         body = source.encode("utf-8", "surrogatepass")
         self.data = _PREFIX + body + _SUFFIX
-        self.root: Node = _PARSERS.parser.parse(self.data).root_node
+        self.root: Node = _parse(self.data)
         comments: list[tuple[int, int]] = []
         parses, gave_up = 0, False
         if b"<!--" in body or b"-->" in body:
@@ -147,7 +155,7 @@ class ParsedExpression:
                     data[start:end] = b" " * (end - start)
                 comments.extend(batch)
                 self.data = bytes(data)
-                self.root = _PARSERS.parser.parse(self.data).root_node
+                self.root = _parse(self.data)
             comments.sort()
         # Code point i starts at byte _byte_starts[i] of `body`; None when every character is ASCII.
         self._byte_starts: Sequence[int] | None = (

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
 
 from analysis.diagnostics import Position
-from server.documents import apply_changes
+from server import documents
+from server.documents import DocumentState
 from server.positions import LineIndex
 from tests.operations import lines_executed
 
@@ -68,6 +70,14 @@ def partial(
     )
 
 
+def apply_changes(
+    text: str, changes: list[types.TextDocumentContentChangeEvent], encoding: str
+) -> tuple[str, int]:
+    state = DocumentState("file:///t.relavium.yaml", 1, text)
+    clamped = state.apply(changes, encoding)
+    return state.text, clamped
+
+
 def test_incremental_change_uses_client_units() -> None:
     text = "x: 😀é\ny: 1\n"
     new, clamped = apply_changes(text, [partial((0, 5), (0, 6), "e")], UTF16)
@@ -88,7 +98,7 @@ def splice_reference(text: str, start: int, end: int, new: str) -> str:
 
 
 @given(
-    st.text(alphabet=st.sampled_from("ab\né😀\r")),
+    st.text(alphabet=st.sampled_from("ab\né😀\r\u2028\f")),
     st.tuples(st.integers(0, 6), st.integers(0, 12)),
     st.tuples(st.integers(0, 6), st.integers(0, 12)),
     st.text(alphabet=st.sampled_from("x\n😀")),
@@ -115,7 +125,7 @@ EDITS = st.lists(
 )
 
 
-@given(st.text(alphabet=st.sampled_from("ab\né😀\r")), EDITS)
+@given(st.text(alphabet=st.sampled_from("ab\né😀\r\u2028\f")), EDITS)
 def test_many_edits_in_one_change_apply_one_after_another(
     text: str, edits: list[tuple[tuple[int, int], tuple[int, int], str]]
 ) -> None:
@@ -129,8 +139,15 @@ def test_many_edits_in_one_change_apply_one_after_another(
             for line, column in (start, end)
         )
         expected = splice_reference(expected, offsets[0], offsets[1], new)
-    changes = [partial(start, end, new) for start, end, new in edits]
+    changes: list[types.TextDocumentContentChangeEvent] = [
+        partial(start, end, new) for start, end, new in edits
+    ]
     assert apply_changes(text, changes, UTF16)[0] == expected
+    # the same edits as one didChange each, on one document that keeps its lines between them
+    state = DocumentState("file:///t.relavium.yaml", 1, text)
+    for change in changes:
+        state.apply([change], UTF16)
+    assert state.text == expected
 
 
 def test_a_whole_document_event_among_edits_replaces_the_text() -> None:
@@ -150,3 +167,21 @@ def test_many_edits_cost_the_same_in_a_ten_times_larger_document() -> None:
 
     small, large = cost(3_000), cost(30_000)
     assert large <= small * 1.2, (small, large)
+
+
+def test_a_keystroke_does_not_split_the_document_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lines are split once and kept: splitting a 1 MB document on every keystroke held the
+    event loop 40-90 ms each time. A whole-document event is never split."""
+    splits: list[int] = []
+    real_split = documents._split_lines
+    monkeypatch.setattr(
+        documents, "_split_lines", lambda text: splits.append(len(text)) or real_split(text)
+    )
+    state = DocumentState("file:///t.relavium.yaml", 1, "a: 1\n" * 1000)
+    state.apply([types.TextDocumentContentChangeWholeDocument(text="b: 2\n" * 1000)], UTF16)
+    assert splits == []
+    for column in range(5):
+        state.apply([partial((500, column), (500, column), "x")], UTF16)
+    # (each edit also splits its own few lines)
+    assert [length for length in splits if length > 100] == [5000]
+    assert state.text.splitlines()[500] == "xxxxxb: 2"

@@ -7,6 +7,9 @@ itself is the real one, only watched.
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import sys
 import threading
 from collections.abc import Callable
 
@@ -15,8 +18,9 @@ from lsprotocol import types
 
 import server.language_server as language_server
 from analysis import AnalysisResult, AnalysisStopped
+from server import scheduling
 from server.language_server import RelaviumLanguageServer, create_server
-from server.scheduling import AnalysisQueue
+from server.scheduling import AnalysisQueue, Diagnosis
 from tests.analysis.large_workflow import large_workflow
 
 URI = "file:///tmp/scheduling/burst.relavium.yaml"
@@ -84,6 +88,7 @@ async def test_typing_with_requests_runs_one_analysis_at_a_time(
     # never on pygls' pool, which request handlers need
     assert threads and all(name.startswith("analysis-") for name in threads), threads
     ls.thread_pool.shutdown()
+    ls.analysis_process.close()
 
 
 async def test_a_superseded_analysis_stops_instead_of_finishing(
@@ -93,6 +98,7 @@ async def test_a_superseded_analysis_stops_instead_of_finishing(
     started: list[int] = []
     real_analyze = language_server.analyze
     ls = initialized_server()
+    ls.large_document_chars = sys.maxsize  # every document analysed in this process
 
     def watched(
         text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False
@@ -144,3 +150,139 @@ async def test_an_analysis_error_reaches_the_awaiting_task() -> None:
 
     with pytest.raises(ValueError, match="boom"):
         await AnalysisQueue(workers=1).submit(1, fail)
+
+
+def change(ls: RelaviumLanguageServer, version: int, text: str) -> None:
+    ls.change_document(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=URI, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
+def watch_process_jobs(ls: RelaviumLanguageServer) -> list[asyncio.Future[Diagnosis]]:
+    jobs: list[asyncio.Future[Diagnosis]] = []
+    real_submit = ls.analysis_process.submit
+
+    def submit(
+        text: str, path: str | None, superseded: Callable[[], bool]
+    ) -> asyncio.Future[Diagnosis]:
+        jobs.append(real_submit(text, path, superseded))
+        return jobs[-1]
+
+    ls.analysis_process.submit = submit  # type: ignore[method-assign]
+    return jobs
+
+
+async def test_a_large_document_is_diagnosed_in_the_analysis_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its analyses fill another process's heap; this one computes the model only when a
+    request needs it, beside the diagnosis."""
+    in_server: list[int] = []
+    real_analyze = language_server.analyze
+
+    def watched(
+        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False
+    ) -> AnalysisResult:
+        in_server.append(len(text))
+        return real_analyze(text, path, should_stop)
+
+    monkeypatch.setattr(language_server, "analyze", watched)
+    ls = initialized_server()
+    jobs = watch_process_jobs(ls)
+    text = large_workflow(40).replace("type: transform", "type: transfrom", 1)
+    assert len(text) >= ls.large_document_chars
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    diagnosis = await ls.fresh_snapshot(URI, model=False)
+    assert diagnosis is not None and not diagnosis.has_model and not diagnosis.is_good
+    assert "invalid-value" in {d.rule for d in diagnosis.result.diagnostics}
+    assert len(jobs) == 1 and in_server == []
+    assert ls.analysis_process.pid not in (None, os.getpid())
+    model = await ls.fresh_snapshot(URI)
+    assert model is not None and model.is_good and model.version == 1
+    assert in_server == [len(text)]
+    assert model.result.diagnostics == diagnosis.result.diagnostics
+    ls.analysis_process.close()
+    ls.thread_pool.shutdown()
+
+
+async def test_a_superseded_version_is_stopped_in_the_analysis_process() -> None:
+    ls = initialized_server()
+    jobs = watch_process_jobs(ls)
+    text = large_workflow(300)  # 3,000 nodes: a second or so
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    while not jobs:
+        await asyncio.sleep(0.001)
+    change(ls, 2, text + "#")
+    change(ls, 3, text + "##")
+    snapshot = await ls.fresh_snapshot(URI, model=False)
+    assert snapshot is not None and snapshot.version == 3
+    with pytest.raises(AnalysisStopped):
+        jobs[0].result()
+    # version 2 never started: version 1 had not stopped when 3 superseded it
+    assert len(jobs) == 2 and jobs[1].result().result is snapshot.result
+    ls.analysis_process.close()
+    ls.thread_pool.shutdown()
+
+
+async def test_a_worker_that_dies_is_replaced_and_its_job_analysed_in_the_server() -> None:
+    ls = initialized_server()
+    jobs = watch_process_jobs(ls)
+    text = large_workflow(300)
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    while not jobs:
+        await asyncio.sleep(0.001)
+    first = ls.analysis_process.pid
+    assert first is not None
+    os.kill(first, signal.SIGKILL)
+    snapshot = await ls.fresh_snapshot(URI, model=False)
+    assert snapshot is not None and snapshot.version == 1 and snapshot.has_model
+    assert ls.analysis_process.deaths == 1
+    change(ls, 2, text + "#")
+    snapshot = await ls.fresh_snapshot(URI, model=False)
+    assert snapshot is not None and snapshot.version == 2 and not snapshot.has_model
+    assert ls.analysis_process.pid not in (None, first)
+    ls.analysis_process.close()
+    ls.thread_pool.shutdown()
+
+
+async def test_a_job_that_does_not_stop_in_time_is_killed_and_a_spare_takes_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scheduling, "STOP_GRACE_SECONDS", 0.0)
+    ls = initialized_server()
+    jobs = watch_process_jobs(ls)
+    text = large_workflow(500)  # 5,000 nodes: its first stage alone outlasts the grace
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    while not jobs:
+        await asyncio.sleep(0.001)
+    process = ls.analysis_process
+    process._spare = spare = process._new_worker()  # as the first cancel would start one
+    while process._worker is None or not process._worker.ready or not spare.ready:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.1)  # inside the analysis, between checkpoints
+    killed = process.pid
+    change(ls, 2, text + "#")
+    snapshot = await ls.fresh_snapshot(URI, model=False)
+    assert snapshot is not None and snapshot.version == 2 and not snapshot.has_model
+    with pytest.raises(AnalysisStopped):
+        jobs[0].result()
+    assert process.forced_stops == 1 and process.deaths == 0
+    assert process.pid == spare.process.pid != killed
+    process.close()
+    ls.thread_pool.shutdown()
+
+
+async def test_a_worker_that_cannot_start_leaves_the_analysis_to_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scheduling.sys, "executable", "/nonexistent/python")
+    ls = initialized_server()
+    text = large_workflow(40)
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    snapshot = await ls.fresh_snapshot(URI, model=False)
+    assert snapshot is not None and snapshot.version == 1 and snapshot.has_model
+    assert ls.analysis_process.deaths == 1
+    ls.thread_pool.shutdown()

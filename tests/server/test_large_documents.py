@@ -1,0 +1,112 @@
+"""Large documents are diagnosed in the analysis process (server/scheduling.py), over real LSP:
+the diagnostics and the requests served from the model computed on demand, and the worker's
+lifetime tied to the server's."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from server.scheduling import LARGE_DOCUMENT_CHARS
+from tests.analysis.large_workflow import large_workflow
+from tests.server.conftest import RelaviumClient, Workspace
+from tests.server.test_serve_cli import RawSession
+
+# 400 nodes, one of them with a misspelt type
+LARGE = large_workflow(40).replace("type: transform", "type: transfrom", 1)
+
+
+def test_the_sample_is_large() -> None:
+    assert len(LARGE) >= LARGE_DOCUMENT_CHARS
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_diagnostics_and_requests_on_a_large_document(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    uri = workspace.open("large.relavium.yaml", LARGE)
+    diagnostics = await client.diagnostics_for(uri)
+    assert [d.code for d in diagnostics] == ["invalid-value"]
+    line = LARGE[: LARGE.index("transfrom")].count("\n")
+    assert diagnostics[0].range.start.line == line
+    # hover needs the model, which the server computes itself on demand
+    needle = LARGE.index("id: b7-route") + len("id: ")
+    position = types.Position(line=LARGE[:needle].count("\n"),
+                              character=needle - LARGE.rfind("\n", 0, needle) - 1)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=position)
+    )
+    assert hover is not None and "condition" in str(hover.contents)
+    client.replace_all(uri, LARGE.replace("type: transfrom", "type: transform"))
+    assert await client.diagnostics_for(uri) == []
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")  # exited; a zombie only waits for its reaper
+
+
+def _wait_gone(pid: int) -> bool:
+    deadline = time.monotonic() + 20
+    while not _gone(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _session_with_worker(tmp_path: Path) -> tuple[RawSession, int]:
+    session = RawSession({})
+    session.open(tmp_path / "large.relavium.yaml", LARGE)
+    deadline = time.monotonic() + 30
+    while not (workers := _children(session.process.pid)):
+        assert time.monotonic() < deadline, "no analysis process started"
+        time.sleep(0.05)
+    [worker] = workers
+    return session, worker
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_exit_ends_the_analysis_process(tmp_path: Path) -> None:
+    session, worker = _session_with_worker(tmp_path)
+    try:
+        session.send({"id": 2, "method": "shutdown"})
+        session.answer_to(2)
+        session.send({"method": "exit"})
+        assert session.process.wait(timeout=30) == 0
+        assert _wait_gone(worker)
+    finally:
+        session.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_killed_server_leaves_no_analysis_process(tmp_path: Path) -> None:
+    session, worker = _session_with_worker(tmp_path)
+    try:
+        os.kill(session.process.pid, signal.SIGKILL)
+        session.process.wait(timeout=30)
+        # its input closed: the worker exits even in the middle of an analysis
+        assert _wait_gone(worker)
+    finally:
+        session.close()
