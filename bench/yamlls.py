@@ -19,8 +19,9 @@ Measured, each as ours / theirs:
   VS Code's client pulls: one request in flight per document, an edit cancels it and a new one
   follows its answer) and pushed with `debounceMs: 0`; theirs only pushes, with its fixed delay,
   in every row;
-- completion latency at 1,000 nodes; peak RSS (VmHWM) of each server's processes (with ours'
-  analysis worker), per pair of servers that ran the same workload.
+- completion latency at 1,000 nodes; peak RSS of each server's processes (with ours' analysis
+  worker: sampled every 50 ms, and the sum of the live ones' VmHWM at the end, whichever is
+  larger), per pair of servers that ran the same workload.
 
 The servers take turns going first from round to round.
 
@@ -72,6 +73,7 @@ COMPLETIONS = 20
 BURSTS = 6
 KEYSTROKES = 20
 KEYSTROKE_GAP = 0.02
+MEMORY_SAMPLING = 0.05
 SETTLE = 0.3  # quiet time after an answer, so a round never pays for the previous one
 TIMEOUT = 120.0
 T = TypeVar("T")
@@ -296,24 +298,35 @@ class Document:
             self.pull()
 
 
-def peak_rss_mib(pid: int) -> float:
-    """The peak resident set (VmHWM; psutil has none on Linux) of a server's process and its
-    live descendants (ours analyses large documents in a worker process), summed: a sum of
-    peaks is never below the peak of the sum, so it never flatters either server."""
-    status = Path(f"/proc/{pid}/status").read_text()
-    found = re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE)
-    if found is None:
-        raise RuntimeError(f"no VmHWM for process {pid}")
+def processes(pid: int) -> list[int]:
+    """A process and its live descendants (ours diagnoses large documents in a worker process)."""
     children = [
         int(child)
         for task in Path(f"/proc/{pid}/task").iterdir()
         for child in (task / "children").read_text().split()
     ]
-    peak = int(found.group(1)) / 1024
-    for child in children:
-        with contextlib.suppress(FileNotFoundError):  # it ended meanwhile
-            peak += peak_rss_mib(child)
-    return peak
+    return [pid, *(descendant for child in children for descendant in processes(child))]
+
+
+def memory_mib(pid: int, field: str) -> float:
+    """A /proc status field (VmRSS, VmHWM; psutil has no peak on Linux) summed over a process
+    and its live descendants; one that ends meanwhile counts nothing."""
+    total = 0
+    for member in processes(pid):
+        with contextlib.suppress(FileNotFoundError):
+            status = Path(f"/proc/{member}/status").read_text()
+            found = re.search(rf"^{field}:\s+(\d+) kB", status, re.MULTILINE)
+            total += int(found.group(1)) if found else 0
+    return total / 1024
+
+
+async def sample_memory(pid: int, peak: list[float]) -> None:
+    """Keep peak[0] at the largest resident set of the process tree seen: a worker killed before
+    the end (ours replaces one that does not stop in time) takes its own peak with it."""
+    while True:
+        with contextlib.suppress(FileNotFoundError):
+            peak[0] = max(peak[0], memory_mib(pid, "VmRSS"))
+        await asyncio.sleep(MEMORY_SAMPLING)
 
 
 @dataclass
@@ -338,6 +351,8 @@ async def session(
     await client.start_io(*server.command)
     process = client._server
     assert process is not None
+    peak = [0.0]
+    sampling = asyncio.ensure_future(sample_memory(process.pid, peak))
     try:
         await within(client.initialize_async(types.InitializeParams(
             capabilities=capabilities(server.pull),
@@ -350,10 +365,12 @@ async def session(
             await asyncio.sleep(SETTLE)
         yield client
         if workload is not None:
-            results.peaks[workload, server.name] = peak_rss_mib(process.pid)
+            # the sum of live processes' peaks is never below their peak together
+            results.peaks[workload, server.name] = max(peak[0], memory_mib(process.pid, "VmHWM"))
         await within(client.shutdown_async(None), f"{server.name}: shutdown")
         client.exit(None)
     finally:
+        sampling.cancel()
         # a server that failed or hung is killed rather than waited for: the run stays bounded
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(process.wait(), 10)
