@@ -507,7 +507,7 @@ def report(results: Results, their_name: str) -> None:
         print(f"{measure:<44}{name:<20}{statistics.median(samples) * 1e3:>8.0f}"
               f"{percentile(samples, 0.95) * 1e3:>8.0f}{shown:>13}")
     memory: dict[str, float] = {}  # our variant in a workload → its peak / theirs in that workload
-    print(f"{'peak RSS (VmHWM), session of':<44}{'server':<20}{'MiB':>8}{'':>8}{'ours/theirs':>13}")
+    print(f"{'peak RSS, session of':<44}{'server':<20}{'MiB':>8}{'':>8}{'ours/theirs':>13}")
     for workload, name, peak in grouped(results.peaks, their_name):
         their_peak = results.peaks[workload, their_name]
         if name != their_name:
