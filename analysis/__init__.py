@@ -14,6 +14,9 @@ Contract:
   the top of the file naming the rule (a bug to report, never expected).
 - `analyze(text, path, should_stop=check)` calls `check()` between its stages and rules and
   raises `AnalysisStopped` once it answers True: a server stops analysing a superseded version.
+- `analyze(text, path, previous=result)` gives the same result as without `previous` (the
+  analysis of an earlier version of the same document); it reads again only the YAML list item
+  an edit falls in when it can (`analysis.yaml_tree.read_yaml`).
 """
 
 from __future__ import annotations
@@ -55,15 +58,23 @@ def tune_collector() -> None:
     """Process-wide collector settings for a program that analyses (the CLI and the server call
     this once after start-up; calling it again also freezes what was imported since).
 
-    An analysis allocates tens of thousands of small objects and leaves little garbage meanwhile:
-    with the default thresholds the collector runs hundreds of times per 1,000-node analysis and
-    re-walks every module object each full pass. Freezing start-up objects takes them out of
-    every pass, and a larger first threshold makes young collections rare (bench/analysis.py
-    measures the difference; the collector still reclaims cycles). Nothing is
-    toggled per call: concurrent analyses cannot leave the collector off.
+    An analysis holds hundreds of thousands of small objects at its peak (about 100 per
+    workflow node: libyaml's node tree, the positioned tree, the model) and leaves no cyclic
+    garbage: its result is freed by reference counting (tests/analysis/test_collector.py keeps
+    it so). The collector's young generation counts objects allocated and not yet freed, so
+    with a first threshold of `YOUNG_THRESHOLD` it seldom runs during an analysis of up to
+    ~5,000 nodes, and when it does it no longer walks earlier analyses' garbage; with the
+    default 700 (or the former 50,000) it walked each analysis's live tree several times, and
+    every twentieth pass walked all of them — the p95 spikes of bench/lsp.py at 5,000 nodes.
+    Cycles made elsewhere are still reclaimed, once that many objects have piled up. Freezing
+    start-up objects takes them out of every full pass. Nothing is toggled per call:
+    concurrent analyses cannot leave the collector off.
     """
     gc.freeze()
-    gc.set_threshold(50_000, 20, 10)
+    gc.set_threshold(YOUNG_THRESHOLD, 20, 10)
+
+
+YOUNG_THRESHOLD = 500_000
 
 
 class AnalysisStopped(Exception):
@@ -75,7 +86,8 @@ def _never() -> bool:
 
 
 def analyze(
-    text: str, path: str | None = None, should_stop: Callable[[], bool] = _never
+    text: str, path: str | None = None, should_stop: Callable[[], bool] = _never,
+    previous: AnalysisResult | None = None,
 ) -> AnalysisResult:
     # Imported here: loading the rules imports every rule module, and those import this package.
     from analysis.rules import RULES, RuleContext
@@ -86,7 +98,7 @@ def analyze(
 
     checkpoint()
     source = SourceText(text)
-    document = read_yaml(source)
+    document = read_yaml(source, previous.document if previous is not None else None)
     if document.root is None and document.problems:
         return AnalysisResult(source, path, document, None, None,
                               sorted(document.problems, key=_sort_key))

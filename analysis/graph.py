@@ -229,7 +229,7 @@ def secret_taint(workflow: Workflow) -> dict[str, str | None]:
             taint[symbol] = via
             queue.append(symbol)
 
-    def scan(symbol: str, refs: list[TemplateRef]) -> None:
+    def scan(symbol: str, refs: Iterable[TemplateRef]) -> None:
         for ref in refs:
             if ref.kind == "secrets":
                 seed(symbol, f"secrets.{ref.name}")

@@ -18,9 +18,11 @@ Contract (read by the server and the expression rules):
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from analysis.naming import JS_WHITESPACE, js_number, js_string
 from analysis.scalar_offsets import map_scalar
@@ -106,13 +108,33 @@ class ScalarText:
         return len(self.value) if offset == starts[len(self.value)] else None
 
 
+def _owned_by(owner: Any) -> weakref.ReferenceType[Any]:
+    """A field's link to the declaration that holds it. Weak: the declaration holds its fields,
+    and a strong link back made every analysis's model cyclic garbage, which only the cyclic
+    collector frees (its full passes were the latency spikes of large documents); without the
+    cycle the whole result goes by reference counting. The declaration lives as long as the
+    workflow that holds both."""
+    return weakref.ref(owner)
+
+
+def _owner(link: weakref.ReferenceType[Any]) -> Any:
+    owner = link()
+    assert owner is not None, "a field outlived its workflow"
+    return owner
+
+
 class ExpressionField(ScalarText):
     """A bare JavaScript expression: `expression`, `transform` or `merge_fn`."""
 
     def __init__(self, scalar: YScalar, source: SourceText, node: NodeDef, name: str) -> None:
         super().__init__(scalar, source)
-        self.node = node
+        self._node = _owned_by(node)
         self.name = name
+
+    @property
+    def node(self) -> NodeDef:
+        node: NodeDef = _owner(self._node)
+        return node
 
     @property
     def kind(self) -> str:
@@ -125,12 +147,17 @@ class TemplateField(ScalarText):
 
     def __init__(self, scalar: YScalar, source: SourceText, owner: object, name: str) -> None:
         super().__init__(scalar, source)
-        self.owner = owner
+        self._owner = _owned_by(owner)
         self.name = name
 
+    @property
+    def owner(self) -> object:
+        """The node, context entry or agent declaration."""
+        return _owner(self._owner)
+
     @cached_property
-    def references(self) -> list[TemplateRef]:
-        return find_references(self.value) if "{{" in self.value else []
+    def references(self) -> tuple[TemplateRef, ...]:
+        return find_references(self.value) if "{{" in self.value else ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -253,16 +280,16 @@ class Edge:
     from_field: ScalarText | None
     to: NodeRef | None
 
-    @cached_property
-    def source(self) -> str | None:
-        """The node id before the first `:` of `from`."""
-        return self.from_field.value.split(":", 1)[0] if self.from_field else None
+    # The node id before the first `:` of `from`, and the handle after it. Set at once: every
+    # edge's are read, and a cached_property's first read takes a lock on Python 3.11.
+    source: str | None = field(init=False)
+    handle: str | None = field(init=False)
 
-    @cached_property
-    def handle(self) -> str | None:
-        if self.from_field is None or ":" not in self.from_field.value:
-            return None
-        return self.from_field.value.split(":", 1)[1]
+    def __post_init__(self) -> None:
+        written = self.from_field.value if self.from_field is not None else None
+        source, colon, handle = written.partition(":") if written is not None else (None, "", "")
+        self.source = source
+        self.handle = handle if colon else None
 
     def source_span(self) -> tuple[int, int]:
         assert self.from_field is not None and self.source is not None
@@ -289,14 +316,14 @@ class InputDecl:
         return self.type == "secret"
 
     @cached_property
-    def default_references(self) -> list[TemplateRef]:
+    def default_references(self) -> tuple[TemplateRef, ...]:
         """The `{{ … }}` references of a string `default` (the engine resolves it as a template
         before the run; a structured default is never interpolated)."""
         entry = self.mapping.get("default")
         value = entry.value if entry is not None else None
         if isinstance(value, YScalar) and isinstance(value.value, str) and "{{" in value.value:
             return find_references(value.value)
-        return []
+        return ()
 
 
 @dataclass(eq=False)

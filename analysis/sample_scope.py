@@ -27,7 +27,7 @@ from __future__ import annotations
 import errno
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -389,7 +389,7 @@ def _context(
 
 def _render(
     template: str,
-    references: list[TemplateRef],
+    references: Sequence[TemplateRef],
     inputs: dict[str, Any],
     ctx: dict[str, Any],
     key: str,

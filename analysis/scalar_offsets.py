@@ -121,7 +121,10 @@ def _escape(text: str, index: int, stop: int, out: list[Piece]) -> int:
 
 
 def _line_start(text: str, index: int) -> int:
-    return max(text.rfind(ch, 0, index) for ch in _BREAKS) + 1
+    # The "\r" search starts after the last "\n": searching from the document's start for a
+    # "\r" most files lack made every line of a block scalar cost the whole text before it.
+    newline = text.rfind("\n", 0, index)
+    return max(newline, text.rfind("\r", newline + 1, index)) + 1
 
 
 def _block(text: str, scalar: YScalar) -> list[Piece] | None:

@@ -14,7 +14,8 @@ exportable (e.g. to JSON Schema). Its root is `ROOT` (the document: `schema_vers
 - `Text(enum, pattern, nonempty)`, `Number(integer, minimum, maximum, exclusive_minimum)`,
   `Boolean()`, `Free()` (anything; the loader types it unknown); `RelativePath`, `Regex` and
   `Url` are `Text` with the engine's further checks (`save_to`, `pattern`, an MCP `url`);
-- `Seq(item, min_items)`; `MapOf(value)` (a mapping with free keys: `metadata`, `env`);
+- `Seq(item, min_items, reuse)` (`reuse`: an unchanged item's findings come from an earlier
+  walk, see `Walk.item`); `MapOf(value)` (a mapping with free keys: `metadata`, `env`);
 - `Obj(fields, required, refused, open)`: a strict mapping; `fields` maps each key to its spec
   in authored order, `refused` keys get a dedicated explanation, `extra` holds the cross-field
   rules the engine refines with (bound ordering, MCP transports);
@@ -45,6 +46,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.source import SourceText
+from analysis.text_cache import TextCache
 from analysis.yaml_tree import (
     YAlias,
     YMapping,
@@ -81,21 +83,51 @@ def kebab_suggestion(text: str) -> str:
     return "-".join(words)
 
 
+# rule, severity, start, end (document offsets), message, data
+Finding = tuple[str, Severity, int, int, str, "dict[str, Any] | None"]
+
+# What a list item's check found, by the item's text, column, path and spec (see `Walk.item`):
+# a keystroke re-checks only the item it changed. Offsets are relative to the item's start.
+_ITEM_FINDINGS: TextCache[tuple[Finding, ...]] = TextCache(lambda key: (), max_bytes=8 * 2**20)
+
+
 class Walk:
-    def __init__(self, ctx: RuleContext) -> None:
+    def __init__(self, ctx: RuleContext, reuse: bool = True) -> None:
         self.ctx = ctx
-        self.out: list[Diagnostic] = []
+        self.out: list[Finding] = []
+        self.reuse = reuse
 
     def report(self, rule: str, node: YNode, message: str, **data: Any) -> None:
-        self.out.append(
-            self.ctx.diagnostic(rule, Severity.ERROR, node.start, node.end, message, data or None)
-        )
+        self.out.append((rule, Severity.ERROR, node.start, node.end, message, data or None))
 
     def warn(self, rule: str, node: YNode, message: str) -> None:
         """A value the engine loads but that can never work as meant."""
-        self.out.append(
-            self.ctx.diagnostic(rule, Severity.WARNING, node.start, node.end, message)
-        )
+        self.out.append((rule, Severity.WARNING, node.start, node.end, message, None))
+
+    def item(self, spec: Spec, node: YNode, path: str) -> None:
+        """`spec.check` of a list item that is a mapping, or what an earlier analysis found in
+        the same text at the same column under the same path: a check reads only its item (its
+        text decides its nodes, the column how they nest), and its messages name the path."""
+        if not self.reuse or not isinstance(node, YMapping):
+            spec.check(self, node, path)
+            return
+        text = self.ctx.source.text
+        column = node.start - text.rfind("\n", 0, node.start) - 1
+        key = f"{id(spec)} {column} {path}\n{text[node.start:node.end]}"
+        known = _ITEM_FINDINGS.get(key)
+        if known is None:
+            inner = Walk(self.ctx, reuse=False)
+            spec.check(inner, node, path)
+            base = node.start
+            found = tuple((rule, severity, start - base, end - base, message, data)
+                          for rule, severity, start, end, message, data in inner.out)
+            _ITEM_FINDINGS.put(key, found)
+        else:
+            found = known[0]
+        base = node.start
+        self.out.extend((rule, severity, start + base, end + base, message,
+                         dict(data) if data else None)
+                        for rule, severity, start, end, message, data in found)
 
 
 def _describe(node: YNode) -> str:
@@ -329,6 +361,9 @@ class Seq(Spec):
     item: Spec
     min_items: int = 0
     empty_help: str = ""  # what to do instead of an empty list
+    # Reuse an earlier analysis's findings for an unchanged item (`Walk.item`): worth its cost
+    # (a key of the item's text, a lookup) only for items whose check is long, such as nodes.
+    reuse: bool = False
 
     def check(self, walk: Walk, node: YNode, path: str) -> None:
         if not isinstance(node, YSequence):
@@ -337,9 +372,10 @@ class Seq(Spec):
         if len(node.items) < self.min_items:
             walk.report(INVALID_VALUE, node, f"{path} must have at least {self.min_items} "
                         f"item{'s' if self.min_items > 1 else ''}{self.empty_help}")
+        check = walk.item if self.reuse else lambda spec, item, path: spec.check(walk, item, path)
         for index, item in enumerate(node.items):
             if not isinstance(item, YAlias):
-                self.item.check(walk, item, f"{path}[{index}]")
+                check(self.item, item, f"{path}[{index}]")
 
 
 @dataclass
@@ -867,7 +903,7 @@ WORKFLOW = Obj({
     }, ("max_cost_microcents", "on_exceed"), doc="A pre-egress cost cap (omit for none)."),
     "timeout_ms": POSITIVE_INT.described("The whole run's wall-clock cap in milliseconds."),
     "max_parallel": POSITIVE_INT.described("Cap on concurrent LLM calls."),
-    "nodes": Seq(NODE, min_items=1, doc="The workflow's steps."),
+    "nodes": Seq(NODE, min_items=1, reuse=True, doc="The workflow's steps."),
     "edges": Seq(EDGE, doc="Directed connections from → to."),
 }, ("id", "nodes", "edges"), doc="The workflow.")
 
@@ -1060,11 +1096,11 @@ def validate(ctx: RuleContext) -> list[Diagnostic]:
     walk = Walk(ctx)
     root = ctx.document.root
     if root is None:
-        walk.out.append(ctx.diagnostic(
+        return [ctx.diagnostic(
             MISSING_FIELD, Severity.ERROR, 0, 0,
             "the file is empty: a workflow needs schema_version: '1.0' and a workflow mapping",
             {"field": "schema_version"},
-        ))
-        return walk.out
+        )]
     ROOT.check(walk, root, "")
-    return walk.out
+    return [ctx.diagnostic(rule, severity, start, end, message, data)
+            for rule, severity, start, end, message, data in walk.out]

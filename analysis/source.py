@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import re
 from functools import cached_property
+from itertools import accumulate
 
 from analysis.diagnostics import Position, Range
 
@@ -38,6 +39,14 @@ def code_points_in(text: str, utf16_units: int) -> int:
     return count
 
 
+def line_starts(text: str) -> list[int]:
+    """The offset of each line's first character (LSP's line breaks)."""
+    if "\r" in text:
+        return [0, *(match.end() for match in _LINE_BREAK.finditer(text))]
+    # The common case, without a match object per line (a third of the time).
+    return list(accumulate([len(line) + 1 for line in text.split("\n")[:-1]], initial=0))
+
+
 class SourceText:
     """Immutable document text with line starts and offset/position conversion."""
 
@@ -45,9 +54,7 @@ class SourceText:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        starts = [0]
-        starts.extend(match.end() for match in _LINE_BREAK.finditer(text))
-        self.line_starts: list[int] = starts
+        self.line_starts: list[int] = line_starts(text)
 
     @cached_property
     def _ascii(self) -> bool:

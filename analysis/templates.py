@@ -6,6 +6,7 @@ quotes or brackets does not close a reference; an unclosed `{{` is plain text, a
 it. Recognised heads: `inputs.NAME`, `ctx.NAME`, `run.outputs["ID"]` (bracket-and-quote form: the
 only one that adds a data edge), `run.outputs.ID` / `run.outputs['ID']` (recognised for
 navigation, `edge` False), `run.id`, `secrets.NAME`. Filters: `| name` or `| name("arg")`.
+Results are cached by text across document versions (`analysis.text_cache`, at most 4 MiB).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from analysis.naming import JS_WHITESPACE
+from analysis.text_cache import text_cache
 
 KNOWN_FILTERS = ("read_file", "json", "length", "default")
 # How many arguments each filter takes (filters.ts requireArity): a different count fails.
@@ -98,7 +100,8 @@ def _closing(text: str, start: int) -> int:
     return -1
 
 
-def find_references(text: str) -> list[TemplateRef]:
+@text_cache(max_bytes=4 * 2**20)
+def find_references(text: str) -> tuple[TemplateRef, ...]:
     refs: list[TemplateRef] = []
     position = text.find("{{")
     while position != -1:
@@ -108,7 +111,7 @@ def find_references(text: str) -> list[TemplateRef]:
             break
         refs.append(_parse(text, position, body_start, close))
         position = text.find("{{", close + 2)
-    return refs
+    return tuple(refs)
 
 
 def _split_top_level(text: str, delimiter: str) -> list[tuple[int, int]]:
@@ -180,5 +183,10 @@ def _parse(text: str, start: int, body_start: int, close: int) -> TemplateRef:
 def engine_reads_head(ref: TemplateRef) -> bool:
     """Whether the engine's lexer recognises this reference's head as written: it takes no
     space around `.` and no `run.outputs.ID` dot form (those resolve to nothing and fail)."""
-    head_end = _split_top_level(ref.body, "|")[0][1]
-    return _ENGINE_HEAD.match(ref.body[:head_end].strip(JS_WHITESPACE)) is not None
+    return _engine_reads(ref.body)
+
+
+@text_cache(max_bytes=2**20)
+def _engine_reads(body: str) -> bool:
+    head_end = _split_top_level(body, "|")[0][1]
+    return _ENGINE_HEAD.match(body[:head_end].strip(JS_WHITESPACE)) is not None

@@ -1,7 +1,8 @@
 """A cache of results computed from a text, bounded by the memory its entries hold.
 
-Expression facts, syntax verdicts and tokens are cached across document versions by the
-expression's text, so a keystroke re-analyses only the expression it touched. A cache bounded
+Expression facts, syntax verdicts, tokens and template references are cached across document
+versions by their text, so a keystroke re-analyses only the expression it touched (the schema
+walk keeps node items' findings the same way, with `get`/`put`). A cache bounded
 by entry count (the former `lru_cache(maxsize=4096)`) thrashed past ~6,800 nodes and, with a few
 long expressions, held hundreds of megabytes; this one evicts the least recently used entries
 once their estimated size passes `max_bytes`.
@@ -56,14 +57,26 @@ class TextCache(Generic[V]):
         self.__wrapped__ = compute
 
     def __call__(self, text: str) -> V:
+        found = self.get(text)
+        if found is not None:
+            return found[0]
+        value = self.compute(text)
+        self.put(text, value)
+        return value
+
+    def get(self, text: str) -> tuple[V] | None:
+        """The value remembered for `text` (in a 1-tuple), or None (a miss, counted)."""
         with self._lock:
             self.calls += 1
             entry = self._entries.get(text)
             if entry is not None:
                 self._entries.move_to_end(text)
-                return entry[0]
+                return (entry[0],)
             self.misses += 1
-        value = self.compute(text)
+            return None
+
+    def put(self, text: str, value: V) -> None:
+        """Remember `value` for `text`, for a caller that computes it itself."""
         size = estimated_bytes(text, value)
         with self._lock:
             if size <= self.max_bytes and text not in self._entries:
@@ -72,7 +85,6 @@ class TextCache(Generic[V]):
                 while self.held_bytes > self.max_bytes:
                     _, (_, dropped) = self._entries.popitem(last=False)
                     self.held_bytes -= dropped
-        return value
 
     def clear(self) -> None:
         with self._lock:

@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import repeat
 from typing import Any
 
 import yaml
@@ -247,6 +249,8 @@ class _Reader:
         self.seen: set[int] = set()
         # Stand-in characters → the YAML 1.2 content characters they stand for (see _for_libyaml).
         self.restore: dict[int, int] | None = None
+        # the text as libyaml was given it (the same offsets): aliases are found in it too
+        self.for_libyaml = self.text
 
     def problem(self, rule: str, start: int, end: int, message: str, **data: Any) -> None:
         self.problems.append(
@@ -291,33 +295,60 @@ class _Reader:
         tree = self.build(root)
         if not isinstance(tree, YMapping | YSequence):
             return tree
-        stack: list[tuple[YMapping | YSequence, Iterator[Any]]] = [(tree, iter(root.value))]
-        build = self.build
+        stack = [(tree, self.children(root))]
+        # The common node (untagged, unanchored, no alias to track, no stand-in characters) is
+        # built here, inline: one method call per node was a third of the conversion.
+        plain = not self.track_aliases and self.restore is None
+        text, base, length = self.text, self.base, self.length
+        scalar_node, mapping_node = yaml.ScalarNode, yaml.MappingNode
         while stack:
             parent, children = stack[-1]
-            if isinstance(parent, YSequence):
-                items = parent.items
-                for child in children:
-                    built = build(child)
-                    items.append(built)
-                    if built.__class__ is YMapping or built.__class__ is YSequence:
-                        stack.append((built, iter(child.value)))
-                        break
+            for key_node, node in children:
+                key = None
+                if key_node is not None:
+                    start = key_node.start_mark.index + base
+                    if (not plain or key_node.__class__ is not scalar_node
+                            or (start < length and text[start] in "&!")):
+                        key = self.key(key_node)
+                        if key is None:
+                            continue
+                    else:
+                        name = key_node.value
+                        key = YScalar(start, key_node.end_mark.index + base, name, name,
+                                      key_node.style or None, start)
+                start = node.start_mark.index + base
+                built: YNode
+                if not plain or (start < length and text[start] in "&!"):
+                    built = self.build(node)
+                elif node.__class__ is scalar_node:
+                    value = node.value
+                    style = node.style or None
+                    built = YScalar(start, node.end_mark.index + base, value,
+                                    resolve_plain(value) if style is None else value,
+                                    style, start)
                 else:
-                    stack.pop()
-                continue
-            for key_node, value_node in children:
-                key = self.key(key_node)
+                    built = (YMapping if node.__class__ is mapping_node else YSequence)(
+                        start, node.end_mark.index + base)
                 if key is None:
-                    continue
-                built = build(value_node)
-                self.add_entry(parent, key, built)
+                    parent.items.append(built)  # type: ignore[union-attr]
+                elif key.text in parent._index:  # type: ignore[union-attr]
+                    self.add_entry(parent, key, built)  # type: ignore[arg-type]
+                else:
+                    parent._index[key.text] = entry = YEntry(key, built)  # type: ignore[union-attr]
+                    parent.entries.append(entry)  # type: ignore[union-attr]
                 if built.__class__ is YMapping or built.__class__ is YSequence:
-                    stack.append((built, iter(value_node.value)))
+                    stack.append((built, self.children(node)))
                     break
             else:
                 stack.pop()
         return tree
+
+    @staticmethod
+    def children(node: yaml.Node) -> Iterator[tuple[yaml.Node | None, yaml.Node]]:
+        """A collection's (key, value) pairs; a sequence's items come with no key."""
+        if node.__class__ is yaml.MappingNode:
+            return iter(node.value)
+        return zip(repeat(None), node.value)
 
     def add_entry(self, mapping: YMapping, key: YScalar, value: YNode) -> None:
         first = mapping._index.get(key.text)
@@ -337,7 +368,7 @@ class _Reader:
         ))
 
     def report_aliases(self) -> None:
-        for event in yaml.parse(self.text, Loader=yaml.CSafeLoader):
+        for event in yaml.parse(self.for_libyaml, Loader=yaml.CSafeLoader):
             if isinstance(event, yaml.AliasEvent):
                 assert event.start_mark is not None and event.end_mark is not None
                 start = event.start_mark.index + self.base
@@ -494,18 +525,24 @@ def too_large(source: SourceText, size: str) -> Diagnostic:
     )
 
 
-def read_yaml(source: SourceText) -> YamlDocument:
-    """Compose `source` and convert it; never raises on any text."""
+def read_yaml(source: SourceText, previous: YamlDocument | None = None) -> YamlDocument:
+    """Compose `source` and convert it; never raises on any text. With `previous` (the same
+    document before an edit), only the block-sequence item the edit falls in is read again when
+    that is provably what a full read gives (see `_reread`)."""
     text = source.text
     # A character is at least one UTF-8 byte: encode only when the length alone cannot tell.
     size = len(text) if len(text) > MAX_SOURCE_BYTES or text.isascii() else len(
         text.encode("utf-8", "surrogatepass"))
     if size > MAX_SOURCE_BYTES:
         return YamlDocument(source, None, [too_large(source, f"{size} bytes")])
+    if previous is not None:
+        document = _reread(source, previous)
+        if document is not None:
+            return document
     reader = _Reader(source)
     try:
-        for_libyaml, reader.restore = _for_libyaml(text)
-        root = _compose(for_libyaml)
+        reader.for_libyaml, reader.restore = _for_libyaml(text)
+        root = _compose(reader.for_libyaml)
     except yaml.MarkedYAMLError as error:
         return YamlDocument(source, None, [_syntax_problem(reader, error)])
     except (yaml.YAMLError, ValueError, RecursionError) as error:
@@ -600,3 +637,196 @@ def _syntax_problem(reader: _Reader, error: yaml.MarkedYAMLError) -> Diagnostic:
     return Diagnostic(reader.source.range(offset, offset + 1 if offset < len(reader.text) else
                                           offset),
                       Severity.ERROR, YAML_SYNTAX, message)
+
+
+# -- reading one edited list item again ---------------------------------------------------------
+#
+# A block-sequence item whose `-` starts its line at column k spans every following line up to
+# the first one indented k or less that is neither blank nor a comment (its *boundary*); libyaml
+# reads the item's lines the same way whatever encloses it, since inside them no column is k or
+# less. So when an edit falls inside one item (after its `-`, before its boundary) and leaves
+# the boundary where it was, composing that item's lines alone gives the nodes a full read
+# gives, with two differences fixed here: offsets (the lines are read from where they start)
+# and where a collection that runs to the boundary ends (libyaml ends it at the boundary's
+# first token; alone, at the end of the lines). Anything else — a syntax error, an anchor, a
+# tag warning, a tab, a CR, a previous version with problems — reads the whole text.
+
+_ITEM_PREFIX = re.compile(r"( *)- +\Z")
+
+
+def _reread(source: SourceText, previous: YamlDocument) -> YamlDocument | None:
+    old, new = previous.source.text, source.text
+    root = previous.root
+    if (root is None or previous.problems or not new.endswith("\n") or "\r" in new
+            or "\r" in old or new.startswith("\ufeff") or old.startswith("\ufeff")
+            or _for_libyaml(new) != (new, None)):
+        return None
+    start = _common_prefix(old, new)
+    shared_end = _common_suffix(old, new, start)
+    delta = len(new) - len(old)
+    # the candidate items containing the edit, outermost first; the innermost is tried first
+    for path, item_start, indent in reversed(_items_at(root, old, start)):
+        line_start = item_start - len(old[:item_start].rpartition("\n")[2])
+        if start <= line_start + indent:
+            continue  # the edit touches the `-` or what is before it
+        end, boundary_indent = _item_end(old, line_start, indent)
+        if len(old) - shared_end > end:
+            continue  # the edit reaches the boundary
+        if _item_end(new, line_start, indent) != (end + delta, boundary_indent):
+            return None  # the edit moved the boundary: lines joined or split the item
+        lines = new[line_start : end + delta]
+        if "&" in lines or "\t" in lines:
+            return None
+        item = _read_item(source, lines, line_start, boundary_indent)
+        return None if item is None else YamlDocument(source, _replaced(path, item, delta), [])
+    return None
+
+
+def _common_prefix(a: str, b: str) -> int:
+    low, high = 0, min(len(a), len(b))
+    while low < high:  # binary search on equal prefixes: each comparison runs in C
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_suffix(a: str, b: str, prefix: int) -> int:
+    """The length of the common suffix, not reaching into the common prefix."""
+    low, high = 0, min(len(a), len(b)) - prefix
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle :] == b[len(b) - middle :]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+Path = list[tuple[YMapping | YSequence, int]]
+
+
+def _items_at(root: YNode, text: str, offset: int) -> list[tuple[Path, int, int]]:
+    """Every block-sequence item (its `-` first on its line) on the way down to `offset`: the
+    path to it (each collection and the index taken in it), its start and its `-`'s column."""
+    found: list[tuple[Path, int, int]] = []
+    path: Path = []
+    node = root
+    while isinstance(node, YMapping | YSequence):
+        starts = ([item.start for item in node.items] if isinstance(node, YSequence)
+                  else [entry.key.start for entry in node.entries])
+        index = bisect_right(starts, offset) - 1
+        if index < 0:
+            break
+        path = [*path, (node, index)]
+        if isinstance(node, YSequence):
+            child = node.items[index]
+            prefix = _ITEM_PREFIX.match(text[:child.start].rpartition("\n")[2])
+            if prefix is not None:
+                found.append((path, child.start, len(prefix.group(1))))
+        else:
+            child = node.entries[index].value
+        node = child
+    return found
+
+
+def _item_end(text: str, line_start: int, indent: int) -> tuple[int, int]:
+    """Where the item whose `-` is at column `indent` of the line at `line_start` ends (its
+    boundary line's start, or the text's end) and the boundary line's indentation."""
+    position = text.find("\n", line_start) + 1
+    while 0 < position < len(text):
+        line_end = text.find("\n", position)
+        line = text[position : line_end if line_end != -1 else len(text)]
+        content = line.lstrip(" ")
+        column = len(line) - len(content)
+        if content and content[0] != "#" and column <= indent:
+            return position, column
+        position = line_end + 1 if line_end != -1 else len(text)
+    return len(text), 0
+
+
+def _read_item(source: SourceText, lines: str, line_start: int,
+               boundary_indent: int) -> YNode | None:
+    reader = _Reader(source)
+    reader.base = line_start
+    reader.track_aliases = False
+    try:
+        root = _compose(lines)
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return None
+    if not isinstance(root, yaml.SequenceNode) or len(root.value) != 1:
+        return None
+    tree = reader.read(root)
+    if reader.problems or not isinstance(tree, YSequence):
+        return None
+    item = tree.items[0]
+    end = line_start + len(lines)
+    stack = [item]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, YMapping):
+            stack.extend(entry.value for entry in node.entries)
+        elif isinstance(node, YSequence):
+            stack.extend(node.items)
+        else:
+            continue
+        if node.end == end:
+            node.end += boundary_indent
+    return item
+
+
+def _replaced(path: Path, item: YNode, delta: int) -> YNode:
+    """The tree along `path` with its last step's child replaced by `item`: the collections on
+    the path are new (their ends moved by `delta`), what comes before the edit is shared, what
+    comes after it is copied `delta` further on."""
+    built = item
+    for node, index in reversed(path):
+        if isinstance(node, YSequence):
+            items = [*node.items[:index], built,
+                     *(_shifted(later, delta) for later in node.items[index + 1 :])]
+            built = YSequence(node.start, node.end + delta, items)
+        else:
+            entry = node.entries[index]
+            entries = [*node.entries[:index], YEntry(entry.key, built),
+                       *(YEntry(_shifted(later.key, delta), _shifted(later.value, delta))
+                         for later in node.entries[index + 1 :])]
+            built = YMapping(node.start, node.end + delta, entries,
+                             {entry.key.text: entry for entry in entries})
+    return built
+
+
+def _shifted(node: Any, delta: int) -> Any:
+    """A copy of the subtree `delta` characters further on (iterative: any depth)."""
+    if node.__class__ is YScalar:
+        return _moved(node, delta)
+    copy = node.__class__(node.start + delta, node.end + delta)
+    stack: list[tuple[Any, Any]] = [(node, copy)]
+    while stack:
+        original, target = stack.pop()
+        if original.__class__ is YSequence:
+            append = target.items.append
+            for child in original.items:
+                if child.__class__ is YScalar:
+                    append(_moved(child, delta))
+                else:
+                    append(moved := child.__class__(child.start + delta, child.end + delta))
+                    stack.append((child, moved))
+        elif original.__class__ is YMapping:
+            append, index = target.entries.append, target._index
+            for entry in original.entries:
+                value = entry.value
+                if value.__class__ is YScalar:
+                    moved = _moved(value, delta)
+                else:
+                    moved = value.__class__(value.start + delta, value.end + delta)
+                    stack.append((value, moved))
+                index[entry.key.text] = copied = YEntry(_moved(entry.key, delta), moved)
+                append(copied)
+    return copy
+
+
+def _moved(scalar: YScalar, delta: int) -> YScalar:
+    return YScalar(scalar.start + delta, scalar.end + delta, scalar.text, scalar.value,
+                   scalar.style, scalar.content_start + delta)

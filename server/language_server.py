@@ -406,6 +406,9 @@ class RelaviumLanguageServer(LanguageServer):
         (diagnostics only). None when it was superseded or failed."""
         version, text = state.version, state.text
         in_process = model or not self._in_analysis_process(text)
+        # the version before the edit: analyze() reads again only the YAML it changed
+        latest = state.latest
+        previous = latest.result if latest is not None and latest.has_model else None
 
         def superseded() -> bool:  # read from the analysis thread
             return state.version != version or self.documents.get(state.uri) is not state
@@ -415,7 +418,7 @@ class RelaviumLanguageServer(LanguageServer):
             computing: asyncio.Future[Any]
             if in_process:
                 computing = self.analyses.submit(
-                    len(text), lambda: analyze(text, state.path, superseded)
+                    len(text), lambda: analyze(text, state.path, superseded, previous)
                 )
             else:
                 computing = self.analysis_process.submit(text, state.path, superseded)

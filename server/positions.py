@@ -6,7 +6,6 @@ on form feeds and U+2028 and would disagree with every client about line numbers
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from functools import cached_property
 
@@ -14,8 +13,7 @@ from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
 from analysis.diagnostics import Position, Range
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+from analysis.source import line_starts
 
 
 class LineIndex:
@@ -28,7 +26,7 @@ class LineIndex:
 
     @cached_property
     def _line_starts(self) -> list[int]:
-        return [0, *(match.end() for match in _LINE_BREAK.finditer(self.text))]
+        return line_starts(self.text)
 
     @property
     def line_count(self) -> int:

@@ -97,6 +97,8 @@ class AnalysisQueue:
 # the server process fills its heap, and the collector's pauses (each holds the interpreter lock,
 # 0.3–0.4 s at 5,000 nodes) stall every request (bench/starve.py shows the split).
 LARGE_DOCUMENT_CHARS = 64 * 1024
+# How many documents' last analyses the analysis process keeps for the next version of each.
+KEPT_ANALYSES = 4
 # At most this many diagnostics of a document reach the client (server/lsp_diagnostics.py):
 # converting 128,000 took the event loop 8 s, and their JSON was tens of megabytes.
 MAX_DIAGNOSTICS = 1000
@@ -371,11 +373,20 @@ def worker_main() -> None:
     tune_collector()
     threading.Thread(target=read, name="jobs", daemon=True).start()
     _write_frame(stdout, _READY)
+    # each document's last analysis (the few most recent documents): the next version of it
+    # re-reads only the YAML an edit changed (analysis.analyze's `previous`)
+    last: dict[str | None, AnalysisResult] = {}
     while True:
         _, number, text, path = jobs.get()
         answer: tuple[Any, ...]
         try:
-            result = analyze(text, path, partial(cancelled.__contains__, number))
+            result = analyze(text, path, partial(cancelled.__contains__, number),
+                             last.get(path))
+            if path is not None:
+                last.pop(path, None)
+                last[path] = result  # the most recent last
+                while len(last) > KEPT_ANALYSES:
+                    del last[next(iter(last))]
         except AnalysisStopped:
             answer = (number, "stopped")
         except Exception as error:  # analyze() promises not to raise; never lose the job

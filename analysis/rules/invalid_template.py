@@ -52,11 +52,10 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"{site.where}: {{{{ run.id }}}} is only available in an output node's save_to",
             )
         for used in ref.filters:
-            span = site.field.source_span(used.start, used.end)
             if used.name not in KNOWN_FILTERS:
                 hint, data = did_you_mean(used.name, KNOWN_FILTERS)
                 yield ctx.diagnostic(
-                    RULE_ID, SEVERITY, *span,
+                    RULE_ID, SEVERITY, *site.field.source_span(used.start, used.end),
                     f"{site.where}: unknown filter '{used.name}'{hint}; filters are "
                     f"{', '.join(KNOWN_FILTERS)}",
                     data or None,
@@ -65,7 +64,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 wanted = ('one argument, the value to use: default("…")'
                           if used.name == "default" else "no arguments")
                 yield ctx.diagnostic(
-                    RULE_ID, SEVERITY, *span,
+                    RULE_ID, SEVERITY, *site.field.source_span(used.start, used.end),
                     f"{site.where}: filter '{used.name}' takes {wanted}, not "
                     f"{used.arguments}; the template fails when it is resolved",
                 )

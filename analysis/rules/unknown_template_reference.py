@@ -23,6 +23,8 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         "ctx": ("context key", [e.key for e in workflow.context if e.key is not None]),
         "run.outputs": ("node", list(workflow.nodes_by_id)),
     }
+    # sets for the lookups (a list's `in` made this quadratic in the number of nodes)
+    known = {kind: set(names) for kind, (_, names) in declared.items()}
     for site in sites(workflow):
         ref = site.ref
         if ref.kind not in declared or ref.name is None or site.field.name == "save_to":
@@ -33,7 +35,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         owner = site.field.owner
         self_reference = isinstance(owner, ContextDecl) and ref.kind == "ctx" and (
             owner.key == ref.name)
-        if ref.name in names and not self_reference:
+        if ref.name in known[ref.kind] and not self_reference:
             continue
         hint, data = did_you_mean(ref.name, [n for n in names if not self_reference or
                                              n != ref.name])

@@ -1,5 +1,7 @@
 """Decoded-scalar → source offsets, for all five scalar styles (property-tested)."""
 
+from typing import SupportsIndex
+
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -113,3 +115,34 @@ def test_verbatim_shortcut_agrees_with_the_rescan(value: str, style: str | None)
     starts, ends = mapped
     for index in range(len(scalar.text)):
         assert field.source_span(index, index + 1) == (starts[index], ends[index])
+
+
+class _SearchCountingText(str):
+    """A document that counts the characters its `rfind` calls search (from the end of the
+    range back to the match, or the whole range when there is none)."""
+
+    searched = 0
+
+    def rfind(self, sub: str, start: SupportsIndex | None = None,
+              end: SupportsIndex | None = None) -> int:
+        first = 0 if start is None else int(start)
+        last = len(self) if end is None else int(end)
+        found = super().rfind(sub, first, last)
+        type(self).searched += max(last - (first if found == -1 else found), 0)
+        return found
+
+
+def test_a_block_scalar_is_mapped_without_searching_the_text_before_it() -> None:
+    """Finding each line's start searched for a "\\r" from the document's start: every line of a
+    block scalar cost the whole text before it (quadratic in a large file)."""
+    searched = []
+    for padding in (10, 10_000):
+        text = "".join(f"- k{i}: v\n" for i in range(padding)) + "- k: |\n    one\n    two\n"
+        root = read_yaml(SourceText(text)).root
+        assert isinstance(root, YSequence) and isinstance(root.items[-1], YMapping)
+        scalar = root.items[-1].entries[0].value
+        assert isinstance(scalar, YScalar)
+        _SearchCountingText.searched = 0
+        assert map_scalar(_SearchCountingText(text), scalar) is not None
+        searched.append(_SearchCountingText.searched)
+    assert searched[0] == searched[1]

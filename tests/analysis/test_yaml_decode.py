@@ -170,3 +170,11 @@ def test_stand_ins_for_old_line_breaks_never_collide_with_the_text() -> None:
                                           "b": "\U000f0002"}
     value = document.root.entries[1].value  # type: ignore[attr-defined]
     assert text[value.start:value.end] == "\U000f0002"
+
+
+def test_an_alias_in_a_file_with_a_line_separator_in_a_comment_is_reported() -> None:
+    """Aliases were looked for in the raw text, where libyaml breaks the comment's line at the
+    U+2028 (the engine's YAML 1.2 does not) and then fails: read_yaml raised."""
+    text = "# one\u2028two three\nk: &d v\nj: *d\n"
+    problems = read_yaml(SourceText(text)).problems
+    assert [(p.rule, p.range.start.line) for p in problems] == [("yaml-syntax", 2)]

@@ -51,14 +51,15 @@ async def test_typing_with_requests_runs_one_analysis_at_a_time(
     real_analyze = language_server.analyze
 
     def watched(
-        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False
+        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
+        previous: AnalysisResult | None = None,
     ) -> AnalysisResult:
         threads.add(threading.current_thread().name)
         with lock:
             running[0] += 1
             overlaps.append(running[0])
         try:
-            return real_analyze(text, path, should_stop)
+            return real_analyze(text, path, should_stop, previous)
         finally:
             with lock:
                 running[0] -= 1
@@ -101,12 +102,13 @@ async def test_a_superseded_analysis_stops_instead_of_finishing(
     ls.large_document_chars = sys.maxsize  # every document analysed in this process
 
     def watched(
-        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False
+        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
+        previous: AnalysisResult | None = None,
     ) -> AnalysisResult:
         version = ls.documents[URI].version
         started.append(version)
         try:
-            result = real_analyze(text, path, should_stop)
+            result = real_analyze(text, path, should_stop, previous)
         except AnalysisStopped:
             outcomes.append((version, "stopped"))
             raise
@@ -184,10 +186,11 @@ async def test_a_large_document_is_diagnosed_in_the_analysis_process(
     real_analyze = language_server.analyze
 
     def watched(
-        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False
+        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
+        previous: AnalysisResult | None = None,
     ) -> AnalysisResult:
         in_server.append(len(text))
-        return real_analyze(text, path, should_stop)
+        return real_analyze(text, path, should_stop, previous)
 
     monkeypatch.setattr(language_server, "analyze", watched)
     ls = initialized_server()

@@ -1,0 +1,168 @@
+"""Reading an edited document with its previous version (`read_yaml(source, previous)`,
+`analyze(..., previous=...)`) gives exactly what reading it afresh gives — nodes, spans, values,
+problems — whether it re-read one list item or fell back to the whole text (issue 12, target 3)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from analysis import analyze
+from analysis.schema import _ITEM_FINDINGS, Walk
+from analysis.source import SourceText
+from analysis.yaml_tree import YamlDocument, YMapping, YScalar, YSequence, read_yaml
+from tests.analysis.large_workflow import large_workflow
+from tests.conftest import EXAMPLES, FIXTURES
+
+# Edits that move YAML's structure: indentation, list dashes, line breaks, comments, quotes,
+# flow brackets, block scalar headers, anchors, aliases, tags, tabs, document markers.
+INSERTS = ["x", " ", "  ", "-", "- ", ":", ": ", "\n", "\n  ", "\n    ", "\n  - ", "#", "\n#c\n",
+           '"', "'", "|", "|-", ">", "|2", "{", "}", "[", "]", ",", "? ", "&a ", "*a", "!",
+           "!!str ", "\t", "é", "😀", "\n---\n", "\n...\n", "%", "\u2028", "\r",
+           "\nk: v\n", "\n  k: v\n", "\n      - z\n", '"a\nb"']
+
+
+def corpus() -> list[str]:
+    texts = [large_workflow(3)]
+    for folder in (FIXTURES, EXAMPLES):
+        for path in sorted(folder.rglob("*.yaml")):
+            texts.append(path.read_text(encoding="utf-8"))
+    return texts
+
+
+def shape(document: YamlDocument) -> list[Any]:
+    """Everything a reader of the tree can see, in document order."""
+    out: list[Any] = [[(d.range, d.rule, d.message, d.severity, d.data, d.related)
+                       for d in document.problems]]
+    stack = [document.root] if document.root is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, YScalar):
+            out.append(("scalar", node.span, node.text, repr(node.value), node.style,
+                        node.content_start))
+        elif isinstance(node, YMapping):
+            out.append(("mapping", node.span, node.keys(), sorted(node._index)))
+            for entry in reversed(node.entries):
+                stack.extend((entry.value, entry.key))
+        elif isinstance(node, YSequence):
+            out.append(("sequence", node.span, len(node.items)))
+            stack.extend(reversed(node.items))
+        else:
+            assert node is not None
+            out.append((type(node).__name__, node.span))
+    return out
+
+
+def edited(text: str, rng: random.Random) -> str:
+    at = rng.randrange(len(text) + 1)
+    choice = rng.random()
+    if choice < 0.5:
+        return text[:at] + rng.choice(INSERTS) + text[at:]
+    if choice < 0.8:
+        return text[:at] + text[at + rng.randint(1, 3) :]
+    return text[:at] + rng.choice(INSERTS) + text[at + 1 :]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_an_edited_document_reads_as_if_read_afresh(seed: int) -> None:
+    rng = random.Random(seed)
+    texts = corpus()
+    reused = 0
+    for _ in range(1500):
+        before = rng.choice(texts)
+        previous = read_yaml(SourceText(before))
+        text = edited(before, rng)
+        incremental = read_yaml(SourceText(text), previous)
+        assert shape(incremental) == shape(read_yaml(SourceText(text))), (before, text)
+        reused += previous.root is not None and incremental.root is not None and (
+            _first_key(incremental) is _first_key(previous))
+    assert reused > 200  # the re-read of one item is taken, not only the fallback
+
+
+def _first_key(document: YamlDocument) -> object:
+    root = document.root
+    return root.entries[0].key if isinstance(root, YMapping) and root.entries else None
+
+
+def typed(text: str, anchor: str, typing: str) -> str:
+    at = text.index(anchor) + len(anchor)
+    return text[:at] + typing + text[at:]
+
+
+def test_a_keystroke_in_a_large_workflow_reads_only_the_item_it_touched() -> None:
+    before = large_workflow(20)
+    previous = read_yaml(SourceText(before))
+    after = read_yaml(SourceText(typed(before, 'run.outputs["b10-shape"].block + 1', "2")),
+                      previous)
+    assert isinstance(previous.root, YMapping) and isinstance(after.root, YMapping)
+    before_nodes, after_nodes = (_nodes(previous), _nodes(after))
+    assert after_nodes[5] is before_nodes[5]  # before the edit: shared
+    assert after_nodes[150] is not before_nodes[150]  # after it: moved one character on
+    assert after_nodes[150].start == before_nodes[150].start + 1
+
+
+def _nodes(document: YamlDocument) -> list[Any]:
+    root = document.root
+    assert isinstance(root, YMapping)
+    body = root.get("workflow")
+    assert body is not None and isinstance(body.value, YMapping)
+    nodes = body.value.get("nodes")
+    assert nodes is not None and isinstance(nodes.value, YSequence)
+    return nodes.value.items
+
+
+@pytest.mark.parametrize(
+    ("anchor", "typing"),
+    [
+        ("agent_ref: writer", "s"),  # unknown-agent
+        ('run.outputs["b3-classify"', "x"),  # unknown-output-reference
+        ("- id: b4-join\n", "      colour: red\n"),  # unknown-key
+        ("    - id: b5-note\n", "  "),  # indents the item into the one before: fallback
+        ("transform: 'run.outputs", "\""),  # a syntax error
+        ("type: merge", " &m"),  # an anchor
+    ],
+)
+def test_analysing_with_the_previous_version_finds_what_a_fresh_analysis_finds(
+    anchor: str, typing: str
+) -> None:
+    before = large_workflow(8)
+    text = typed(before, anchor, typing)
+    fresh = analyze(text, "w.relavium.yaml")
+    again = analyze(text, "w.relavium.yaml", previous=analyze(before, "w.relavium.yaml"))
+    assert again.diagnostics == fresh.diagnostics
+    assert again.suppressed == fresh.suppressed
+
+
+def test_the_examples_exist() -> None:
+    assert any(Path(EXAMPLES).rglob("*.yaml"))
+
+
+def test_node_findings_reused_from_an_earlier_analysis_are_the_ones_a_check_finds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The schema walk reuses a node item's findings by its text, column and path: shifted to
+    where the item now is, they are what checking it again finds (errors of every kind in
+    items that move, repeat and change)."""
+    rng = random.Random(7)
+    bad_nodes = "".join(
+        f"    - {{ id: n{i}, type: transform, transform: '1', colour: red }}\n"
+        f"    - id: m{i}\n      type: condition\n      branches: [{{ when: 1 }}]\n"
+        f"    - {{ id: Bad_{i}, type: merge, merge_strategy: custom }}\n"
+        for i in range(4)
+    )
+    base = large_workflow(2).replace("  nodes:\n", "  nodes:\n" + bad_nodes, 1)
+    first = "    - { id: n0, type: transform, transform: '1', colour: red }\n"
+    # the same items at other indices (their paths name the index), and edited versions
+    texts = [base, base.replace(first, "", 1), base.replace(first, first + first, 1)]
+    texts += [edited(base, rng) for _ in range(60)]
+    for text in texts:
+        analyze(text)  # fills the cache with every version's items
+    hits = _ITEM_FINDINGS.calls - _ITEM_FINDINGS.misses
+    reused = [analyze(text).diagnostics for text in texts]
+    assert _ITEM_FINDINGS.calls - _ITEM_FINDINGS.misses > hits + 1000  # items were reused
+    # every item checked again, without the cache
+    monkeypatch.setattr(Walk, "item", lambda walk, spec, node, path: spec.check(walk, node, path))
+    assert reused == [analyze(text).diagnostics for text in texts]
