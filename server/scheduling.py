@@ -104,10 +104,16 @@ KEPT_ANALYSES = 4
 MAX_DIAGNOSTICS = 1000
 # After this many unexpected worker exits, large documents are analysed in the server again.
 MAX_WORKER_DEATHS = 3
-# How long a job told to stop has to reach its next checkpoint before its worker is killed and a
-# spare takes over: one stage of a 5,000-node analysis runs 0.6-1.6 s without a checkpoint, and
-# that wait delayed the newest version's diagnostics.
-STOP_GRACE_SECONDS = 0.2
+# How long a job told to stop has to reach its next checkpoint before a spare worker is started
+# to take over and, once it is ready, the late one is killed. Killing is the last resort: the
+# killed worker's caches (previous analyses, expression facts) go with it, so the spare's first
+# analysis of 5,000 nodes is cold (over a second), and starting it takes a core for most of a
+# second. A grace of 0.2 s killed a worker on most keystrokes of a burst and doubled the last
+# version's lag at 5,000 nodes (bench/yamlls.py, debounce 0: 1.41 s against 0.78 s with no
+# kill); a warm 5,000-node analysis now reaches a checkpoint well within this grace.
+STOP_GRACE_SECONDS = 1.5
+# How often a late job's spare is looked at until it is ready.
+SPARE_POLL_SECONDS = 0.05
 _HEADER = struct.Struct("!Q")
 # what a worker says once it has imported the analysis
 _READY = (-1, "ready")
@@ -152,11 +158,10 @@ class AnalysisProcess:
     Its heap, its collector and its CPU time are its own, so the server process keeps answering
     while it works. A job whose version is superseded is cancelled, not finished: a queued one
     never starts, the running one is told to stop at its next checkpoint
-    (`cancel_superseded`), and if it has not within `STOP_GRACE_SECONDS` its worker is killed
-    and a spare takes over once the spare is ready (one is started at each cancel that finds
-    none). A worker exits when its
-    input closes, so it dies with the server whichever way the server ends; `close` kills the
-    workers at once. Called on the event loop only.
+    (`cancel_superseded`), and if it has not within `STOP_GRACE_SECONDS` a spare worker is
+    started and, once it is ready, the late worker is killed and the spare takes over. A worker
+    exits when its input closes, so it dies with the server whichever way the server ends;
+    `close` kills the workers at once. Called on the event loop only.
     """
 
     def __init__(self) -> None:
@@ -191,8 +196,6 @@ class AnalysisProcess:
             assert self._worker is not None
             self._worker.send(("cancel", job.number))
             asyncio.get_running_loop().call_later(STOP_GRACE_SECONDS, self._stop_by_force, job)
-            if self._spare is None:  # from the first edit on, one waits ready to take over
-                self._spare = self._new_worker()
 
     def close(self) -> None:
         for worker in (self._worker, self._spare):
@@ -205,12 +208,17 @@ class AnalysisProcess:
         # A worker still starting has not begun the job: it stops at its first checkpoint.
         if self._running is not job or worker is None or not worker.ready:
             return
-        if self._spare is None or not self._spare.ready:
-            # a spare still starting would not begin the next job sooner: ask again later
-            asyncio.get_running_loop().call_later(STOP_GRACE_SECONDS, self._stop_by_force, job)
+        if self._spare is None:
+            try:
+                self._spare = self._new_worker()
+            except OSError:  # no process can be started: the job stops at its checkpoint
+                return
+        if not self._spare.ready:
+            # a spare still starting would not begin the next job sooner: look again soon
+            asyncio.get_running_loop().call_later(SPARE_POLL_SECONDS, self._stop_by_force, job)
             return
         self._running = None
-        self._worker, self._spare = self._spare, None  # the next cancel starts a new spare
+        self._worker, self._spare = self._spare, None  # the next late job starts a new spare
         worker.kill()
         self.forced_stops += 1
         if not job.future.done():

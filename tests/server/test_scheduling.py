@@ -211,7 +211,10 @@ async def test_a_large_document_is_diagnosed_in_the_analysis_process(
     ls.thread_pool.shutdown()
 
 
-async def test_a_superseded_version_is_stopped_in_the_analysis_process() -> None:
+async def test_a_superseded_version_is_stopped_in_the_analysis_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scheduling, "STOP_GRACE_SECONDS", 60.0)  # it stops at a checkpoint
     ls = initialized_server()
     jobs = watch_process_jobs(ls)
     text = large_workflow(300)  # 3,000 nodes: a second or so
@@ -226,6 +229,8 @@ async def test_a_superseded_version_is_stopped_in_the_analysis_process() -> None
         jobs[0].result()
     # version 2 never started: version 1 had not stopped when 3 superseded it
     assert len(jobs) == 2 and jobs[1].result().result is snapshot.result
+    # a job that stops in time costs no process: a spare (and its cold caches) is the last resort
+    assert ls.analysis_process._spare is None and ls.analysis_process.forced_stops == 0
     ls.analysis_process.close()
     ls.thread_pool.shutdown()
 
@@ -262,7 +267,7 @@ async def test_a_job_that_does_not_stop_in_time_is_killed_and_a_spare_takes_over
     while not jobs:
         await asyncio.sleep(0.001)
     process = ls.analysis_process
-    process._spare = spare = process._new_worker()  # as the first cancel would start one
+    process._spare = spare = process._new_worker()  # as the grace's end would start one
     while process._worker is None or not process._worker.ready or not spare.ready:
         await asyncio.sleep(0.01)
     await asyncio.sleep(0.1)  # inside the analysis, between checkpoints
