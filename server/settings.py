@@ -13,7 +13,10 @@ from analysis.diagnostics import Severity
 from analysis.rules import RULES
 
 SECTION = "relavium"
+# Without `debounceMs`, an edit waits as long as the document's last analysis took, at most this
+# (`RelaviumLanguageServer.debounce_ms`).
 DEFAULT_DEBOUNCE_MS = 200
+DEFAULT_DEBOUNCE = f"the default (as long as the last check took, at most {DEFAULT_DEBOUNCE_MS} ms)"
 MAX_DEBOUNCE_MS = 10_000
 SEVERITY_NAMES = {severity.label: severity for severity in Severity}
 RULE_OFF = "off"
@@ -21,7 +24,8 @@ RULE_OFF = "off"
 
 @dataclass(frozen=True)
 class Settings:
-    debounce_ms: int = DEFAULT_DEBOUNCE_MS
+    # None: the default, adaptive (see DEFAULT_DEBOUNCE_MS); a number is waited exactly
+    debounce_ms: int | None = None
     # rule id → severity override, or None when the rule is switched off
     rules: dict[str, Severity | None] = field(default_factory=dict)
     # an explicit sample-scope file for "run with sample scope"; relative to the workspace root
@@ -64,21 +68,21 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
     )
 
 
-def _debounce(value: Any, problems: list[str]) -> int:
+def _debounce(value: Any, problems: list[str]) -> int | None:
     if value is None:
-        return DEFAULT_DEBOUNCE_MS
+        return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         problems.append(
             f"relavium.debounceMs must be a number of milliseconds, got {value!r}; "
-            f"using {DEFAULT_DEBOUNCE_MS}"
+            f"using {DEFAULT_DEBOUNCE}"
         )
-        return DEFAULT_DEBOUNCE_MS
+        return None
     if not 0 <= value <= MAX_DEBOUNCE_MS:
         problems.append(
             f"relavium.debounceMs must be between 0 and {MAX_DEBOUNCE_MS}, got {value!r}; "
-            f"using {DEFAULT_DEBOUNCE_MS}"
+            f"using {DEFAULT_DEBOUNCE}"
         )
-        return DEFAULT_DEBOUNCE_MS
+        return None
     return int(value)
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from analysis.diagnostics import Severity
-from server.documents import is_workflow_uri
+from server.documents import DocumentState, is_workflow_uri
+from server.language_server import create_server
 from server.settings import DEFAULT_DEBOUNCE_MS, Settings, parse_settings, section_of
 
 
@@ -44,8 +45,29 @@ def test_invalid_settings_fall_back_with_a_message_naming_the_field(
 ) -> None:
     settings, problems = parse_settings(raw)
     assert len(problems) == 1 and problems[0].startswith(field), problems
-    assert settings.debounce_ms == DEFAULT_DEBOUNCE_MS
+    assert settings.debounce_ms is None  # the default
     assert settings.rules == {} and settings.sample_scope is None
+
+
+@pytest.mark.parametrize(
+    ("configured", "last_analysis_ms", "waited"),
+    [
+        (None, None, DEFAULT_DEBOUNCE_MS),  # never analysed: the longest default wait
+        (None, 3.2, 4),  # a small document is re-checked as soon as it would be checked
+        (None, 95.0, 95),
+        (None, 1800.0, DEFAULT_DEBOUNCE_MS),
+        (0, 95.0, 0),  # a number is waited exactly, whatever an analysis costs
+        (10_000, 95.0, 10_000),
+        (50, None, 50),
+    ],
+)
+def test_an_edit_waits_as_long_as_an_analysis_takes_unless_debounce_is_set(
+    configured: int | None, last_analysis_ms: float | None, waited: int
+) -> None:
+    ls = create_server()
+    ls.settings = Settings(debounce_ms=configured)
+    state = DocumentState("file:///w/a.relavium.yaml", 1, "", last_analysis_ms=last_analysis_ms)
+    assert ls.debounce_ms(state) == waited
 
 
 def test_initialization_options_may_wrap_the_section() -> None:

@@ -25,11 +25,13 @@ test('the server-side settings match what server/settings.py parses', () => {
   const known = /known = \{([^}]*)\}/.exec(serverSettings)?.[1] ?? '';
   const parsed = [...known.matchAll(/"([^"]+)"/g)].map((match) => match[1]);
   assert.deepEqual(parsed.sort(), [...SERVER_SETTING_KEYS].sort());
-  const debounce = /DEFAULT_DEBOUNCE_MS = (\d+)/.exec(serverSettings)?.[1];
-  assert.equal(
-    manifest.contributes.configuration.properties['relavium.debounceMs'].default,
-    Number(debounce),
-  );
+  // Unset is the server's own default (adaptive, at most DEFAULT_DEBOUNCE_MS): the extension
+  // must not send a number in its place, which the server would wait exactly.
+  assert.match(serverSettings, /debounce_ms: int \| None = None/);
+  const debounce = manifest.contributes.configuration.properties['relavium.debounceMs'];
+  assert.equal(debounce.default, null);
+  const most = /DEFAULT_DEBOUNCE_MS = (\d+)/.exec(serverSettings)?.[1];
+  assert.match(debounce.markdownDescription, new RegExp(`at most ${most} ms`));
 });
 
 test('relavium.rules offers exactly the rule ids documented in docs/rules.md', () => {
