@@ -15,9 +15,7 @@ Prints one table and exits 0; it never asserts a timing.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import logging
 import os
 import statistics
 import sys
@@ -131,14 +129,7 @@ async def run_case(tree: Path, blocks: int, pull: bool, debounce: int) -> dict[s
 
 
 async def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--against", type=Path, help="another tree to run interleaved")
-    args = parser.parse_args()
-    # pygls' client logs each answer to a pull it already cancelled; expected here
-    logging.getLogger("pygls.protocol.json_rpc").setLevel(logging.CRITICAL)
-    trees = {"this": Path(__file__).resolve().parent.parent}
-    if args.against:
-        trees["against"] = args.against.resolve()
+    trees = probed.trees_from_arguments()
     print(f"{BURSTS} bursts of {KEYSTROKES} keystrokes {GAP_SECONDS * 1000:.0f} ms apart; load "
           f"average {os.getloadavg()[0]:.2f} at the start")
     print(f"{'tree':<9}{'case':<14}{'last-version lag ms (each burst)':<34}{'median':>8}"

@@ -3,8 +3,10 @@ one, or an older one extracted with `git archive REV | tar -x -C DIR`)."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
+import logging
 import os
 import sys
 import tempfile
@@ -16,6 +18,19 @@ from lsprotocol import types
 from bench.lsp import Client
 
 PROBE = Path(__file__).resolve().parent / "server_probe.py"
+
+
+def trees_from_arguments() -> dict[str, Path]:
+    """The trees to run, by name: this one, and the one `--against DIR` names."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--against", type=Path, help="another tree to run interleaved")
+    args = parser.parse_args()
+    # pygls' client logs each answer to a request it already cancelled; expected here
+    logging.getLogger("pygls.protocol.json_rpc").setLevel(logging.CRITICAL)
+    trees = {"this": Path(__file__).resolve().parent.parent}
+    if args.against:
+        trees["against"] = args.against.resolve()
+    return trees
 
 
 async def start(client: Client, tree: Path, capabilities: types.ClientCapabilities,

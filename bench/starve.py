@@ -23,9 +23,7 @@ Prints one table and exits 0; it never asserts a timing.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import logging
 import os
 import sys
 import time
@@ -144,14 +142,7 @@ def longest(events: list[list[float]], index: int) -> float:
 
 
 async def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--against", type=Path, help="another tree to run interleaved")
-    args = parser.parse_args()
-    # pygls' client logs each answer to a request it already cancelled; expected here
-    logging.getLogger("pygls.protocol.json_rpc").setLevel(logging.CRITICAL)
-    trees = {"this": Path(__file__).resolve().parent.parent}
-    if args.against:
-        trees["against"] = args.against.resolve()
+    trees = probed.trees_from_arguments()
     print(f"{REQUESTS} hovers and {REQUESTS} completions on an 11-node document while "
           f"{LARGE_DOCUMENTS} large documents change every 0.5 s (debounce 0); load average "
           f"{os.getloadavg()[0]:.2f} at the start")
