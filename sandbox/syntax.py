@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Literal
 
@@ -71,16 +72,57 @@ def _parse_only_context() -> quickjs.Context:
 _parsers = _ThreadParsers()
 
 
+class _CompiledSources:
+    """Sources already found to compile as exactly one expression, most recent last, at most
+    `limit` characters of them in all. The verdict depends on the text alone (same parser, same
+    caps), and the two compiles were about a sixth of an evaluation (bench/sandbox.py) that a
+    dry run or a lens repeats with the same expression. Only passes are kept: a failure is rare
+    and its message is recomputed."""
+
+    def __init__(self, limit: int) -> None:
+        self._sources: OrderedDict[str, None] = OrderedDict()
+        self._size = 0
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def has(self, source: str) -> bool:
+        with self._lock:
+            if source not in self._sources:
+                return False
+            self._sources.move_to_end(source)
+            return True
+
+    def add(self, source: str) -> None:
+        if len(source) > self._limit:
+            return
+        with self._lock:
+            if source in self._sources:
+                return
+            self._sources[source] = None
+            self._size += len(source)
+            while self._size > self._limit:
+                oldest, _ = self._sources.popitem(last=False)
+                self._size -= len(oldest)
+
+
+# 1 Mi characters: thousands of typical expressions, a few MiB of memory at most.
+COMPILED_SOURCES_LIMIT = 1 << 20
+_compiled = _CompiledSources(COMPILED_SOURCES_LIMIT)
+
+
 def check_syntax(source: str) -> SyntaxProblem | None:
     """None when the engine would compile `source` as exactly one expression, else the problem.
 
     Safe to call from any thread; each thread reuses its own parse-only runtime.
     """
+    if _compiled.has(source):
+        return None
     problem = _engine_problem(source, "()")
     if problem is not None:
         return problem
     problem = _engine_problem(source, "[]")
     if problem is None:
+        _compiled.add(source)
         return None
     # The engine's wrapper compiled a breakout, which may have declared globals (declarations
     # are instantiated before the script's first statement throws): start the next check from a

@@ -228,3 +228,37 @@ def test_evaluation_agrees_with_the_check_on_html_comments() -> None:
 
     assert evaluate("1 <!-- + 1\n+ 2", "transform", Scope()) == 3
     assert evaluate("1\n--> + 100\n+ 2", "transform", Scope()) == 3
+
+
+def test_a_source_that_compiled_is_not_compiled_again_and_a_failure_always_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    compiles: list[str] = []
+    real = syntax._engine_problem
+
+    def counted(source: str, brackets: str) -> SyntaxProblem | None:
+        compiles.append(source)
+        return real(source, brackets)
+
+    monkeypatch.setattr(syntax, "_engine_problem", counted)
+    monkeypatch.setattr(syntax, "_compiled", syntax._CompiledSources(1 << 10))
+    assert check_syntax("inputs.cached + 1") is None
+    assert check_syntax("inputs.cached + 1") is None
+    assert compiles == ["inputs.cached + 1"] * 2  # both wrappers, once
+    broken = [check_syntax("inputs.cached +") for _ in range(2)]
+    assert broken[0] == broken[1] is not None and compiles.count("inputs.cached +") == 2
+    breakout = "1)}); x=1; (function(){(1"
+    assert check_syntax(breakout) == check_syntax(breakout) is not None
+    assert compiles.count(breakout) == 4  # refused each time: a breakout is never kept
+
+
+def test_the_compiled_sources_stay_within_their_size() -> None:
+    kept = syntax._CompiledSources(10)
+    for source in ("aaaa", "bbbb", "cccc"):
+        kept.add(source)
+    assert not kept.has("aaaa")  # the oldest went first
+    assert kept.has("cccc") and kept.has("bbbb")  # "bbbb" is now the most recently used
+    kept.add("dddd")
+    assert kept.has("bbbb") and kept.has("dddd") and not kept.has("cccc")
+    kept.add("x" * 11)  # larger than the whole bound: never kept
+    assert not kept.has("x" * 11) and kept.has("bbbb")
