@@ -53,7 +53,7 @@ class Snapshot:
 
     @cached_property
     def lines(self) -> LineIndex:
-        return LineIndex(self.text, self.encoding)
+        return LineIndex(self.text, self.encoding, self.result.source.line_starts)
 
     @property
     def is_good(self) -> bool:
