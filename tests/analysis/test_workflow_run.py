@@ -19,6 +19,7 @@ from analysis.workflow_run import (
     strictly_equal,
 )
 from sandbox import Outcome, Scope, evaluate
+from tests.analysis.failing_workflow import FAILING_NODES
 
 HEAD = "schema_version: '1.0'\nworkflow:\n  id: t\n"
 
@@ -385,22 +386,9 @@ def test_a_template_failure_is_placed_on_the_reference() -> None:
     assert [p.node for p in skipped] == ["gate", "out"]
 
 
-DETAIL = """\
-  nodes:
-    - { id: start, type: input }
-    - id: check-amount
-      type: transform
-      transform: |
-        ["é😀",
-         2].map(x => null.risk)
-  edges:
-    - { from: start, to: check-amount }
-"""
-
-
 def test_a_failure_carries_the_authors_error_in_document_coordinates() -> None:
-    text = HEAD + DETAIL
-    run = dry_run(DETAIL)
+    text = HEAD + FAILING_NODES
+    run = dry_run(FAILING_NODES)
     nodes = by_id(run)
     detail = nodes["check-amount"]["error"]["detail"]
     assert (detail["class"], detail["message"]) == (
@@ -415,7 +403,7 @@ def test_a_failure_carries_the_authors_error_in_document_coordinates() -> None:
 
 
 def test_a_detail_range_counts_utf16_on_a_non_ascii_line() -> None:
-    body = DETAIL.replace("""["é😀",
+    body = FAILING_NODES.replace("""["é😀",
          2]""", """["é😀"]""")
     run = dry_run(body)
     detail = by_id(run)["check-amount"]["error"]["detail"]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.analysis.failing_workflow import FAILING_NODES
 from tests.conftest import EXAMPLES
 
 EXAMPLE = EXAMPLES / "ticket-triage.relavium.yaml"
@@ -180,20 +181,7 @@ def test_a_workflow_the_engine_refuses_still_dry_runs_with_a_note(workflow: Path
     assert result.returncode == 0  # no node failed
 
 
-DETAIL = """\
-schema_version: '1.0'
-workflow:
-  id: detail
-  nodes:
-    - { id: start, type: input }
-    - id: check-amount
-      type: transform
-      transform: |
-        ["é😀",
-         2].map(x => null.risk)
-  edges:
-    - { from: start, to: check-amount }
-"""
+DETAIL = "schema_version: '1.0'\nworkflow:\n  id: detail\n" + FAILING_NODES
 
 
 def test_a_failure_shows_the_authors_error_like_a_compiler(tmp_path: Path) -> None:
