@@ -57,9 +57,11 @@ def modules_after(*args: str) -> set[str]:
 
 
 # What `check` has no use for: the other subcommands' LSP types, dry run and worker pool, the
-# distribution metadata only `--version` and SARIF output read, and a process pool for one file.
+# sandbox's evaluator (only its syntax check is used), the distribution metadata only `--version`
+# and SARIF output read, and a process pool for one file.
 NOT_FOR_CHECK = ("lsprotocol", "pygls", "server.dry_run", "server.commands.run",
-                 "server.commands.eval_cmd", "server.commands.serve", "importlib.metadata",
+                 "server.commands.eval_cmd", "server.commands.serve", "sandbox.pool",
+                 "sandbox.evaluator", "sandbox.vm", "importlib.metadata",
                  "concurrent.futures.process")
 
 
