@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import NoReturn
 
 from server.commands import EXIT_USAGE
 
@@ -77,5 +79,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     return exit_code
 
 
+def program() -> NoReturn:
+    """The console script and `python -m server`: `main`, then exit.
+
+    A one-shot subcommand exits without tearing the interpreter down: freeing every object a
+    check has cached, one by one, is work the operating system does at once when the process
+    ends (a tenth of a second or more after 5,000 nodes). The output is flushed first; if that
+    fails, the interpreter exits as usual and reports it. The server exits as usual.
+    """
+    code = main()
+    if sys.argv[1:2] != ["serve"]:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            sys.exit(code)
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    program()

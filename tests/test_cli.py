@@ -87,3 +87,30 @@ def test_sarif_output_names_the_distribution_version(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     driver = json.loads(result.stdout)["runs"][0]["tool"]["driver"]
     assert driver["version"] == version("relavium-lsp")
+
+
+PROGRAM_WITH_EXIT_HOOK = """
+import atexit, sys
+atexit.register(lambda: print("interpreter teardown", file=sys.stderr))
+sys.argv[0] = "relavium-lsp"
+from server.cli import program
+program()
+"""
+
+
+def test_a_check_exits_without_interpreter_teardown_and_loses_no_output(tmp_path: Path) -> None:
+    clean = tmp_path / "clean.relavium.yaml"
+    clean.write_text(large_workflow(30), encoding="utf-8")
+    broken = tmp_path / "broken.relavium.yaml"
+    broken.write_text(large_workflow(30).replace("type: transform", "type: transfrom"),
+                      encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-c", PROGRAM_WITH_EXIT_HOOK, "check", "--format", "json",
+         str(clean), str(broken)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1  # errors found
+    found = json.loads(result.stdout)  # all of it arrived: a large report parses whole
+    assert len(found) >= 30 and {entry["path"] for entry in found} == {str(broken)}
+    assert "interpreter teardown" not in result.stderr
+    usage = subprocess.run([sys.executable, "-c", PROGRAM_WITH_EXIT_HOOK, "check", "--jobs", "0",
+                            str(clean)], capture_output=True, text=True, timeout=60)
+    assert usage.returncode == 2 and "--jobs" in usage.stderr
