@@ -185,8 +185,12 @@ class RelaviumLanguageServer(LanguageServer):
         state = self.documents.get(uri)
         return state.last_good if state else None
 
-    async def fresh_snapshot(self, uri: str, *, model: bool = True) -> Snapshot | None:
-        """The analysis of the document's current text, skipping any pending debounce.
+    async def fresh_snapshot(
+        self, uri: str, *, model: bool = True, debounced: bool = False
+    ) -> Snapshot | None:
+        """The analysis of the document's current text, skipping any pending debounce unless
+        `debounced` (pulled diagnostics: a client pulls after every change, so skipping it
+        analysed every keystroke of a burst, each to be stopped when the next one came).
 
         A large document's diagnostics come from the analysis process, without the model that
         requests serve from: unless `model=False` (diagnostics only), its model is then
@@ -200,7 +204,9 @@ class RelaviumLanguageServer(LanguageServer):
             if model and self._in_analysis_process(state.text):
                 task = self._modelling(state)
             else:
-                if state.pending is None or state.pending.done() or state.pending_delay_ms:
+                if state.pending is None or state.pending.done() or (
+                    state.pending_delay_ms and not debounced
+                ):
                     self._schedule(state, delay_ms=0)
                 assert state.pending is not None
                 task = state.pending
@@ -280,18 +286,31 @@ class RelaviumLanguageServer(LanguageServer):
                 f"{clamped} out-of-range edit(s); clamped to the document"
             )
         state.version = params.text_document.version
-        self._schedule(state, delay_ms=self.debounce_ms(state))
+        now = time.perf_counter()
+        delay_ms = self.debounce_ms(state, now)
+        state.edited_at = now
+        self._schedule(state, delay_ms=delay_ms)
 
-    def debounce_ms(self, state: DocumentState) -> int:
-        """How long an edit waits before the document is analysed again: `debounceMs` when it
-        is set; by default no longer than the document's last analysis took, at most
-        `DEFAULT_DEBOUNCE_MS`. Waiting spares analysing versions that are typed over, which is
-        worth at most what such an analysis costs: a 1,000-node workflow (~0.1 s) is re-checked
-        0.1 s after an edit, a tiny one at once."""
+    def debounce_ms(self, state: DocumentState, now: float) -> int:
+        """How long an edit made at `now` waits before the document is analysed again:
+        `debounceMs` when it is set. By default, waiting spares analysing versions that are
+        typed over, which is worth at most what such an analysis costs (`limit`: the document's
+        last analysis that built on an earlier one, at most `DEFAULT_DEBOUNCE_MS`), and only
+        while edits come in a burst:
+        - an edit at least `limit` after the one before is analysed at once (waiting 0.2 s
+          after each of them doubled edit → diagnostics at 1,000 nodes);
+        - in a burst, an edit waits twice the gap since the one before, at most `limit`: the
+          next keystroke, if any, comes within that.
+        The first analysis after opening is cold (no earlier result to build on, empty caches),
+        several times an edit's, so it does not set `limit` (`last_analysis_ms`)."""
         if self.settings.debounce_ms is not None:
             return self.settings.debounce_ms
         spent = state.last_analysis_ms
-        return DEFAULT_DEBOUNCE_MS if spent is None else min(DEFAULT_DEBOUNCE_MS, math.ceil(spent))
+        limit = DEFAULT_DEBOUNCE_MS if spent is None else min(DEFAULT_DEBOUNCE_MS, spent)
+        if state.edited_at is None:
+            return 0
+        gap_ms = (now - state.edited_at) * 1000
+        return 0 if gap_ms >= limit else math.ceil(min(limit, 2 * gap_ms))
 
     def save_document(self, uri: str) -> None:
         """Saving flushes a pending debounce."""
@@ -403,10 +422,13 @@ class RelaviumLanguageServer(LanguageServer):
             # starting one beside it, so a document never has two analyses running.
             await asyncio.wait([state.computing])
         began = time.perf_counter()
+        # an analysis with an earlier one to build on (the open's has none)
+        warm = state.latest is not None
         snapshot = await self._analyze(state, model=False)
         if snapshot is None:
             return None
-        state.last_analysis_ms = (time.perf_counter() - began) * 1000
+        if warm:
+            state.last_analysis_ms = (time.perf_counter() - began) * 1000
         if self.documents.get(state.uri) is state and state.version == snapshot.version:
             for listener in self._analysis_listeners:
                 try:
