@@ -313,10 +313,14 @@ class RelaviumLanguageServer(LanguageServer):
         return 0 if gap_ms >= limit else math.ceil(min(limit, 2 * gap_ms))
 
     def save_document(self, uri: str) -> None:
-        """Saving flushes a pending debounce."""
+        """Saving flushes a pending debounce; an analysis of the saved version that is already
+        running is left to finish (restarting it analysed that version a second time)."""
         state = self.documents.get(uri)
-        if state is not None and (state.latest is None or state.latest.version != state.version):
-            self._schedule(state, delay_ms=0)
+        if state is None or (state.latest is not None and state.latest.version == state.version):
+            return
+        if state.pending is not None and not state.pending.done() and not state.pending_delay_ms:
+            return
+        self._schedule(state, delay_ms=0)
 
     def close_document(self, uri: str) -> None:
         state = self.documents.pop(uri, None)

@@ -338,3 +338,39 @@ async def test_a_pull_waits_out_the_debounce_instead_of_skipping_it() -> None:
     assert report.result_id is not None and report.result_id.split(".")[1] == "2"
     ls.analysis_process.close()
     ls.thread_pool.shutdown()
+
+
+async def test_saving_while_the_version_is_analysed_does_not_analyse_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ls = initialized_server()
+    ls.settings = Settings(debounce_ms=0)
+    ls.large_document_chars = sys.maxsize  # analysed in this process, where it can be held
+    release = threading.Event()
+    analysed: list[int] = []
+    real_analyze = language_server.analyze
+
+    def held(
+        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
+        previous: AnalysisResult | None = None,
+    ) -> AnalysisResult:
+        analysed.append(text.count("#"))
+        release.wait()
+        return real_analyze(text, path, should_stop, previous)
+
+    text = large_workflow(2)
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    release.set()
+    assert await ls.fresh_snapshot(URI, model=False) is not None
+    release.clear()
+    monkeypatch.setattr(language_server, "analyze", held)
+    change(ls, 2, text + "#")
+    while not analysed:
+        await asyncio.sleep(0.001)
+    ls.save_document(URI)
+    release.set()
+    snapshot = await ls.fresh_snapshot(URI, model=False)
+    assert snapshot is not None and snapshot.version == 2
+    assert analysed == [1]
+    ls.analysis_process.close()
+    ls.thread_pool.shutdown()
