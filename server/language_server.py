@@ -295,22 +295,24 @@ class RelaviumLanguageServer(LanguageServer):
         """How long an edit made at `now` waits before the document is analysed again:
         `debounceMs` when it is set. By default, waiting spares analysing versions that are
         typed over, which is worth at most what such an analysis costs (`limit`: the document's
-        last analysis that built on an earlier one, at most `DEFAULT_DEBOUNCE_MS`), and only
-        while edits come in a burst:
-        - an edit at least `limit` after the one before is analysed at once (waiting 0.2 s
-          after each of them doubled edit → diagnostics at 1,000 nodes);
-        - in a burst, an edit waits twice the gap since the one before, at most `limit`: the
-          next keystroke, if any, comes within that.
+        last analysis that built on an earlier one, at most `DEFAULT_DEBOUNCE_MS`):
+        - in a burst (the edit before came less than `limit` ago), an edit waits twice the gap
+          since the one before, at most `limit`: the next keystroke, if any, comes within that;
+        - after a pause, an edit is analysed at once (waiting after each one about doubled
+          edit → diagnostics at 1,000 nodes), unless an analysis takes longer than
+          `DEFAULT_DEBOUNCE_MS`: if that edit starts a burst, its analysis runs on to its next
+          checkpoint and holds up the burst's last version by more than the wait it saved
+          (bench/yamlls.py, 5,000 nodes).
         The first analysis after opening is cold (no earlier result to build on, empty caches),
         several times an edit's, so it does not set `limit` (`last_analysis_ms`)."""
         if self.settings.debounce_ms is not None:
             return self.settings.debounce_ms
         spent = state.last_analysis_ms
         limit = DEFAULT_DEBOUNCE_MS if spent is None else min(DEFAULT_DEBOUNCE_MS, spent)
-        if state.edited_at is None:
-            return 0
-        gap_ms = (now - state.edited_at) * 1000
-        return 0 if gap_ms >= limit else math.ceil(min(limit, 2 * gap_ms))
+        gap_ms = math.inf if state.edited_at is None else (now - state.edited_at) * 1000
+        if gap_ms < limit:
+            return math.ceil(min(limit, 2 * gap_ms))
+        return 0 if spent is None or spent <= DEFAULT_DEBOUNCE_MS else DEFAULT_DEBOUNCE_MS
 
     def save_document(self, uri: str) -> None:
         """Saving flushes a pending debounce; an analysis of the saved version that is already

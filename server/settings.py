@@ -14,7 +14,8 @@ from analysis.rules import RULES
 
 SECTION = "relavium"
 # Without `debounceMs`, an edit in a burst waits no longer than the document's last analysis took
-# and at most this; one after a pause waits nothing (`RelaviumLanguageServer.debounce_ms`).
+# and at most this; one after a pause waits nothing, or this when an analysis takes longer
+# (`RelaviumLanguageServer.debounce_ms`).
 DEFAULT_DEBOUNCE_MS = 200
 DEFAULT_DEBOUNCE = (
     f"the default (none after a pause; in a burst at most {DEFAULT_DEBOUNCE_MS} ms)"

@@ -52,10 +52,13 @@ def test_invalid_settings_fall_back_with_a_message_naming_the_field(
 @pytest.mark.parametrize(
     ("configured", "last_analysis_ms", "gap_ms", "waited"),
     [
-        # an edit after a pause is analysed at once, whatever an analysis costs
+        # an edit after a pause is analysed at once
         (None, None, None, 0),  # the first edit since the document was opened
         (None, 95.0, 400.0, 0),
-        (None, 1800.0, 250.0, 0),  # a pause longer than the longest default wait
+        (None, 95.0, None, 0),
+        # ... unless an analysis takes longer than the longest default wait
+        (None, 1800.0, 250.0, DEFAULT_DEBOUNCE_MS),
+        (None, 1800.0, None, DEFAULT_DEBOUNCE_MS),
         # in a burst: twice the gap to the edit before, no longer than an analysis takes
         (None, 95.0, 20.0, 40),
         (None, 95.0, 60.0, 95),
