@@ -14,7 +14,8 @@ Measured, each as ours / theirs:
   that has its settings and is quiet (fresh servers every round, so every open is cold);
 - edit → diagnostics p50 and p95 at 1,000 nodes, both servers' defaults (ours checks an edit
   after a pause at once while a check takes at most 200 ms, and in bursts waits at most 200 ms,
-  unless `relavium.debounceMs` is set; theirs waits a fixed 200 ms, `validationDelayMs`, no setting);
+  unless `relavium.debounceMs` is set; theirs waits a fixed 200 ms, `validationDelayMs`, no
+  setting);
 - typing-burst lag at 5,000 nodes: 20 keystrokes 20 ms apart, last keystroke → the diagnostics of
   the last version; ours pushed with its default debounce, pulled (`textDocument/diagnostic` as
   VS Code's client pulls: one request in flight per document, an edit cancels it and a new one
