@@ -72,7 +72,7 @@
     // then a probe this size cannot be allocated either where the throw is first handled.
     const PROBE_LENGTH = 4096;
     // See reserveCollectorHeadroom.
-    const COLLECTOR_HEADROOM = 1048576;
+    const COLLECTOR_HEADROOM = 262144;
     const DENIED_MESSAGE = "secret-derived values are unavailable to expressions";
     // The diagnostic fields the engine's bridge adds to a top-level Error result, in its order.
     const ERROR_FIELDS = ["name", "message", "stack", "fileName", "lineNumber"];
@@ -287,10 +287,11 @@
     // The engine collects cycles when an object is created after its heap grew by half since the
     // last collection; in a fresh context that first point falls inside the evaluation of any
     // sizeable scope. Collecting now, while a temporary string inflates the heap, moves the next
-    // collection ~1.5 MB of growth away. Nothing authored can observe when the collector runs
-    // (no WeakRef or FinalizationRegistry), and the memory cap is unchanged.
+    // collection ~0.5 MB of growth away (an 18 KB scope grows it by ~0.2 MB). Nothing authored can
+    // observe when the collector runs (no WeakRef or FinalizationRegistry); the cap is unchanged.
     function reserveCollectorHeadroom() {
-      const padding = apply(repeatText, " ", [COLLECTOR_HEADROOM]);
+      // Repeating a one-character string fills it character by character; repeating 1 KiB copies.
+      const padding = apply(repeatText, apply(repeatText, " ", [1024]), [COLLECTOR_HEADROOM / 1024]);
       const trigger = { __proto__: null };
       return padding.length + (trigger === null ? 1 : 0);
     }
