@@ -357,7 +357,9 @@ def main() -> int:
         print(f"{name:<40} {p50:>8.3f} {'':>8} {p50 / bare:>8.3f} {caller:>8.3f}"
               f" {caller / bare_caller:>8.3f}")
     print()
-    print("where one evaluation's time goes (p50 of each stage, same run; / bare p50):")
+    print("where one evaluation's time goes (p50 of each stage, same run; / bare p50; each driver")
+    print("call follows the same work in two other fresh contexts, with warm caches: read the")
+    print("stages as shares, the rows above as the cost)")
     total = waited = 0.0
     for name, samples in stages.items():
         p50 = statistics.median(samples)
