@@ -798,35 +798,39 @@ def _replaced(path: Path, item: YNode, delta: int) -> YNode:
 
 
 def _shifted(node: Any, delta: int) -> Any:
-    """A copy of the subtree `delta` characters further on (iterative: any depth)."""
-    if node.__class__ is YScalar:
-        return _moved(node, delta)
+    """A copy of the subtree `delta` characters further on (iterative: any depth). Scalars are
+    built inline: a call per scalar was a sixth of the copy, which is most of an incremental
+    read."""
+    scalar = YScalar
+    if node.__class__ is scalar:
+        return scalar(node.start + delta, node.end + delta, node.text, node.value, node.style,
+                      node.content_start + delta)
     copy = node.__class__(node.start + delta, node.end + delta)
     stack: list[tuple[Any, Any]] = [(node, copy)]
+    push = stack.append
     while stack:
         original, target = stack.pop()
         if original.__class__ is YSequence:
-            append = target.items.append
+            items = target.items
             for child in original.items:
-                if child.__class__ is YScalar:
-                    append(_moved(child, delta))
+                if child.__class__ is scalar:
+                    items.append(scalar(child.start + delta, child.end + delta, child.text,
+                                        child.value, child.style, child.content_start + delta))
                 else:
-                    append(moved := child.__class__(child.start + delta, child.end + delta))
-                    stack.append((child, moved))
+                    items.append(moved := child.__class__(child.start + delta, child.end + delta))
+                    push((child, moved))
         elif original.__class__ is YMapping:
-            append, index = target.entries.append, target._index
+            entries, index = target.entries, target._index
             for entry in original.entries:
-                value = entry.value
-                if value.__class__ is YScalar:
-                    moved = _moved(value, delta)
+                key, value = entry.key, entry.value
+                if value.__class__ is scalar:
+                    moved = scalar(value.start + delta, value.end + delta, value.text,
+                                   value.value, value.style, value.content_start + delta)
                 else:
                     moved = value.__class__(value.start + delta, value.end + delta)
-                    stack.append((value, moved))
-                index[entry.key.text] = copied = YEntry(_moved(entry.key, delta), moved)
-                append(copied)
+                    push((value, moved))
+                index[key.text] = copied = YEntry(
+                    scalar(key.start + delta, key.end + delta, key.text, key.value, key.style,
+                           key.content_start + delta), moved)
+                entries.append(copied)
     return copy
-
-
-def _moved(scalar: YScalar, delta: int) -> YScalar:
-    return YScalar(scalar.start + delta, scalar.end + delta, scalar.text, scalar.value,
-                   scalar.style, scalar.content_start + delta)
