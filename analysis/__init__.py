@@ -103,8 +103,8 @@ def analyze(
         return AnalysisResult(source, path, document, None, None,
                               sorted(document.problems, key=_sort_key))
     checkpoint()
-    workflow = build_workflow(document)
-    graph = build_graph(workflow)
+    workflow = build_workflow(document, previous.workflow if previous is not None else None)
+    graph = build_graph(workflow, previous.graph if previous is not None else None)
     context = RuleContext(source, document, workflow, graph)
     found: list[Diagnostic] = []
     for rule in RULES.values():
