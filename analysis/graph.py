@@ -1,13 +1,14 @@
 """The dependency graph the engine builds, and the facts derived from it.
 
 Contract:
-- `build_graph(workflow)` never raises. Its `edges` are the union the engine builds (see the
-  workflow-yaml spec): `explicit` edges (the `from` id before the first `:`), `parallel` edges
-  (parallel → each `parallel_of` member), `condition` edges (condition → each branch
-  `target_node` and `default`) and `data` edges (`{{ run.outputs["id"] }}` in an agent's
-  `prompt_template` / `system_prompt_append`, its resolved agent's `system_prompt`, a gate's
-  `assignee` / `message_template`). Only edges whose both ends are existing node ids are in the
-  graph; expressions never add edges.
+- `build_graph(workflow)` never raises (`build_graph(workflow, previous)` gives an equal graph,
+  taking over ancestors and cycle from an earlier version's graph with the same links). Its `edges`
+  are the union the engine builds (see the workflow-yaml spec): `explicit` edges (the `from` id
+  before the first `:`), `parallel` edges (parallel → each `parallel_of` member), `condition` edges
+  (condition → each branch `target_node` and `default`) and `data` edges (`{{ run.outputs["id"] }}`
+  in an agent's `prompt_template` / `system_prompt_append`, its resolved agent's `system_prompt`, a
+  gate's `assignee` / `message_template`). Only edges whose both ends are existing node ids are in
+  the graph; expressions never add edges.
 - `ancestors(node_id)` → the transitive predecessors (a read-only set that behaves like a
   frozenset, never including the node itself unless it sits on a cycle); `cycle` → one cycle as
   a node-id path whose first and last element are equal (None when acyclic), with

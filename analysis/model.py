@@ -2,7 +2,9 @@
 
 Contract (read by the server and the expression rules):
 - `build_workflow(document)` never raises and never rejects: it keeps whatever is well-typed and
-  skips the rest (the schema rules report what is wrong). All spans are document offsets
+  skips the rest (the schema rules report what is wrong). `build_workflow(document, previous)`
+  gives an equal model, taking over `previous`'s declarations of the items `document` shares
+  with it. All spans are document offsets
   (`SourceText.range(start, end)` makes a `Range`).
 - `Workflow`: `id`, `inputs`, `context`, `agents`, `nodes`, `edges` in authored order, plus
   `node(id)` (first node with that id), `expression_fields()` and `template_fields()`.
