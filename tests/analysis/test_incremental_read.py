@@ -113,14 +113,18 @@ def test_a_keystroke_in_a_large_workflow_reads_only_the_item_it_touched() -> Non
     assert after_nodes[150].start == before_nodes[150].start + 1
 
 
-def _nodes(document: YamlDocument) -> list[Any]:
+def _root_body_nodes(document: YamlDocument) -> tuple[YMapping, YMapping, YSequence]:
     root = document.root
     assert isinstance(root, YMapping)
     body = root.get("workflow")
     assert body is not None and isinstance(body.value, YMapping)
     nodes = body.value.get("nodes")
     assert nodes is not None and isinstance(nodes.value, YSequence)
-    return nodes.value.items
+    return root, body.value, nodes.value
+
+
+def _nodes(document: YamlDocument) -> list[Any]:
+    return _root_body_nodes(document)[2].items
 
 
 @pytest.mark.parametrize(
@@ -272,14 +276,9 @@ def test_a_declaration_is_taken_over_only_at_the_index_it_was_built_for() -> Non
     nothing in the model should rely on that) is built again: its index is part of it."""
     document = read_yaml(SourceText(large_workflow(1)))
     earlier = build_workflow(document)
-    root = document.root
-    assert isinstance(root, YMapping)
-    body = root.get("workflow")
-    assert body is not None and isinstance(body.value, YMapping)
-    nodes = body.value.get("nodes")
-    assert nodes is not None and isinstance(nodes.value, YSequence)
-    swapped = YSequence(nodes.value.start, nodes.value.end, [*reversed(nodes.value.items)])
-    moved = _with_entry(root, "workflow", _with_entry(body.value, "nodes", swapped))
+    root, body, nodes = _root_body_nodes(document)
+    swapped = YSequence(nodes.start, nodes.end, [*reversed(nodes.items)])
+    moved = _with_entry(root, "workflow", _with_entry(body, "nodes", swapped))
     later = build_workflow(YamlDocument(document.source, moved, []), earlier)
     assert [node.index for node in later.nodes] == list(range(len(earlier.nodes)))
     assert [node.id for node in later.nodes] == [node.id for node in reversed(earlier.nodes)]
