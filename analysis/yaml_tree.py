@@ -677,9 +677,48 @@ def _reread(source: SourceText, previous: YamlDocument) -> YamlDocument | None:
         lines = new[line_start : end + delta]
         if "&" in lines or "\t" in lines:
             return None
-        item = _read_item(source, lines, line_start, boundary_indent)
-        return None if item is None else YamlDocument(source, _replaced(path, item, delta), [])
-    return None
+        region = _read_region(source, lines, line_start, boundary_indent)
+        if not isinstance(region, YSequence) or len(region.items) != 1:
+            return None
+        return YamlDocument(source, _replaced(path, region.items[0], delta), [])
+    return _reread_top_entry(source, root, old, new, start, shared_end)
+
+
+def _reread_top_entry(source: SourceText, root: YNode, old: str, new: str, start: int,
+                      shared_end: int) -> YamlDocument | None:
+    """The same for a top-level entry of a block mapping (its key first on its line, column 0):
+    it spans the lines up to the next one that starts with content at column 0. The edit may
+    change the key (it must stay unique) but not its first column; a line at column 0 that
+    starts with `-` or a document marker ends no entry (an indentless list, a new document):
+    then the whole text is read."""
+    if (not isinstance(root, YMapping) or not root.entries
+            or root.entries[0].key.start != root.start):
+        return None  # not a block mapping (a flow mapping starts with its `{`)
+    index = bisect_right([entry.key.start for entry in root.entries], start) - 1
+    if index < 0:
+        return None
+    line_start = root.entries[index].key.start
+    if (line_start != 0 and old[line_start - 1] != "\n") or start <= line_start:
+        return None  # the key is not first on its line, or the edit touches its first column
+    delta = len(new) - len(old)
+    end, _ = _item_end(old, line_start, 0)
+    if len(old) - shared_end > end or _item_end(new, line_start, 0) != (end + delta, 0):
+        return None
+    lines = new[line_start : end + delta]
+    if "&" in lines or "\t" in lines or new.startswith(("-", "..."), end + delta):
+        return None
+    region = _read_region(source, lines, line_start, 0)
+    if not isinstance(region, YMapping) or len(region.entries) != 1:
+        return None
+    entry = region.entries[0]
+    known = root.get(entry.key.text)
+    if known is not None and known is not root.entries[index]:
+        return None  # the new key repeats another one: a duplicate-key problem
+    entries = [*root.entries[:index], entry,
+               *(YEntry(_shifted(later.key, delta), _shifted(later.value, delta))
+                 for later in root.entries[index + 1 :])]
+    return YamlDocument(source, YMapping(root.start, root.end + delta, entries,
+                                         {entry.key.text: entry for entry in entries}), [])
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -747,8 +786,11 @@ def _item_end(text: str, line_start: int, indent: int) -> tuple[int, int]:
     return len(text), 0
 
 
-def _read_item(source: SourceText, lines: str, line_start: int,
-               boundary_indent: int) -> YNode | None:
+def _read_region(source: SourceText, lines: str, line_start: int,
+                 boundary_indent: int) -> YNode | None:
+    """The nodes of `lines` (the text from `line_start` on) read alone, at their offsets in the
+    document, collections that run to the boundary ending where a full read ends them; None
+    when they do not compose or have a problem."""
     reader = _Reader(source)
     reader.base = line_start
     reader.track_aliases = False
@@ -756,14 +798,13 @@ def _read_item(source: SourceText, lines: str, line_start: int,
         root = _compose(lines)
     except (yaml.YAMLError, ValueError, RecursionError):
         return None
-    if not isinstance(root, yaml.SequenceNode) or len(root.value) != 1:
+    if root is None:
         return None
     tree = reader.read(root)
-    if reader.problems or not isinstance(tree, YSequence):
+    if reader.problems:
         return None
-    item = tree.items[0]
     end = line_start + len(lines)
-    stack = [item]
+    stack = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, YMapping):
@@ -774,7 +815,7 @@ def _read_item(source: SourceText, lines: str, line_start: int,
             continue
         if node.end == end:
             node.end += boundary_indent
-    return item
+    return tree
 
 
 def _replaced(path: Path, item: YNode, delta: int) -> YNode:

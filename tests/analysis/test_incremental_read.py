@@ -34,8 +34,26 @@ INSERTS = ["x", " ", "  ", "-", "- ", ":", ": ", "\n", "\n  ", "\n    ", "\n  - 
            "\nk: v\n", "\n  k: v\n", "\n      - z\n", '"a\nb"']
 
 
+# Top-level entries of every kind after the workflow: an indentless list, an empty value, a
+# flow mapping, a block scalar, comments between, a last key of its own (as bench/yamlls.py
+# types into).
+TOP_LEVEL_TAIL = """\
+# after the workflow
+extra:
+- 1
+- [2, 3]
+empty:
+
+last: { a: [1, 2] }
+tail: |
+  block
+   text
+bench_a: 1
+"""
+
+
 def corpus() -> list[str]:
-    texts = [large_workflow(3)]
+    texts = [large_workflow(3), large_workflow(2) + TOP_LEVEL_TAIL, large_workflow(1) + "k: 1\n"]
     for folder in (FIXTURES, EXAMPLES):
         for path in sorted(folder.rglob("*.yaml")):
             texts.append(path.read_text(encoding="utf-8"))
@@ -66,7 +84,9 @@ def shape(document: YamlDocument) -> list[Any]:
 
 
 def edited(text: str, rng: random.Random) -> str:
-    at = rng.randrange(len(text) + 1)
+    # a third of the edits near the end, where the last top-level entries are
+    at = rng.randrange(len(text) + 1) if rng.random() < 0.67 else rng.randrange(
+        max(0, len(text) - 120), len(text) + 1)
     choice = rng.random()
     if choice < 0.5:
         return text[:at] + rng.choice(INSERTS) + text[at:]
@@ -262,6 +282,42 @@ def test_a_keystroke_takes_over_the_declarations_before_it_and_rebuilds_the_rest
     taken = [field for node in new[:30] for field in node.scalar_texts()]
     assert taken and all(field.source is again.source for field in taken)
     assert again.workflow.edges[0] is not previous.workflow.edges[0]  # after the edit
+
+
+def test_typing_into_the_last_top_level_key_reads_only_its_entry() -> None:
+    before = large_workflow(20) + "bench_a: 1\n"
+    previous = read_yaml(SourceText(before))
+    after = read_yaml(SourceText(typed(before, "bench_a", "b")), previous)
+    assert isinstance(previous.root, YMapping) and isinstance(after.root, YMapping)
+    assert after.root.keys() == ["schema_version", "workflow", "bench_ab"]
+    assert after.root.entries[1] is previous.root.entries[1]  # the workflow, shared
+    assert shape(after) == shape(read_yaml(SourceText(typed(before, "bench_a", "b"))))
+
+
+@pytest.mark.parametrize(("anchor", "typing"), [
+    ("bench_", "\n"),  # splits the entry: the boundary moves
+    ("bench_a: 1", "\n- 2"),  # an indentless list after it
+    ("bench_a: 1", "\nworkflow: 2"),  # a new entry repeating a key
+    ("bench_", "\n..."),  # a document end marker
+])
+def test_an_edit_that_moves_a_top_level_entry_s_bounds_reads_the_whole_text(
+    anchor: str, typing: str
+) -> None:
+    before = large_workflow(2) + "bench_a: 1\n"
+    previous = read_yaml(SourceText(before))
+    text = typed(before, anchor, typing)
+    after = read_yaml(SourceText(text), previous)
+    assert shape(after) == shape(read_yaml(SourceText(text)))
+    assert after.root is None or _first_key(after) is not _first_key(previous)
+
+
+def test_a_top_level_key_edited_into_another_one_s_name_reads_the_whole_text() -> None:
+    before = large_workflow(2) + "workflox: 1\n"
+    previous = read_yaml(SourceText(before))
+    text = before.replace("workflox:", "workflow:")
+    after = read_yaml(SourceText(text), previous)
+    assert [problem.rule for problem in after.problems] == ["duplicate-key"]
+    assert shape(after) == shape(read_yaml(SourceText(text)))
 
 
 def _with_entry(mapping: YMapping, key: str, value: YNode) -> YMapping:
