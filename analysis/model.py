@@ -211,7 +211,7 @@ def _string(node: YNode | None) -> NodeRef | None:
 
 
 def _entry_value(mapping: YMapping, name: str) -> YNode | None:
-    entry = mapping.get(name)
+    entry = mapping._index.get(name)  # what YMapping.get does, without a call per field
     return entry.value if entry else None
 
 
@@ -484,10 +484,11 @@ def _section(items: YNode | None, build: Callable[[int, YMapping, SourceText], D
     the one it read again: same text, same offsets) is that declaration: building it again
     would give an equal one. Its scalar texts are pointed at this version's source, which has
     the same text at their spans, so an old source is not kept alive by them."""
-    known = {id(decl.mapping): decl for decl in previous}
     result = []
-    for index, item in _mappings(items):
-        decl = known.get(id(item))
+    # An incremental read keeps the items in order, so a shared item's declaration sits at the
+    # same position in `previous`.
+    for position, (index, item) in enumerate(_mappings(items)):
+        decl = previous[position] if position < len(previous) else None
         if decl is None or decl.mapping is not item or decl.index != index:
             decl = build(index, item, source)
         else:

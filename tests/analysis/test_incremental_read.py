@@ -333,11 +333,14 @@ def test_a_declaration_is_taken_over_only_at_the_index_it_was_built_for() -> Non
     document = read_yaml(SourceText(large_workflow(1)))
     earlier = build_workflow(document)
     root, body, nodes = _root_body_nodes(document)
-    swapped = YSequence(nodes.start, nodes.end, [*reversed(nodes.items)])
-    moved = _with_entry(root, "workflow", _with_entry(body, "nodes", swapped))
+    # a scalar item first: each node item is one index further on, at the same position among
+    # the mapping items
+    pushed = YSequence(nodes.start, nodes.end, [YScalar(0, 0, "x", "x", None, 0),
+                                                *nodes.items])
+    moved = _with_entry(root, "workflow", _with_entry(body, "nodes", pushed))
     later = build_workflow(YamlDocument(document.source, moved, []), earlier)
-    assert [node.index for node in later.nodes] == list(range(len(earlier.nodes)))
-    assert [node.id for node in later.nodes] == [node.id for node in reversed(earlier.nodes)]
+    assert [node.index for node in later.nodes] == list(range(1, len(earlier.nodes) + 1))
+    assert [node.id for node in later.nodes] == [node.id for node in earlier.nodes]
 
 
 def test_graph_facts_are_taken_over_only_while_the_links_stay_the_same() -> None:
