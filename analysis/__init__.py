@@ -14,13 +14,13 @@ Contract:
   the top of the file naming the rule (a bug to report, never expected).
 - `analyze(text, path, should_stop=check)` calls `check()` between its stages and rules and
   raises `AnalysisStopped` once it answers True: a server stops analysing a superseded version.
-- `analyze(text, path, previous=result)` gives the same result as without `previous` (the
-  analysis of an earlier version of the same document); it reads again only the YAML list item
-  an edit falls in when it can (`analysis.yaml_tree.read_yaml`), takes over the declarations of
-  the items that read shared (`analysis.model.build_workflow`) and the graph's ancestors and
-  cycle while the links are unchanged (`analysis.graph.build_graph`). Declarations taken over
-  are `previous`'s own objects, their scalar texts pointed at the new source (same text at
-  their spans): `previous` stays valid.
+- `analyze(text, path, previous=result)` gives the same result as without `previous` (the analysis
+  of an earlier version of the same document); it reads again only the YAML list item or top-level
+  entry an edit falls in when it can (`analysis.yaml_tree.read_yaml`), takes over the declarations
+  of the items that read shared (`analysis.model.build_workflow`) and the graph's ancestors and
+  cycle while the links are unchanged (`analysis.graph.build_graph`). Declarations taken over are
+  `previous`'s own objects, their scalar texts pointed at the new source (same text at their spans):
+  `previous` stays valid.
 """
 
 from __future__ import annotations

@@ -527,8 +527,8 @@ def too_large(source: SourceText, size: str) -> Diagnostic:
 
 def read_yaml(source: SourceText, previous: YamlDocument | None = None) -> YamlDocument:
     """Compose `source` and convert it; never raises on any text. With `previous` (the same
-    document before an edit), only the block-sequence item the edit falls in is read again when
-    that is provably what a full read gives (see `_reread`)."""
+    document before an edit), only the block-sequence item or top-level entry the edit falls in
+    is read again when that is provably what a full read gives (see `_reread`)."""
     text = source.text
     # A character is at least one UTF-8 byte: encode only when the length alone cannot tell.
     size = len(text) if len(text) > MAX_SOURCE_BYTES or text.isascii() else len(
@@ -648,8 +648,10 @@ def _syntax_problem(reader: _Reader, error: yaml.MarkedYAMLError) -> Diagnostic:
 # the boundary where it was, composing that item's lines alone gives the nodes a full read
 # gives, with two differences fixed here: offsets (the lines are read from where they start)
 # and where a collection that runs to the boundary ends (libyaml ends it at the boundary's
-# first token; alone, at the end of the lines). Anything else — a syntax error, an anchor, a
-# tag warning, a tab, a CR, a previous version with problems — reads the whole text.
+# first token; alone, at the end of the lines). A top-level entry of a block mapping is read
+# the same way, with k = 0 (its key at column 0; `_reread_top_entry`). Anything else — a syntax
+# error, an anchor, a tag warning, a tab, a CR, a previous version with problems — reads the
+# whole text.
 
 _ITEM_PREFIX = re.compile(r"( *)- +\Z")
 
