@@ -15,9 +15,13 @@ Contract:
 - `analyze(text, path, should_stop=check)` calls `check()` between its stages and rules, and
   while it converts the YAML before each node, edge or other top-level list item, and raises
   `AnalysisStopped` once it answers True: a server stops analysing a superseded version.
-- `analyze(text, path, previous=result)` gives the same result as without `previous` (the
-  analysis of an earlier version of the same document); it reads again only the YAML list item
-  an edit falls in when it can (`analysis.yaml_tree.read_yaml`).
+- `analyze(text, path, previous=result)` gives the same result as without `previous` (the analysis
+  of an earlier version of the same document); it reads again only the YAML list item or top-level
+  entry an edit falls in when it can (`analysis.yaml_tree.read_yaml`), takes over the declarations
+  of the items that read shared (`analysis.model.build_workflow`) and the graph's ancestors and
+  cycle while the links are unchanged (`analysis.graph.build_graph`). Declarations taken over are
+  `previous`'s own objects, their scalar texts pointed at the new source (same text at their spans):
+  `previous` stays valid.
 """
 
 from __future__ import annotations
@@ -104,9 +108,9 @@ def analyze(
         return AnalysisResult(source, path, document, None, None,
                               sorted(document.problems, key=_sort_key))
     checkpoint()
-    workflow = build_workflow(document)
+    workflow = build_workflow(document, previous.workflow if previous is not None else None)
     checkpoint()
-    graph = build_graph(workflow)
+    graph = build_graph(workflow, previous.graph if previous is not None else None)
     context = RuleContext(source, document, workflow, graph)
     found: list[Diagnostic] = []
     for rule in RULES.values():

@@ -1,13 +1,14 @@
 """The dependency graph the engine builds, and the facts derived from it.
 
 Contract:
-- `build_graph(workflow)` never raises. Its `edges` are the union the engine builds (see the
-  workflow-yaml spec): `explicit` edges (the `from` id before the first `:`), `parallel` edges
-  (parallel → each `parallel_of` member), `condition` edges (condition → each branch
-  `target_node` and `default`) and `data` edges (`{{ run.outputs["id"] }}` in an agent's
-  `prompt_template` / `system_prompt_append`, its resolved agent's `system_prompt`, a gate's
-  `assignee` / `message_template`). Only edges whose both ends are existing node ids are in the
-  graph; expressions never add edges.
+- `build_graph(workflow)` never raises (`build_graph(workflow, previous)` gives an equal graph,
+  taking over ancestors and cycle from an earlier version's graph with the same links). Its `edges`
+  are the union the engine builds (see the workflow-yaml spec): `explicit` edges (the `from` id
+  before the first `:`), `parallel` edges (parallel → each `parallel_of` member), `condition` edges
+  (condition → each branch `target_node` and `default`) and `data` edges (`{{ run.outputs["id"] }}`
+  in an agent's `prompt_template` / `system_prompt_append`, its resolved agent's `system_prompt`, a
+  gate's `assignee` / `message_template`). Only edges whose both ends are existing node ids are in
+  the graph; expressions never add edges.
 - `ancestors(node_id)` → the transitive predecessors (a read-only set that behaves like a
   frozenset, never including the node itself unless it sits on a cycle); `cycle` → one cycle as
   a node-id path whose first and last element are equal (None when acyclic), with
@@ -35,7 +36,9 @@ from analysis.templates import TemplateRef
 CONTROL_TYPES = frozenset({"condition", "parallel"})
 
 
-@dataclass(frozen=True)
+# Compared and hashed by value, never changed; not frozen, whose __init__ costs three times as
+# much, and every analysis makes one per edge.
+@dataclass(unsafe_hash=True, slots=True)
 class GraphEdge:
     source: str
     target: str
@@ -277,7 +280,10 @@ def _data_edge_sources(
     return result
 
 
-def build_graph(workflow: Workflow) -> Graph:
+def build_graph(workflow: Workflow, previous: Graph | None = None) -> Graph:
+    """The workflow's graph. With `previous` (the graph of an earlier version of the document),
+    its ancestors and cycle are taken over when the node ids and links are the same: they are
+    computed from those alone, and a keystroke seldom changes them."""
     nodes = workflow.nodes_by_id
     edges: list[GraphEdge] = []
     for edge in workflow.edges:
@@ -301,4 +307,11 @@ def build_graph(workflow: Workflow) -> Graph:
         if link.target not in successors:
             successors.append(link.target)
             graph.predecessors.setdefault(link.target, []).append(link.source)
+    if previous is not None and previous.node_ids == graph.node_ids and (
+            previous.successors == graph.successors):
+        # both follow from the ids and the successors alone (ancestors are sets: the order of
+        # predecessors does not matter)
+        if "cycle" in previous.__dict__:
+            graph.__dict__["cycle"] = previous.cycle
+        graph._ancestors.update(previous._ancestors)
     return graph

@@ -2,7 +2,9 @@
 
 Contract (read by the server and the expression rules):
 - `build_workflow(document)` never raises and never rejects: it keeps whatever is well-typed and
-  skips the rest (the schema rules report what is wrong). All spans are document offsets
+  skips the rest (the schema rules report what is wrong). `build_workflow(document, previous)`
+  gives an equal model, taking over `previous`'s declarations of the items `document` shares
+  with it. All spans are document offsets
   (`SourceText.range(start, end)` makes a `Range`).
 - `Workflow`: `id`, `inputs`, `context`, `agents`, `nodes`, `edges` in authored order, plus
   `node(id)` (first node with that id), `expression_fields()` and `template_fields()`.
@@ -19,10 +21,10 @@ Contract (read by the server and the expression rules):
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from analysis.naming import JS_WHITESPACE, js_number, js_string
 from analysis.scalar_offsets import map_scalar
@@ -160,9 +162,11 @@ class TemplateField(ScalarText):
         return find_references(self.value) if "{{" in self.value else ()
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False, slots=True)
 class NodeRef:
-    """A node id, name or key written somewhere: its text and the scalar it sits in."""
+    """A node id, name or key written somewhere: its text and the scalar it sits in. Not
+    frozen (never changed, though): a frozen dataclass's __init__ costs three times as much, and
+    every analysis makes one per reference (thousands in a large workflow)."""
 
     id: str
     scalar: YScalar
@@ -207,7 +211,7 @@ def _string(node: YNode | None) -> NodeRef | None:
 
 
 def _entry_value(mapping: YMapping, name: str) -> YNode | None:
-    entry = mapping.get(name)
+    entry = mapping._index.get(name)  # what YMapping.get does, without a call per field
     return entry.value if entry else None
 
 
@@ -272,6 +276,9 @@ class NodeDef:
     def merge_strategy(self) -> str | None:
         return self.string("merge_strategy")
 
+    def scalar_texts(self) -> Sequence[ScalarText]:
+        return [self.expression, *self.templates] if self.expression else self.templates
+
 
 @dataclass(eq=False)
 class Edge:
@@ -299,6 +306,9 @@ class Edge:
         assert self.from_field is not None and self.source is not None
         return self.from_field.source_span(len(self.source) + 1, len(self.from_field.value))
 
+    def scalar_texts(self) -> Sequence[ScalarText]:
+        return [self.from_field] if self.from_field else []
+
 
 @dataclass(eq=False)
 class InputDecl:
@@ -314,6 +324,9 @@ class InputDecl:
     @property
     def secret(self) -> bool:
         return self.type == "secret"
+
+    def scalar_texts(self) -> Sequence[ScalarText]:
+        return []
 
     @cached_property
     def default_references(self) -> tuple[TemplateRef, ...]:
@@ -337,6 +350,9 @@ class ContextDecl:
     def key(self) -> str | None:
         return self.key_ref.id if self.key_ref else None
 
+    def scalar_texts(self) -> Sequence[ScalarText]:
+        return [self.value] if self.value else []
+
 
 @dataclass(eq=False)
 class AgentDecl:
@@ -349,6 +365,9 @@ class AgentDecl:
     @property
     def id(self) -> str | None:
         return self.id_ref.id if self.id_ref else None
+
+    def scalar_texts(self) -> Sequence[ScalarText]:
+        return [self.system_prompt] if self.system_prompt else []
 
 
 @dataclass(eq=False)
@@ -426,44 +445,77 @@ def _build_node(index: int, mapping: YMapping, source: SourceText) -> NodeDef:
     return node
 
 
-def build_workflow(document: YamlDocument) -> Workflow:
+def _input(index: int, item: YMapping, source: SourceText) -> InputDecl:
+    input_type = _string(_entry_value(item, "type"))
+    return InputDecl(index, item, _string(_entry_value(item, "name")),
+                     input_type.id if input_type else None)
+
+
+def _context(index: int, item: YMapping, source: SourceText) -> ContextDecl:
+    entry = ContextDecl(index, item, _string(_entry_value(item, "key")), None)
+    scalar = _string_scalar(_entry_value(item, "value"))
+    if scalar is not None:
+        entry.value = TemplateField(scalar, source, entry, "value")
+    return entry
+
+
+def _agent(index: int, item: YMapping, source: SourceText) -> AgentDecl:
+    agent = AgentDecl(index, item, _string(_entry_value(item, "id")),
+                      item.get("$ref") is not None, None)
+    scalar = _string_scalar(_entry_value(item, "system_prompt"))
+    if scalar is not None:
+        agent.system_prompt = TemplateField(scalar, source, agent, "system_prompt")
+    return agent
+
+
+def _edge(index: int, item: YMapping, source: SourceText) -> Edge:
+    from_scalar = _string_scalar(_entry_value(item, "from"))
+    return Edge(index, item, ScalarText(from_scalar, source) if from_scalar else None,
+                _string(_entry_value(item, "to")))
+
+
+Decl = TypeVar("Decl", InputDecl, ContextDecl, AgentDecl, NodeDef, Edge)
+
+
+def _section(items: YNode | None, build: Callable[[int, YMapping, SourceText], Decl],
+             previous: list[Decl], source: SourceText) -> list[Decl]:
+    """The declarations of a section's mapping items. One whose mapping is the very object an
+    earlier version's declaration was built from (an incremental read shares the items before
+    the one it read again: same text, same offsets) is that declaration: building it again
+    would give an equal one. Its scalar texts are pointed at this version's source, which has
+    the same text at their spans, so an old source is not kept alive by them."""
+    result = []
+    # An incremental read keeps the items in order, so a shared item's declaration sits at the
+    # same position in `previous`.
+    for position, (index, item) in enumerate(_mappings(items)):
+        decl = previous[position] if position < len(previous) else None
+        if decl is None or decl.mapping is not item or decl.index != index:
+            decl = build(index, item, source)
+        else:
+            for text in decl.scalar_texts():
+                text.source = source
+        result.append(decl)
+    return result
+
+
+def build_workflow(document: YamlDocument, previous: Workflow | None = None) -> Workflow:
+    """The model of `document`; with `previous` (the model of an earlier version of the same
+    document), declarations whose items the YAML read shared with it are taken over."""
     source = document.source
     root = document.root if isinstance(document.root, YMapping) else None
     body_node = _entry_value(root, "workflow") if root else None
     body = body_node if isinstance(body_node, YMapping) else None
 
-    def section(name: str) -> Iterator[tuple[int, YMapping]]:
-        return _mappings(_entry_value(body, name)) if body else iter(())
+    def section(name: str, build: Callable[[int, YMapping, SourceText], Decl],
+                earlier: list[Decl]) -> list[Decl]:
+        return _section(_entry_value(body, name), build, earlier, source) if body else []
 
-    inputs = []
-    for index, item in section("inputs"):
-        input_type = _string(_entry_value(item, "type"))
-        inputs.append(InputDecl(index, item, _string(_entry_value(item, "name")),
-                                input_type.id if input_type else None))
-    context = []
-    for index, item in section("context"):
-        entry = ContextDecl(index, item, _string(_entry_value(item, "key")), None)
-        scalar = _string_scalar(_entry_value(item, "value"))
-        if scalar is not None:
-            entry.value = TemplateField(scalar, source, entry, "value")
-        context.append(entry)
-    agents = []
-    for index, item in section("agents"):
-        agent = AgentDecl(index, item, _string(_entry_value(item, "id")),
-                          item.get("$ref") is not None, None)
-        scalar = _string_scalar(_entry_value(item, "system_prompt"))
-        if scalar is not None:
-            agent.system_prompt = TemplateField(scalar, source, agent, "system_prompt")
-        agents.append(agent)
-    nodes = [_build_node(index, item, source) for index, item in section("nodes")]
-    edges = []
-    for index, item in section("edges"):
-        from_scalar = _string_scalar(_entry_value(item, "from"))
-        edges.append(Edge(index, item,
-                          ScalarText(from_scalar, source) if from_scalar else None,
-                          _string(_entry_value(item, "to"))))
     return Workflow(
         source, document, root, body,
         _string(_entry_value(body, "id")) if body else None,
-        inputs, context, agents, nodes, edges,
+        section("inputs", _input, previous.inputs if previous else []),
+        section("context", _context, previous.context if previous else []),
+        section("agents", _agent, previous.agents if previous else []),
+        section("nodes", _build_node, previous.nodes if previous else []),
+        section("edges", _edge, previous.edges if previous else []),
     )

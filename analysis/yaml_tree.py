@@ -541,8 +541,9 @@ def read_yaml(
 ) -> YamlDocument:
     """Compose `source` and convert it; never raises on any text (only what `checkpoint`
     raises: it is called as the conversion goes, so an analysis can stop in the middle of it).
-    With `previous` (the same document before an edit), only the block-sequence item the edit
-    falls in is read again when that is provably what a full read gives (see `_reread`)."""
+    With `previous` (the same document before an edit), only the block-sequence item or
+    top-level entry the edit falls in is read again when that is provably what a full read gives
+    (see `_reread`)."""
     text = source.text
     # A character is at least one UTF-8 byte: encode only when the length alone cannot tell.
     size = len(text) if len(text) > MAX_SOURCE_BYTES or text.isascii() else len(
@@ -662,8 +663,10 @@ def _syntax_problem(reader: _Reader, error: yaml.MarkedYAMLError) -> Diagnostic:
 # the boundary where it was, composing that item's lines alone gives the nodes a full read
 # gives, with two differences fixed here: offsets (the lines are read from where they start)
 # and where a collection that runs to the boundary ends (libyaml ends it at the boundary's
-# first token; alone, at the end of the lines). Anything else — a syntax error, an anchor, a
-# tag warning, a tab, a CR, a previous version with problems — reads the whole text.
+# first token; alone, at the end of the lines). A top-level entry of a block mapping is read
+# the same way, with k = 0 (its key at column 0; `_reread_top_entry`). Anything else — a syntax
+# error, an anchor, a tag warning, a tab, a CR, a previous version with problems — reads the
+# whole text.
 
 _ITEM_PREFIX = re.compile(r"( *)- +\Z")
 
@@ -691,9 +694,48 @@ def _reread(source: SourceText, previous: YamlDocument) -> YamlDocument | None:
         lines = new[line_start : end + delta]
         if "&" in lines or "\t" in lines:
             return None
-        item = _read_item(source, lines, line_start, boundary_indent)
-        return None if item is None else YamlDocument(source, _replaced(path, item, delta), [])
-    return None
+        region = _read_region(source, lines, line_start, boundary_indent)
+        if not isinstance(region, YSequence) or len(region.items) != 1:
+            return None
+        return YamlDocument(source, _replaced(path, region.items[0], delta), [])
+    return _reread_top_entry(source, root, old, new, start, shared_end)
+
+
+def _reread_top_entry(source: SourceText, root: YNode, old: str, new: str, start: int,
+                      shared_end: int) -> YamlDocument | None:
+    """The same for a top-level entry of a block mapping (its key first on its line, column 0):
+    it spans the lines up to the next one that starts with content at column 0. The edit may
+    change the key (it must stay unique) but not its first column; a line at column 0 that
+    starts with `-` or a document marker ends no entry (an indentless list, a new document):
+    then the whole text is read."""
+    if (not isinstance(root, YMapping) or not root.entries
+            or root.entries[0].key.start != root.start):
+        return None  # not a block mapping (a flow mapping starts with its `{`)
+    index = bisect_right([entry.key.start for entry in root.entries], start) - 1
+    if index < 0:
+        return None
+    line_start = root.entries[index].key.start
+    if (line_start != 0 and old[line_start - 1] != "\n") or start <= line_start:
+        return None  # the key is not first on its line, or the edit touches its first column
+    delta = len(new) - len(old)
+    end, _ = _item_end(old, line_start, 0)
+    if len(old) - shared_end > end or _item_end(new, line_start, 0) != (end + delta, 0):
+        return None
+    lines = new[line_start : end + delta]
+    if "&" in lines or "\t" in lines or new.startswith(("-", "..."), end + delta):
+        return None
+    region = _read_region(source, lines, line_start, 0)
+    if not isinstance(region, YMapping) or len(region.entries) != 1:
+        return None
+    entry = region.entries[0]
+    known = root.get(entry.key.text)
+    if known is not None and known is not root.entries[index]:
+        return None  # the new key repeats another one: a duplicate-key problem
+    entries = [*root.entries[:index], entry,
+               *(YEntry(_shifted(later.key, delta), _shifted(later.value, delta))
+                 for later in root.entries[index + 1 :])]
+    return YamlDocument(source, YMapping(root.start, root.end + delta, entries,
+                                         {entry.key.text: entry for entry in entries}), [])
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -761,8 +803,11 @@ def _item_end(text: str, line_start: int, indent: int) -> tuple[int, int]:
     return len(text), 0
 
 
-def _read_item(source: SourceText, lines: str, line_start: int,
-               boundary_indent: int) -> YNode | None:
+def _read_region(source: SourceText, lines: str, line_start: int,
+                 boundary_indent: int) -> YNode | None:
+    """The nodes of `lines` (the text from `line_start` on) read alone, at their offsets in the
+    document, collections that run to the boundary ending where a full read ends them; None
+    when they do not compose or have a problem."""
     reader = _Reader(source)
     reader.base = line_start
     reader.track_aliases = False
@@ -770,14 +815,13 @@ def _read_item(source: SourceText, lines: str, line_start: int,
         root = _compose(lines)
     except (yaml.YAMLError, ValueError, RecursionError):
         return None
-    if not isinstance(root, yaml.SequenceNode) or len(root.value) != 1:
+    if root is None:
         return None
     tree = reader.read(root)
-    if reader.problems or not isinstance(tree, YSequence):
+    if reader.problems:
         return None
-    item = tree.items[0]
     end = line_start + len(lines)
-    stack = [item]
+    stack = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, YMapping):
@@ -788,7 +832,7 @@ def _read_item(source: SourceText, lines: str, line_start: int,
             continue
         if node.end == end:
             node.end += boundary_indent
-    return item
+    return tree
 
 
 def _replaced(path: Path, item: YNode, delta: int) -> YNode:
@@ -812,35 +856,39 @@ def _replaced(path: Path, item: YNode, delta: int) -> YNode:
 
 
 def _shifted(node: Any, delta: int) -> Any:
-    """A copy of the subtree `delta` characters further on (iterative: any depth)."""
-    if node.__class__ is YScalar:
-        return _moved(node, delta)
+    """A copy of the subtree `delta` characters further on (iterative: any depth). Scalars are
+    built inline: a call per scalar was a sixth of the copy, which is most of an incremental
+    read."""
+    scalar = YScalar
+    if node.__class__ is scalar:
+        return scalar(node.start + delta, node.end + delta, node.text, node.value, node.style,
+                      node.content_start + delta)
     copy = node.__class__(node.start + delta, node.end + delta)
     stack: list[tuple[Any, Any]] = [(node, copy)]
+    push = stack.append
     while stack:
         original, target = stack.pop()
         if original.__class__ is YSequence:
-            append = target.items.append
+            items = target.items
             for child in original.items:
-                if child.__class__ is YScalar:
-                    append(_moved(child, delta))
+                if child.__class__ is scalar:
+                    items.append(scalar(child.start + delta, child.end + delta, child.text,
+                                        child.value, child.style, child.content_start + delta))
                 else:
-                    append(moved := child.__class__(child.start + delta, child.end + delta))
-                    stack.append((child, moved))
+                    items.append(moved := child.__class__(child.start + delta, child.end + delta))
+                    push((child, moved))
         elif original.__class__ is YMapping:
-            append, index = target.entries.append, target._index
+            entries, index = target.entries, target._index
             for entry in original.entries:
-                value = entry.value
-                if value.__class__ is YScalar:
-                    moved = _moved(value, delta)
+                key, value = entry.key, entry.value
+                if value.__class__ is scalar:
+                    moved = scalar(value.start + delta, value.end + delta, value.text,
+                                   value.value, value.style, value.content_start + delta)
                 else:
                     moved = value.__class__(value.start + delta, value.end + delta)
-                    stack.append((value, moved))
-                index[entry.key.text] = copied = YEntry(_moved(entry.key, delta), moved)
-                append(copied)
+                    push((value, moved))
+                index[key.text] = copied = YEntry(
+                    scalar(key.start + delta, key.end + delta, key.text, key.value, key.style,
+                           key.content_start + delta), moved)
+                entries.append(copied)
     return copy
-
-
-def _moved(scalar: YScalar, delta: int) -> YScalar:
-    return YScalar(scalar.start + delta, scalar.end + delta, scalar.text, scalar.value,
-                   scalar.style, scalar.content_start + delta)

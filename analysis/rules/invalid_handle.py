@@ -18,9 +18,9 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         node = nodes.get(edge.source or "")
         if node is None or edge.from_field is None:
             continue
-        where = f"edges[{edge.index}].from"
         if node.type != "condition":
             if edge.handle is not None:
+                where = f"edges[{edge.index}].from"
                 yield ctx.diagnostic(
                     RULE_ID, SEVERITY, *edge.handle_span(),
                     f"{where}: node '{node.id}' is {article(node.type)} {node.type} node, and "
@@ -29,6 +29,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 )
             continue
         handles = [b.handle for b in node.branches if b.handle is not None]
+        where = f"edges[{edge.index}].from"
         if edge.handle is None:
             choices = (f"one of {', '.join(repr(f'{node.id}:{h}') for h in handles)}" if handles
                        else f"it has no branches yet: add one, then write '{node.id}:<when>'")

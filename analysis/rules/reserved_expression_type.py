@@ -18,8 +18,10 @@ def expression_types(ctx: RuleContext) -> Iterator[tuple[NodeDef, YScalar, str]]
     """(node, value scalar, value) of every string `expression_type` on a condition/transform
     (on a merge node the key itself is refused: unknown-key)."""
     for node in ctx.workflow.nodes:
+        if node.type not in ("condition", "transform"):
+            continue
         entry = node.entry("expression_type")
-        if node.type not in ("condition", "transform") or entry is None:
+        if entry is None:
             continue
         if isinstance(entry.value, YScalar) and isinstance(entry.value.value, str):
             yield node, entry.value, entry.value.value

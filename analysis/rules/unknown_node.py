@@ -1,7 +1,7 @@
 """unknown-node: an edge end, handle source, `target_node`, `default` or `parallel_of` member
 that names no node."""
 
-from collections.abc import Callable, Iterator
+from collections.abc import Container, Iterator
 
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.model import NodeRef
@@ -13,39 +13,43 @@ SEVERITY = Severity.ERROR
 SUMMARY = "A reference to a node id that does not exist."
 
 
-def _references(ctx: RuleContext) -> Iterator[tuple[str, str, Callable[[], tuple[int, int]]]]:
-    """(where, node id, span of it) for every node reference outside templates."""
+def _unknown_references(
+    ctx: RuleContext, known: Container[str]
+) -> Iterator[tuple[str, str, tuple[int, int]]]:
+    """(where, node id, span of it) for every node reference outside templates that names no
+    node in `known`. A known one costs only the look-up: most references are known, and naming
+    where each is would cost as much as the rest of the rule."""
     for edge in ctx.workflow.edges:
-        if edge.from_field is not None and edge.source:
-            yield f"edges[{edge.index}].from", edge.source, edge.source_span
-        elif edge.from_field is not None:  # `from: ':handle'`: no node id at all
-            yield f"edges[{edge.index}].from", "", _span_of(NodeRef("", edge.from_field.scalar))
-        if edge.to is not None:
-            yield f"edges[{edge.index}].to", edge.to.id, _span_of(edge.to)
+        source = edge.source or ""
+        if edge.from_field is not None and source not in known:
+            # `from: ':handle'` names no node id at all: the whole value is the span
+            span = edge.source_span() if source else edge.from_field.scalar.span
+            yield f"edges[{edge.index}].from", source, span
+        if edge.to is not None and edge.to.id not in known:
+            yield f"edges[{edge.index}].to", edge.to.id, edge.to.span
     for node in ctx.workflow.nodes:
-        label = f"node '{node.id}'" if node.id else f"nodes[{node.index}]"
-        for branch in node.branches if node.type == "condition" else ():
-            if branch.target is not None:
-                yield (f"{label} branches[{branch.index}].target_node", branch.target.id,
-                       _span_of(branch.target))
-        if node.type == "condition" and node.default is not None:
-            yield f"{label} default", node.default.id, _span_of(node.default)
-        for index, member in enumerate(node.parallel_of if node.type == "parallel" else ()):
-            yield f"{label} parallel_of[{index}]", member.id, _span_of(member)
-
-
-def _span_of(ref: NodeRef) -> Callable[[], tuple[int, int]]:
-    return lambda: ref.span
+        refs: list[tuple[str, NodeRef | None]]
+        if node.type == "condition":
+            refs = [(f"branches[{branch.index}].target_node", branch.target)
+                    for branch in node.branches]
+            refs.append(("default", node.default))
+        elif node.type == "parallel":
+            refs = [(f"parallel_of[{index}]", member)
+                    for index, member in enumerate(node.parallel_of)]
+        else:
+            continue
+        for field, ref in refs:
+            if ref is not None and ref.id not in known:
+                label = f"node '{node.id}'" if node.id else f"nodes[{node.index}]"
+                yield f"{label} {field}", ref.id, ref.span
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     known = ctx.workflow.nodes_by_id
-    for where, node_id, span_of in _references(ctx):
-        if node_id in known:
-            continue
+    for where, node_id, span in _unknown_references(ctx, known):
         hint, data = did_you_mean(node_id, known)
         yield ctx.diagnostic(
-            RULE_ID, SEVERITY, *span_of(),
+            RULE_ID, SEVERITY, *span,
             f"{where} names node '{node_id}', which does not exist{hint}; use the id of a "
             "node in this workflow",
             {"name": node_id, **data},

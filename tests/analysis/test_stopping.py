@@ -52,9 +52,9 @@ def test_the_yaml_conversion_checks_before_each_node(monkeypatch: pytest.MonkeyP
         asked += 1
         return False
 
-    def build_workflow(document: YamlDocument) -> Workflow:
+    def build_workflow(document: YamlDocument, previous: Workflow | None = None) -> Workflow:
         asked_before_model.append(asked)
-        return real_build_workflow(document)
+        return real_build_workflow(document, previous)
 
     monkeypatch.setattr(analysis, "build_workflow", build_workflow)
     result = analyze(large_workflow(10), None, never)
