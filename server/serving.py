@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TypeVar
 
 from lsprotocol import types
 
@@ -21,6 +22,8 @@ from analysis.model import Workflow
 from server.documents import Snapshot
 from server.language_server import RelaviumLanguageServer
 from server.positions import LineIndex
+
+T = TypeVar("T")
 
 
 def _longest(holds: Callable[[int], bool], limit: int) -> int:
@@ -136,3 +139,22 @@ async def view_of(ls: RelaviumLanguageServer, uri: str) -> View | None:
     if snapshot is None or state is None or snapshot.result.workflow is None:
         return None
     return View(snapshot, state.text)
+
+
+async def answer_of(
+    ls: RelaviumLanguageServer, uri: str, question: Callable[[AnalysisResult], T]
+) -> tuple[View, T] | None:
+    """`question` answered from the newest analysis with a model of an open workflow document,
+    and the view that places the answer's offsets in the live text (None: unknown, closed, or
+    never parsed).
+
+    A large document's question is answered in the analysis process, where its model is (see
+    server/scheduling.py): `question` must then be a module-level function returning plain
+    data, and the view's snapshot has no model."""
+    asked = await ls.ask_analysis_process(uri, question)
+    if asked is not None:
+        snapshot, answer = asked
+        state = ls.document(uri)
+        return (View(snapshot, state.text), answer) if state is not None else None
+    view = await view_of(ls, uri)
+    return (view, question(view.result)) if view is not None else None
