@@ -15,7 +15,9 @@ from lsprotocol import types
 from server.scheduling import LARGE_DOCUMENT_CHARS
 from tests.analysis.large_workflow import large_workflow
 from tests.server.conftest import RelaviumClient, Workspace
+from tests.server.cursor import spanned
 from tests.server.test_serve_cli import RawSession
+from tests.server.test_symbols import symbols, walk
 
 # 400 nodes, one of them with a misspelt type
 LARGE = large_workflow(40).replace("type: transform", "type: transfrom", 1)
@@ -44,6 +46,34 @@ async def test_diagnostics_and_requests_on_a_large_document(
     assert hover is not None and "condition" in str(hover.contents)
     client.replace_all(uri, LARGE.replace("type: transfrom", "type: transform"))
     assert await client.diagnostics_for(uri) == []
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_outline_of_a_large_document_while_its_yaml_is_broken(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    """Its outline comes from the analysis process (the model is there); while the YAML does
+    not parse, from the last version that did, placed in the live text."""
+    text = "# Überblick 🚀 über alles\n" + LARGE
+    uri = workspace.open("outline.relavium.yaml", text)
+
+    def selected(found: list[types.DocumentSymbol], name: str) -> str:
+        [symbol] = [symbol for symbol in walk(found) if symbol.name == name]
+        return spanned(client, client.documents[uri].source, symbol.selection_range)
+
+    found = await symbols(client, uri)
+    assert [symbol.name for symbol in found] == ["inputs", "context", "agents", "nodes", "edges"]
+    assert selected(found, "b7-route") == "b7-route"
+    assert selected(found, "b7-route:high → b7-escalate") == "b7-escalate"
+    client.change(uri, types.TextDocumentContentChangePartial(
+        range=types.Range(start=types.Position(line=1, character=0),
+                          end=types.Position(line=1, character=0)),
+        text="nodes: [ 🚀\n"))
+    assert "yaml-syntax" in {d.code for d in await client.diagnostics_for(uri)}
+    broken = await symbols(client, uri)
+    assert [symbol.name for symbol in walk(broken)] == [symbol.name for symbol in walk(found)]
+    assert selected(broken, "b7-route") == "b7-route"
+    assert broken[3].range.start.line == found[3].range.start.line + 1
 
 
 def _children(pid: int) -> list[int]:

@@ -18,9 +18,11 @@ from lsprotocol import types
 
 import server.language_server as language_server
 from analysis import AnalysisResult, AnalysisStopped
+from analysis.outline import OutlineGroup, outline
 from server import scheduling
 from server.language_server import RelaviumLanguageServer, create_server
-from server.scheduling import AnalysisQueue, Diagnosis
+from server.scheduling import AnalysisQueue, Diagnosis, KeptAnalyses
+from server.serving import answer_of
 from tests.analysis.large_workflow import large_workflow
 
 URI = "file:///tmp/scheduling/burst.relavium.yaml"
@@ -294,3 +296,107 @@ async def test_a_worker_that_cannot_start_leaves_the_analysis_to_the_server(
     assert snapshot is not None and snapshot.version == 1 and snapshot.has_model
     assert ls.analysis_process.deaths == 1
     ls.thread_pool.shutdown()
+
+
+def node_names(groups: list[OutlineGroup]) -> list[str]:
+    [nodes] = [group for group in groups if group.name == "nodes"]
+    return [item.name for by_type in nodes.children if isinstance(by_type, OutlineGroup)
+            for item in by_type.children]
+
+
+async def test_a_large_documents_outline_is_computed_in_the_analysis_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An editor showing the document asks for it after every edit: the server answers from
+    the analysis process's model instead of building one of its own (its collector's pauses
+    over several such models stalled every other request)."""
+    in_server: list[int] = []
+    real_analyze = language_server.analyze
+
+    def watched(
+        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
+        previous: AnalysisResult | None = None,
+    ) -> AnalysisResult:
+        in_server.append(len(text))
+        return real_analyze(text, path, should_stop, previous)
+
+    monkeypatch.setattr(language_server, "analyze", watched)
+    ls = initialized_server()
+    text = large_workflow(40)
+    assert len(text) >= ls.large_document_chars
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    asking = asyncio.ensure_future(answer_of(ls, URI, outline))
+    process = ls.analysis_process
+    while not asking.done() and not any(
+        job.question for job in [*process._queue, process._running] if job
+    ):
+        await asyncio.sleep(0.001)
+    # superseded while asked: the answer is about the newest version
+    renamed = text.replace("b3-route", "b3-routing")
+    change(ls, 2, renamed)
+    answered = await asking
+    assert answered is not None
+    view, groups = answered
+    assert view.snapshot.version == 2 and view.current and not view.snapshot.has_model
+    assert node_names(groups) == node_names(outline(real_analyze(renamed)))
+    assert "b3-routing" in node_names(groups)
+    assert in_server == []
+    # the answer's analysis is the version's diagnosis too: no second one to wait for
+    diagnosis = await ls.fresh_snapshot(URI, model=False)
+    assert diagnosis is not None and diagnosis.version == 2
+    ls.analysis_process.close()
+    ls.thread_pool.shutdown()
+
+
+async def test_without_the_analysis_process_an_outline_is_computed_in_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scheduling.sys, "executable", "/nonexistent/python")
+    ls = initialized_server()
+    text = large_workflow(40)
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    await ls.fresh_snapshot(URI, model=False)  # the worker cannot start: analysed here
+    assert not ls.analysis_process.usable or ls.analysis_process.deaths == 1
+    answered = await answer_of(ls, URI, outline)
+    assert answered is not None
+    view, groups = answered
+    assert view.snapshot.has_model and view.snapshot.version == 1
+    assert node_names(groups) == node_names(outline(view.result))
+    ls.thread_pool.shutdown()
+
+
+def test_the_analysis_process_analyses_a_text_once_and_answers_from_its_last_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[tuple[str, AnalysisResult | None]] = []
+    real_analyze = scheduling.analyze
+
+    def watched(
+        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
+        previous: AnalysisResult | None = None,
+    ) -> AnalysisResult:
+        calls.append((text, previous))
+        return real_analyze(text, path, should_stop, previous)
+
+    monkeypatch.setattr(scheduling, "analyze", watched)
+    kept = KeptAnalyses()
+    text = large_workflow(2)
+    path = "/tmp/kept.relavium.yaml"
+    first = kept.analysis(text, path, lambda: False)
+    assert kept.analysis(text, path, lambda: False) is first  # a question about that version
+    assert calls == [(text, None)]
+    broken = text + "nodes: [\n"
+    result = kept.analysis(broken, path, lambda: False)
+    assert calls[-1] == (broken, first)  # the next version re-reads only what changed
+    assert result.workflow is None and kept.last_model(path) is first
+    # the question's answer comes from the last model, with its text
+    answer = scheduling._answer(kept, 7, broken, path, outline, lambda: False)
+    assert answer[:2] == (7, "done")
+    assert not answer[2].current and answer[2].diagnosis.result.source.text == text
+    assert answer[2].value == outline(first)
+    for other in range(scheduling.KEPT_ANALYSES):  # the least recent document is forgotten
+        kept.analysis(text, f"/tmp/other-{other}.relavium.yaml", lambda: False)
+    assert kept.last_model(path) is None
+    assert kept.last_model(None) is None
+    kept.analysis(text, None, lambda: False)
+    assert calls[-1] == (text, None)
