@@ -5,8 +5,8 @@ the server never starves), in one server over stdio per scenario:
 - `5k-keys`: three 5,000-node documents (1 MB each), each typed into (one character, an
   incremental didChange) every 0.5 s — every analysis is superseded before it ends;
 - `5k-shown`: the same, and after each keystroke the client asks for each large document's
-  symbols, as an editor showing them does (those requests need the documents' models, which the
-  server computes itself).
+  symbols, as an editor showing them does (those requests need the documents' models: older
+  trees built them in the server, this one asks the analysis process, which has them).
 
 Hover and completion on an 11-node document are timed idle (before the large ones open) and
 loaded. A probe inside the server (bench/server_probe.py) says what the requests waited for:
