@@ -1,5 +1,5 @@
-"""A workflow's outline (document symbols) as plain data: inputs, context, agents, the nodes
-grouped by type, and the edges.
+"""A workflow's outline (document symbols), folds and runnable places as plain data: what an
+editor showing the document asks for after every edit.
 
 Contract:
 - `outline(result)` (never raises) → the top-level `OutlineGroup`s in that order, each holding
@@ -7,8 +7,14 @@ Contract:
   empty list when the result has no model. An item's `span` is its whole mapping and its
   `selected` span the id (or name, or edge target) it is declared with, as document offsets.
 - A group has no span of its own: a client's range for it covers its children's.
-- Plain data (no model objects), so the analysis process can send it: a large document's outline
-  is computed where its model is (server/scheduling.py).
+- `folds(result)` (never raises) → (start, last character) offset pairs: every key folds from
+  the key to its value's last non-blank character, every list item from its dash; whether one
+  spans lines is for the caller to see, in its own text.
+- `runnable(result)` (never raises) → `Runnable`: the span of the `nodes` key (None without
+  one: where a whole dry run is offered), and for each expression field of a node with an id,
+  in node order, (the node's id, the span of the field's key).
+- Plain data (no model objects), so the analysis process can send it: a large document's
+  answers are computed where its model is (server/scheduling.py).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from dataclasses import dataclass
 
 from analysis import AnalysisResult
 from analysis.schema import NODE_TYPES
+from analysis.yaml_tree import YMapping, YNode, YSequence
 
 # the kind of a top-level group
 SECTION = "section"
@@ -81,3 +88,54 @@ def outline(result: AnalysisResult) -> list[OutlineGroup]:
     sections = (("inputs", inputs), ("context", context), ("agents", agents),
                 ("nodes", tuple(by_type)), ("edges", edges))
     return [OutlineGroup(name, SECTION, children) for name, children in sections]
+
+
+def _last_character(text: str, start: int, end: int) -> int:
+    """The offset of the node's last non-blank character (a block node's span runs on to the
+    next line)."""
+    index = end - 1
+    while index > start and text[index] in " \t\r\n":
+        index -= 1
+    return index
+
+
+def folds(result: AnalysisResult) -> list[tuple[int, int]]:
+    root = result.document.root
+    if root is None:
+        return []
+    text = result.source.text
+    found: list[tuple[int, int]] = []
+    stack: list[YNode] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, YMapping):
+            for entry in node.entries:
+                found.append((entry.key.start, _last_character(text, entry.value.start,
+                                                               entry.value.end)))
+                stack.append(entry.value)
+        elif isinstance(node, YSequence):
+            for item in node.items:
+                found.append((item.start, _last_character(text, item.start, item.end)))
+                stack.append(item)
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Runnable:
+    nodes_key: tuple[int, int] | None
+    # (node id, the span of its expression field's key)
+    expression_keys: list[tuple[str, tuple[int, int]]]
+
+
+def runnable(result: AnalysisResult) -> Runnable:
+    workflow = result.workflow
+    if workflow is None:
+        return Runnable(None, [])
+    body = workflow.body
+    nodes = body.get("nodes") if body is not None else None
+    keys = []
+    for field in workflow.expression_fields():
+        entry = field.node.entry(field.name)
+        if field.node.id is not None and entry is not None:  # an id-less node cannot run
+            keys.append((field.node.id, entry.key.span))
+    return Runnable(nodes.key.span if nodes is not None else None, keys)

@@ -19,8 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from analysis import analyze
 from analysis.completion import complete
+from analysis.highlighting import expression_tokens
 from analysis.navigation import SymbolKind, build_index
-from analysis.outline import outline
+from analysis.outline import folds, outline
 from analysis.rename import plan_rename, rename_target
 from bench.analysis import percentile, timed
 from server.documents import Snapshot
@@ -65,9 +66,9 @@ def main() -> int:
         "completion of a schema key": lambda: complete(result, key_text, key_at),
         "references of a node id": find_references,
         "rename plan": rename,
-        "semantic tokens (full)": lambda: encoded_tokens(view),
+        "semantic tokens (full)": lambda: encoded_tokens(view, expression_tokens(result)),
         "document symbols": lambda: placed(view, outline(result)),
-        "folding ranges": lambda: folding_ranges(view),
+        "folding ranges": lambda: folding_ranges(view, folds(result)),
     }
     samples: dict[str, list[float]] = {name: [] for name in measures}
     for _ in range(ROUNDS):

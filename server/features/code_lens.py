@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from analysis.outline import runnable
 from server.handlers import guarded
 from server.language_server import RelaviumLanguageServer
-from server.serving import view_of
+from server.serving import answer_of
 
 RUN_COMMAND = "relavium.runWithSampleScope"
 TITLE = "▶ Run with sample scope"
@@ -24,25 +25,25 @@ def register(ls: RelaviumLanguageServer) -> None:
         ls: RelaviumLanguageServer, params: types.CodeLensParams
     ) -> list[types.CodeLens]:
         uri = params.text_document.uri
-        view = await view_of(ls, uri)
-        if view is None:
+        answered = await answer_of(ls, uri, runnable)
+        if answered is None:
             return []
+        view, places = answered
         lenses = []
-        body = view.workflow.body
-        nodes = body.get("nodes") if body is not None else None
-        nodes_key = view.client_range(*nodes.key.span) if nodes is not None else None
+        nodes_key = (
+            view.client_range(*places.nodes_key) if places.nodes_key is not None else None
+        )
         if nodes_key is not None:
             command = types.Command(
                 title=DRY_RUN_TITLE, command=DRY_RUN_COMMAND, arguments=[{"uri": uri}]
             )
             lenses.append(types.CodeLens(range=nodes_key, command=command))
-        for field in view.workflow.expression_fields():
-            entry = field.node.entry(field.name)
-            key = view.client_range(*entry.key.span) if entry is not None else None
-            if field.node.id is None or key is None:
-                continue  # an id-less node cannot run; a key inside the edit has no place
+        for node, span in places.expression_keys:
+            key = view.client_range(*span)
+            if key is None:
+                continue  # a key inside the edit has no place
             command = types.Command(
-                title=TITLE, command=RUN_COMMAND, arguments=[{"uri": uri, "node": field.node.id}]
+                title=TITLE, command=RUN_COMMAND, arguments=[{"uri": uri, "node": node}]
             )
             lenses.append(types.CodeLens(range=key, command=command))
         return lenses
