@@ -10,7 +10,7 @@ from lsprotocol import types
 from analysis.outline import folds
 from server.handlers import guarded
 from server.language_server import RelaviumLanguageServer
-from server.serving import View, answer_of
+from server.serving import View, placed_answer
 
 
 def folding_ranges(view: View, spans: list[tuple[int, int]]) -> list[types.FoldingRange]:
@@ -21,7 +21,7 @@ def folding_ranges(view: View, spans: list[tuple[int, int]]) -> list[types.Foldi
         live_start, live_end = view.to_live(start), view.to_live(last_character)
         if live_start is None or live_end is None:
             continue
-        first, last = lines.position_at(live_start).line, lines.position_at(live_end).line
+        first, last = lines.line_at(live_start), lines.line_at(live_end)
         if last > first:
             ranges[first] = max(ranges.get(first, last), last)
     return [types.FoldingRange(start_line=first, end_line=last)
@@ -34,5 +34,4 @@ def register(ls: RelaviumLanguageServer) -> None:
     async def folding(
         ls: RelaviumLanguageServer, params: types.FoldingRangeParams
     ) -> list[types.FoldingRange]:
-        answered = await answer_of(ls, params.text_document.uri, folds)
-        return folding_ranges(*answered) if answered is not None else []
+        return await placed_answer(ls, params.text_document.uri, folds, folding_ranges) or []

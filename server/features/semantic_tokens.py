@@ -10,7 +10,7 @@ from analysis.expressions import TokenKind
 from analysis.highlighting import expression_tokens
 from server.handlers import guarded
 from server.language_server import RelaviumLanguageServer
-from server.serving import View, answer_of
+from server.serving import View, placed_answer
 
 TOKEN_TYPES = ["keyword", "string", "number", "regexp", "comment", "operator", "property",
                "function", "variable"]
@@ -54,8 +54,7 @@ def _relative(tokens: list[Encoded]) -> list[int]:
 
 
 async def _tokens(ls: RelaviumLanguageServer, uri: str) -> list[Encoded]:
-    answered = await answer_of(ls, uri, expression_tokens)
-    return encoded_tokens(*answered) if answered is not None else []
+    return await placed_answer(ls, uri, expression_tokens, encoded_tokens) or []
 
 
 def register(ls: RelaviumLanguageServer) -> None:

@@ -18,7 +18,7 @@ from analysis.outline import (
 )
 from server.handlers import guarded
 from server.language_server import RelaviumLanguageServer
-from server.serving import View, answer_of
+from server.serving import View, placed_answer
 
 Symbol = types.DocumentSymbol
 _KINDS = {
@@ -70,7 +70,4 @@ def register(ls: RelaviumLanguageServer) -> None:
     async def document_symbols(
         ls: RelaviumLanguageServer, params: types.DocumentSymbolParams
     ) -> list[types.DocumentSymbol]:
-        answered = await answer_of(ls, params.text_document.uri, outline)
-        if answered is None:
-            return []
-        return placed(*answered)
+        return await placed_answer(ls, params.text_document.uri, outline, placed) or []

@@ -12,6 +12,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 from lsprotocol import types
@@ -23,9 +24,10 @@ from analysis.outline import OutlineGroup, folds, outline, runnable
 from server import scheduling
 from server.language_server import RelaviumLanguageServer, create_server
 from server.scheduling import AnalysisQueue, Diagnosis, KeptAnalyses, Question
-from server.serving import answer_of
+from server.serving import View, placed_answer
 from tests.analysis.large_workflow import large_workflow
 
+T = TypeVar("T")
 URI = "file:///tmp/scheduling/burst.relavium.yaml"
 
 
@@ -299,6 +301,10 @@ async def test_a_worker_that_cannot_start_leaves_the_analysis_to_the_server(
     ls.thread_pool.shutdown()
 
 
+def as_placed(view: View, answer: T) -> tuple[View, T]:
+    return view, answer
+
+
 def node_names(groups: list[OutlineGroup]) -> list[str]:
     [nodes] = [group for group in groups if group.name == "nodes"]
     return [item.name for by_type in nodes.children if isinstance(by_type, OutlineGroup)
@@ -327,7 +333,7 @@ async def test_what_an_editor_shows_of_a_large_document_is_computed_in_the_analy
     text = large_workflow(40)
     assert len(text) >= ls.large_document_chars
     ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
-    asking = asyncio.ensure_future(answer_of(ls, URI, question))
+    asking = asyncio.ensure_future(placed_answer(ls, URI, question, as_placed))
     process = ls.analysis_process
     while not asking.done() and not any(
         job.question for job in [*process._queue, process._running] if job
@@ -358,7 +364,7 @@ async def test_without_the_analysis_process_an_outline_is_computed_in_the_server
     ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
     await ls.fresh_snapshot(URI, model=False)  # the worker cannot start: analysed here
     assert not ls.analysis_process.usable or ls.analysis_process.deaths == 1
-    answered = await answer_of(ls, URI, outline)
+    answered = await placed_answer(ls, URI, outline, as_placed)
     assert answered is not None
     view, groups = answered
     assert view.snapshot.has_model and view.snapshot.version == 1
