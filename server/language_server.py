@@ -239,9 +239,11 @@ class RelaviumLanguageServer(LanguageServer):
             except WorkerLost:
                 return None
             diagnosis = answer.diagnosis
-            snapshot = Snapshot(uri, version, diagnosis.result.source.text, diagnosis.result,
-                                self.position_encoding, has_model=False,
-                                omitted=diagnosis.omitted)
+            # the text asked about, not its copy from the analysis process: a view compares it
+            # with the live text, at once when they are the same object
+            answered = text if answer.current else diagnosis.result.source.text
+            snapshot = Snapshot(uri, version, answered, diagnosis.result, self.position_encoding,
+                                has_model=False, omitted=diagnosis.omitted)
             if answer.current:
                 state.record(snapshot)
             return snapshot, answer.value

@@ -55,9 +55,10 @@ class View:
         assert self.snapshot.result.workflow is not None
         return self.snapshot.result.workflow
 
-    @property
+    @cached_property
     def current(self) -> bool:
-        """Whether the analysis is of exactly the live text."""
+        """Whether the analysis is of exactly the live text (asked for each offset placed: a
+        text from the analysis process is equal to the live one, not the same object)."""
         return self.snapshot.text == self.live
 
     @cached_property
