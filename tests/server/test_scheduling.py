@@ -18,9 +18,9 @@ import pytest
 from lsprotocol import types
 
 import server.language_server as language_server
-from analysis import AnalysisResult, AnalysisStopped
+from analysis import AnalysisResult, AnalysisStopped, analyze
 from analysis.highlighting import expression_tokens
-from analysis.outline import OutlineGroup, folds, outline, runnable
+from analysis.outline import folds, outline, runnable
 from server import scheduling
 from server.language_server import RelaviumLanguageServer, create_server
 from server.scheduling import AnalysisQueue, Diagnosis, KeptAnalyses, Question
@@ -182,11 +182,8 @@ def watch_process_jobs(ls: RelaviumLanguageServer) -> list[asyncio.Future[Diagno
     return jobs
 
 
-async def test_a_large_document_is_diagnosed_in_the_analysis_process(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Its analyses fill another process's heap; this one computes the model only when a
-    request needs it, beside the diagnosis."""
+def watch_server_analyses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The lengths of the texts analysed in the server process, as they start."""
     in_server: list[int] = []
     real_analyze = language_server.analyze
 
@@ -198,6 +195,15 @@ async def test_a_large_document_is_diagnosed_in_the_analysis_process(
         return real_analyze(text, path, should_stop, previous)
 
     monkeypatch.setattr(language_server, "analyze", watched)
+    return in_server
+
+
+async def test_a_large_document_is_diagnosed_in_the_analysis_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its analyses fill another process's heap; this one computes the model only when a
+    request needs it, beside the diagnosis."""
+    in_server = watch_server_analyses(monkeypatch)
     ls = initialized_server()
     jobs = watch_process_jobs(ls)
     text = large_workflow(40).replace("type: transform", "type: transfrom", 1)
@@ -298,17 +304,16 @@ async def test_a_worker_that_cannot_start_leaves_the_analysis_to_the_server(
     snapshot = await ls.fresh_snapshot(URI, model=False)
     assert snapshot is not None and snapshot.version == 1 and snapshot.has_model
     assert ls.analysis_process.deaths == 1
+    # and what needs the model is answered from the server's
+    answered = await placed_answer(ls, URI, outline, as_placed)
+    assert answered is not None
+    view, groups = answered
+    assert view.snapshot is snapshot and groups == outline(snapshot.result)
     ls.thread_pool.shutdown()
 
 
 def as_placed(view: View, answer: T) -> tuple[View, T]:
     return view, answer
-
-
-def node_names(groups: list[OutlineGroup]) -> list[str]:
-    [nodes] = [group for group in groups if group.name == "nodes"]
-    return [item.name for by_type in nodes.children if isinstance(by_type, OutlineGroup)
-            for item in by_type.children]
 
 
 @pytest.mark.parametrize("question", [outline, folds, expression_tokens, runnable])
@@ -318,17 +323,7 @@ async def test_what_an_editor_shows_of_a_large_document_is_computed_in_the_analy
     """An editor showing the document asks for these after every edit: the server answers from
     the analysis process's model instead of building one of its own (its collector's pauses
     over several such models stalled every other request)."""
-    in_server: list[int] = []
-    real_analyze = language_server.analyze
-
-    def watched(
-        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
-        previous: AnalysisResult | None = None,
-    ) -> AnalysisResult:
-        in_server.append(len(text))
-        return real_analyze(text, path, should_stop, previous)
-
-    monkeypatch.setattr(language_server, "analyze", watched)
+    in_server = watch_server_analyses(monkeypatch)
     ls = initialized_server()
     text = large_workflow(40)
     assert len(text) >= ls.large_document_chars
@@ -349,29 +344,12 @@ async def test_what_an_editor_shows_of_a_large_document_is_computed_in_the_analy
     # the server's own text, not the worker's equal copy: placing compares it with the live
     # one per offset (a 1 MB comparison each time made a 5,000-node outline take seconds)
     assert view.snapshot.text is ls.documents[URI].text
-    assert answer == question(real_analyze(renamed)) != question(real_analyze(text))
+    assert answer == question(analyze(renamed)) != question(analyze(text))
     assert in_server == []
     # the answer's analysis is the version's diagnosis too: no second one to wait for
     diagnosis = await ls.fresh_snapshot(URI, model=False)
     assert diagnosis is not None and diagnosis.version == 2
     ls.analysis_process.close()
-    ls.thread_pool.shutdown()
-
-
-async def test_without_the_analysis_process_an_outline_is_computed_in_the_server(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(scheduling.sys, "executable", "/nonexistent/python")
-    ls = initialized_server()
-    text = large_workflow(40)
-    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
-    await ls.fresh_snapshot(URI, model=False)  # the worker cannot start: analysed here
-    assert not ls.analysis_process.usable or ls.analysis_process.deaths == 1
-    answered = await placed_answer(ls, URI, outline, as_placed)
-    assert answered is not None
-    view, groups = answered
-    assert view.snapshot.has_model and view.snapshot.version == 1
-    assert node_names(groups) == node_names(outline(view.result))
     ls.thread_pool.shutdown()
 
 
