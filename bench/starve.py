@@ -73,8 +73,8 @@ async def request_latencies(client: Client, count: int) -> dict[str, list[tuple[
     return found
 
 
-async def keep_editing(client: Client, uris: list[str], text: str, mode: str) -> None:
-    asking: list[asyncio.Future[object]] = []
+async def keep_editing(client: Client, uris: list[str], text: str, mode: str,
+                       asking: list[asyncio.Future[object]]) -> None:
     version = 1
     keystroke_line = text.count("\n", 0, text.index("label: Start"))
     try:
@@ -121,9 +121,11 @@ async def run_scenario(tree: Path, blocks: int, mode: str) -> dict[str, object]:
     uris = [f"file:///bench/large-{index}.relavium.yaml" for index in range(LARGE_DOCUMENTS)]
     for uri in uris:
         open_document(client, uri, text)
-    editing = asyncio.ensure_future(keep_editing(client, uris, text, mode))
+    asking: list[asyncio.Future[object]] = []
+    editing = asyncio.ensure_future(keep_editing(client, uris, text, mode, asking))
     await asyncio.sleep(1)
     loaded = await request_latencies(client, REQUESTS)
+    symbols = f"{sum(request.done() for request in asking)}/{len(asking)}"
     editing.cancel()
     probe = await probed.stop(client, probe_out)
     first = min(began for samples in loaded.values() for began, _ in samples)
@@ -134,7 +136,8 @@ async def run_scenario(tree: Path, blocks: int, mode: str) -> dict[str, object]:
 
     return {"idle": idle, "loaded": loaded, "seconds": last - first,
             "collections": during(probe["collections"]), "held": during(probe["held"]),
-            "loop_lags": during(probe["loop_lags"]), "analyses": during(probe["analyses"])}
+            "loop_lags": during(probe["loop_lags"]), "analyses": during(probe["analyses"]),
+            "symbols": symbols}
 
 
 def longest(events: list[list[float]], index: int) -> float:
@@ -147,7 +150,8 @@ async def main() -> int:
           f"{LARGE_DOCUMENTS} large documents change every 0.5 s (debounce 0); load average "
           f"{os.getloadavg()[0]:.2f} at the start")
     header = (f"{'tree':<8}{'scenario':<10}{'request':<11}{'idle p50':>9}{'p50 ms':>8}"
-              f"{'p95 ms':>8}{'max ms':>8}{'gc max':>8}{'held':>7}{'loop':>7}{'in-proc':>8}")
+              f"{'p95 ms':>8}{'max ms':>8}{'gc max':>8}{'held':>7}{'loop':>7}{'in-proc':>8}"
+          f"{'symbols':>9}")
     print(header)
     for scenario, (blocks, mode) in SCENARIOS.items():
         for name, tree in trees.items():
@@ -161,11 +165,12 @@ async def main() -> int:
                       f"{longest(found['collections'], 2):>8.0f}"  # type: ignore[arg-type]
                       f"{longest(found['held'], 1):>7.0f}"  # type: ignore[arg-type]
                       f"{longest(found['loop_lags'], 1):>7.0f}"  # type: ignore[arg-type]
-                      f"{len(found['analyses']):>8}")  # type: ignore[arg-type]
+                      f"{len(found['analyses']):>8}"  # type: ignore[arg-type]
+                      f"{found['symbols']:>9}")
     print("gc max: longest collector pause while loaded; held: longest time a 1 ms sleeper "
           "could not run; loop: longest event-loop lag; in-proc: analyses in the server "
-          f"process (ms, during the loaded requests); load average {os.getloadavg()[0]:.2f} "
-          "at the end")
+          "process (ms, during the loaded requests); symbols: requests answered / asked by the "
+          f"end of the loaded requests; load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 
 
