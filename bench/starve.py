@@ -12,7 +12,9 @@ Hover and completion on an 11-node document are timed idle (before the large one
 loaded. A probe inside the server (bench/server_probe.py) says what the requests waited for:
 the longest cyclic-collector pause (it holds the interpreter lock), the longest time a thread
 that sleeps 1 ms could not run, the longest event-loop lag, and how many analyses ran in the
-server process.
+server process. The last column says how many symbols requests were answered by the end: typed
+into every 0.5 s, a 5,000-node document's analysis is superseded before it ends, so few or none
+are (what an answer costs the other requests shows once typing pauses).
 
     .venv/bin/python bench/starve.py                 # this tree
     .venv/bin/python bench/starve.py --against DIR   # and another tree (git archive REV | tar -x
