@@ -223,7 +223,9 @@ class RelaviumLanguageServer(LanguageServer):
         a large document's model is, and the snapshot whose text the answer's offsets refer to
         (without a model: the current version's, or the last one that parsed). None when the
         document is not diagnosed there (closed, small, or the process is unusable): ask the
-        model `fresh_snapshot` computes here instead."""
+        model `fresh_snapshot` computes here instead. Requests asking the same question about
+        the same version share one answer (an editor asks again after every edit, and may not
+        cancel what it asked before)."""
         while (state := self.documents.get(uri)) is not None and self._in_analysis_process(
             state.text
         ):
@@ -232,8 +234,16 @@ class RelaviumLanguageServer(LanguageServer):
             def superseded(state: DocumentState = state, version: int = version) -> bool:
                 return state.version != version or self.documents.get(state.uri) is not state
 
+            shared = state.asking.get(question)
+            if shared is not None and shared[0] == version and not shared[1].cancelled():
+                asked = shared[1]
+            else:
+                asked = self.analysis_process.ask(text, state.path, superseded, question)
+                asked.add_done_callback(_take_outcome)  # when every asker is gone
+                state.asking[question] = (version, asked)
             try:
-                answer = await self.analysis_process.ask(text, state.path, superseded, question)
+                # shielded: one request cancelled must not cancel the others' answer
+                answer = await asyncio.shield(asked)
             except AnalysisStopped:
                 continue  # a newer version came: ask about that one
             except WorkerLost:

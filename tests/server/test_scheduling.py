@@ -23,7 +23,7 @@ from analysis.highlighting import expression_tokens
 from analysis.outline import folds, outline, runnable
 from server import scheduling
 from server.language_server import RelaviumLanguageServer, create_server
-from server.scheduling import AnalysisQueue, Diagnosis, KeptAnalyses, Question
+from server.scheduling import AnalysisQueue, Answer, Diagnosis, KeptAnalyses, Question
 from server.serving import View, placed_answer
 from tests.analysis.large_workflow import large_workflow
 
@@ -349,6 +349,35 @@ async def test_what_an_editor_shows_of_a_large_document_is_computed_in_the_analy
     # the answer's analysis is the version's diagnosis too: no second one to wait for
     diagnosis = await ls.fresh_snapshot(URI, model=False)
     assert diagnosis is not None and diagnosis.version == 2
+    ls.analysis_process.close()
+    ls.thread_pool.shutdown()
+
+
+async def test_requests_asking_the_same_share_one_answer() -> None:
+    ls = initialized_server()
+    asked: list[int] = []
+    real_ask = ls.analysis_process.ask
+
+    def ask(text: str, path: str | None, superseded: Callable[[], bool], question: Question
+            ) -> asyncio.Future[Answer]:
+        asked.append(len(text))
+        return real_ask(text, path, superseded, question)
+
+    ls.analysis_process.ask = ask  # type: ignore[method-assign]
+    text = large_workflow(40)
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    first, second, third = (
+        asyncio.ensure_future(placed_answer(ls, URI, outline, as_placed)) for _ in range(3)
+    )
+    await asyncio.sleep(0)
+    first.cancel()  # one asker gone: the others still get the answer
+    answers = [(await second), (await third)]
+    assert first.cancelled()
+    assert asked == [len(text)]
+    assert [answer[1] for answer in answers if answer] == [outline(analyze(text))] * 2
+    # a folds request is another question
+    assert await placed_answer(ls, URI, folds, as_placed) is not None
+    assert asked == [len(text)] * 2
     ls.analysis_process.close()
     ls.thread_pool.shutdown()
 
