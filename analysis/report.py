@@ -12,7 +12,6 @@ per finding (`::error file=…,line=…,col=…::message`, positions as in text)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -34,6 +33,9 @@ class FileReport:
 
 
 def _tool_version() -> str:
+    # Imported here: it scans the installed distributions, and only SARIF output names a version.
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("relavium-lsp")
     except PackageNotFoundError:

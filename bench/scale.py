@@ -3,12 +3,18 @@ and 10,000 nodes, against a process that only composes the same YAML (`yaml.comp
 CSafeLoader). Targets (issue 12): check at 10,000 nodes at most 2.3x the time at 5,000, at most 3x
 compose at 5,000; peak RSS linear too.
 
-Rounds are interleaved in one run; ratios of medians are the numbers to report. Prints one table
-and exits 0; it never asserts a timing.
+    .venv/bin/python bench/scale.py                 # this tree
+    .venv/bin/python bench/scale.py --against DIR   # and another tree's check, in the same rounds
+                                                    # (git archive REV | tar -x -C DIR)
+
+Rounds are interleaved in one run; ratios of medians are the numbers to report. Wall time is the
+target's measure; CPU time (user + system) is printed beside it because it moves less with the
+machine's load. Prints one table and exits 0; it never asserts a timing.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import subprocess
@@ -24,17 +30,25 @@ from tests.analysis.large_workflow import large_workflow
 ROUNDS = 5
 SIZES = (500, 1000)  # blocks of ten nodes
 COMPOSE = "import sys, yaml; yaml.compose(open(sys.argv[1]).read(), Loader=yaml.CSafeLoader)"
+THIS_TREE = Path(__file__).resolve().parent.parent
 
 
-def run(command: list[str]) -> tuple[float, int]:
-    """Wall time and peak RSS (KiB) of one process."""
+def run(command: list[str], tree: Path) -> tuple[float, float, int]:
+    """Wall time, CPU time and peak RSS (KiB) of one process run in `tree`."""
     began = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)})
     _, _, usage = os.wait4(process.pid, 0)
-    return time.perf_counter() - began, usage.ru_maxrss
+    return time.perf_counter() - began, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--against", type=Path, help="another tree whose check runs too")
+    args = parser.parse_args()
+    trees = {"check": THIS_TREE}
+    if args.against:
+        trees["against"] = args.against.resolve()
     with tempfile.TemporaryDirectory() as folder:
         paths = {}
         for blocks in SIZES:
@@ -43,32 +57,40 @@ def main() -> int:
             paths[blocks] = str(path)
         commands = {
             (kind, blocks): (
-                [sys.executable, "-m", "server", "check", paths[blocks]]
-                if kind == "check"
-                else [sys.executable, "-c", COMPOSE, paths[blocks]]
+                [sys.executable, "-c", COMPOSE, paths[blocks]]
+                if kind == "compose"
+                else [sys.executable, "-m", "server", "check", paths[blocks]]
             )
-            for kind in ("check", "compose")
+            for kind in ("compose", *trees)
             for blocks in SIZES
         }
-        times: dict[tuple[str, int], list[float]] = {key: [] for key in commands}
+        walls: dict[tuple[str, int], list[float]] = {key: [] for key in commands}
+        cpus: dict[tuple[str, int], list[float]] = {key: [] for key in commands}
         peaks: dict[tuple[str, int], int] = dict.fromkeys(commands, 0)
         for _ in range(ROUNDS):
             for key, command in commands.items():
-                elapsed, peak = run(command)
-                times[key].append(elapsed)
+                wall, cpu, peak = run(command, trees.get(key[0], THIS_TREE))
+                walls[key].append(wall)
+                cpus[key].append(cpu)
                 peaks[key] = max(peaks[key], peak)
-    median = {key: statistics.median(samples) for key, samples in times.items()}
-    print(f"{ROUNDS} interleaved rounds per process; nodes = blocks x 10 (+1)")
-    print(f"{'process':<24}{'p50 s':>10}{'peak RSS MiB':>14}")
-    for (kind, blocks), value in median.items():
+    wall = {key: statistics.median(samples) for key, samples in walls.items()}
+    cpu = {key: statistics.median(samples) for key, samples in cpus.items()}
+    print(f"{ROUNDS} interleaved rounds per process; nodes = blocks x 10 (+1); "
+          f"load average {os.getloadavg()[0]:.2f}")
+    print(f"{'process':<26}{'p50 s':>8}{'CPU s':>8}{'peak RSS MiB':>14}")
+    for (kind, blocks), value in wall.items():
         name = f"{kind} {blocks * 10} nodes"
-        print(f"{name:<24}{value:>10.2f}{peaks[kind, blocks] / 1024:>14.0f}")
+        print(f"{name:<26}{value:>8.2f}{cpu[kind, blocks]:>8.2f}"
+              f"{peaks[kind, blocks] / 1024:>14.0f}")
     small, large = SIZES
-    growth = median["check", large] / median["check", small]
-    print(f"check {large * 10} / {small * 10} nodes: {growth:.2f}x "
-          f"(RSS {peaks['check', large] / peaks['check', small]:.2f}x)")
-    print(f"check / compose at {small * 10} nodes: "
-          f"{median['check', small] / median['compose', small]:.2f}x")
+    for kind in trees:
+        print(f"{kind}: {large * 10} / {small * 10} nodes: "
+              f"{wall[kind, large] / wall[kind, small]:.2f}x "
+              f"(CPU {cpu[kind, large] / cpu[kind, small]:.2f}x, "
+              f"RSS {peaks[kind, large] / peaks[kind, small]:.2f}x); "
+              f"/ compose at {small * 10} nodes: "
+              f"{wall[kind, small] / wall['compose', small]:.2f}x "
+              f"(CPU {cpu[kind, small] / cpu['compose', small]:.2f}x)")
     return 0
 
 

@@ -1,5 +1,3 @@
-import sys
+from server.cli import program
 
-from server.cli import main
-
-sys.exit(main())
+program()

@@ -1,12 +1,15 @@
 """The console script's contract: version, subcommands, usage errors."""
 
+import json
 import subprocess
 import sys
 from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 
 from server.cli import main
+from tests.analysis.large_workflow import large_workflow
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -35,3 +38,79 @@ def test_every_subcommand_has_help(name: str) -> None:
 
 def test_unknown_option_is_a_usage_error() -> None:
     assert run_cli("check", "--no-such-flag", "x").returncode == 2
+
+
+CHECK_AND_LIST_MODULES = """
+import json, sys
+from server.cli import main
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def modules_after(*args: str) -> set[str]:
+    result = subprocess.run([sys.executable, "-c", CHECK_AND_LIST_MODULES, *args],
+                            capture_output=True, text=True, timeout=60)
+    outcome = json.loads(result.stdout.splitlines()[-1])
+    assert outcome["code"] == 0, result.stderr
+    return set(outcome["modules"])
+
+
+# What `check` has no use for: the other subcommands' LSP types, dry run and worker pool, the
+# sandbox's evaluator (only its syntax check is used), the distribution metadata only `--version`
+# and SARIF output read, and a process pool for one file.
+NOT_FOR_CHECK = ("lsprotocol", "pygls", "server.dry_run", "server.commands.run",
+                 "server.commands.eval_cmd", "server.commands.serve", "sandbox.pool",
+                 "sandbox.evaluator", "sandbox.vm", "importlib.metadata",
+                 "concurrent.futures.process")
+
+
+def test_check_imports_only_what_checking_needs(tmp_path: Path) -> None:
+    workflow = tmp_path / "w.relavium.yaml"
+    workflow.write_text(large_workflow(1), encoding="utf-8")
+    loaded = modules_after("check", str(workflow))
+    assert "analysis.rules" in loaded  # it did check
+    assert sorted(name for name in NOT_FOR_CHECK if name in loaded) == []
+
+
+def test_every_subcommand_is_listed_in_the_help() -> None:
+    result = run_cli("--help")
+    assert result.returncode == 0
+    for name in ("serve", "check", "run", "eval", "schema"):
+        assert f"    {name} " in result.stdout
+
+
+def test_sarif_output_names_the_distribution_version(tmp_path: Path) -> None:
+    workflow = tmp_path / "w.relavium.yaml"
+    workflow.write_text(large_workflow(1), encoding="utf-8")
+    result = run_cli("check", "--format", "sarif", str(workflow))
+    assert result.returncode == 0, result.stderr
+    driver = json.loads(result.stdout)["runs"][0]["tool"]["driver"]
+    assert driver["version"] == version("relavium-lsp")
+
+
+PROGRAM_WITH_EXIT_HOOK = """
+import atexit, sys
+atexit.register(lambda: print("interpreter teardown", file=sys.stderr))
+sys.argv[0] = "relavium-lsp"
+from server.cli import program
+program()
+"""
+
+
+def test_a_check_exits_without_interpreter_teardown_and_loses_no_output(tmp_path: Path) -> None:
+    clean = tmp_path / "clean.relavium.yaml"
+    clean.write_text(large_workflow(30), encoding="utf-8")
+    broken = tmp_path / "broken.relavium.yaml"
+    broken.write_text(large_workflow(30).replace("type: transform", "type: transfrom"),
+                      encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-c", PROGRAM_WITH_EXIT_HOOK, "check", "--format", "json",
+         str(clean), str(broken)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1  # errors found
+    found = json.loads(result.stdout)  # all of it arrived: a large report parses whole
+    assert len(found) >= 30 and {entry["path"] for entry in found} == {str(broken)}
+    assert "interpreter teardown" not in result.stderr
+    usage = subprocess.run([sys.executable, "-c", PROGRAM_WITH_EXIT_HOOK, "check", "--jobs", "0",
+                            str(clean)], capture_output=True, text=True, timeout=60)
+    assert usage.returncode == 2 and "--jobs" in usage.stderr

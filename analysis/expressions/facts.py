@@ -251,7 +251,11 @@ class _TreeScan:
         self.forbidden: list[ForbiddenUse] = []
         self.branches_uses: list[Span] = []
         self.branches_null_derefs: list[Span] = []
-        self._walk = ScopedWalk(parsed.root, self._name_of, _candidates(parsed))
+        # A function of `parsed`, not a method: a walk holding a bound method of this scan
+        # would make the two a cycle, garbage only the collector frees (with the parse tree).
+        self._walk = ScopedWalk(
+            parsed.root, lambda node: decode_identifier(parsed.text(node)), _candidates(parsed)
+        )
         self.path = self._walk.path
         for node in self._walk:
             kind = node.type

@@ -182,7 +182,8 @@ class ParsedExpression:
             or wrapped.end_byte != len(_PREFIX) + body_length + len(_SUFFIX)
         ):
             return True
-        return bool(QueryCursor(_JSX_QUERY).captures(root))
+        # Every JSX element starts with `<`: most expressions need no query over their tree.
+        return b"<" in self.data and bool(QueryCursor(_JSX_QUERY).captures(root))
 
     def offset(self, byte: int) -> int:
         """The code-point offset in `source` of a byte offset in the wrapped text (clamped)."""

@@ -13,7 +13,6 @@ import dataclasses
 import json
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from analysis import analyze
@@ -186,6 +185,9 @@ def _reports(files: list[str], jobs: int | None) -> list[FileReport | str]:
     on_disk = [path for path in files if path != STDIN]
     workers = min(jobs or cpu_count(), len(on_disk))
     if workers > 1 and (jobs is not None or len(on_disk) >= PARALLEL_THRESHOLD):
+        # Imported here: one file or a handful are checked without a pool (and its import).
+        from concurrent.futures import ProcessPoolExecutor
+
         # map() keeps the input order, so the output is the serial run's byte for byte.
         with ProcessPoolExecutor(max_workers=workers) as pool:
             checked = dict(zip(on_disk, pool.map(_check_file, on_disk, chunksize=4),

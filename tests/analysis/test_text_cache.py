@@ -79,3 +79,11 @@ def test_expression_facts_stay_within_the_bound() -> None:
         facts(" + ".join(f'run.outputs["n{index}"].v{i}' for i in range(300)))
         assert facts.held_bytes <= facts.max_bytes
     assert facts.held_bytes > facts.max_bytes // 2  # it does hold what fits
+
+
+def test_a_dataclass_value_counts_the_items_of_its_tuple_fields() -> None:
+    facts = analyze_expression('run.outputs["a"].x + run.outputs.b + inputs.c')
+    assert (len(facts.output_reads), len(facts.scope_reads)) == (2, 1)
+    base = estimated_bytes("t", ())
+    assert estimated_bytes("t", facts) == base + PER_ITEM_BYTES * 3
+    assert estimated_bytes("t", "not a dataclass") == base  # a str is no tuple of items

@@ -88,9 +88,16 @@ def test_broken_code_skips_tree_scans() -> None:
     assert facts.forbidden == () and facts.scope_reads == ()
 
 
-@pytest.mark.parametrize("expression", ["<div>{Date}</div>", "a) + (Date", "1; Date"])
+@pytest.mark.parametrize(
+    "expression", ["<div>{Date}</div>", "[<br />, 1]", "a) + (Date", "1; Date"]
+)
 def test_not_one_expression_counts_as_broken(expression: str) -> None:
     assert analyze_expression(expression).broken
+
+
+@pytest.mark.parametrize("expression", ["inputs.a < 2 && ctx.b > 1", "a <b> c", "Date"])
+def test_comparisons_are_no_jsx(expression: str) -> None:
+    assert not analyze_expression(expression).broken
 
 
 @pytest.mark.parametrize(
