@@ -19,13 +19,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from analysis import analyze
 from analysis.completion import complete
+from analysis.highlighting import expression_tokens
 from analysis.navigation import SymbolKind, build_index
+from analysis.outline import folds, outline
 from analysis.rename import plan_rename, rename_target
 from bench.analysis import percentile, timed
 from server.documents import Snapshot
 from server.features.folding import folding_ranges
 from server.features.semantic_tokens import encoded_tokens
-from server.features.symbols import outline
+from server.features.symbols import placed
 from server.serving import View
 from tests.analysis.large_workflow import large_workflow
 
@@ -64,9 +66,9 @@ def main() -> int:
         "completion of a schema key": lambda: complete(result, key_text, key_at),
         "references of a node id": find_references,
         "rename plan": rename,
-        "semantic tokens (full)": lambda: encoded_tokens(view),
-        "document symbols": lambda: outline(view, workflow, result.graph),
-        "folding ranges": lambda: folding_ranges(view),
+        "semantic tokens (full)": lambda: encoded_tokens(view, expression_tokens(result)),
+        "document symbols": lambda: placed(view, outline(result)),
+        "folding ranges": lambda: folding_ranges(view, folds(result)),
     }
     samples: dict[str, list[float]] = {name: [] for name in measures}
     for _ in range(ROUNDS):

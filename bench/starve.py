@@ -5,14 +5,16 @@ the server never starves), in one server over stdio per scenario:
 - `5k-keys`: three 5,000-node documents (1 MB each), each typed into (one character, an
   incremental didChange) every 0.5 s — every analysis is superseded before it ends;
 - `5k-shown`: the same, and after each keystroke the client asks for each large document's
-  symbols, as an editor showing them does (those requests need the documents' models, which the
-  server computes itself).
+  symbols, as an editor showing them does (those requests need the documents' models: older
+  trees built them in the server, this one asks the analysis process, which has them).
 
 Hover and completion on an 11-node document are timed idle (before the large ones open) and
 loaded. A probe inside the server (bench/server_probe.py) says what the requests waited for:
 the longest cyclic-collector pause (it holds the interpreter lock), the longest time a thread
 that sleeps 1 ms could not run, the longest event-loop lag, and how many analyses ran in the
-server process.
+server process. The last column says how many symbols requests were answered by the end: typed
+into every 0.5 s, a 5,000-node document's analysis is superseded before it ends, so few or none
+are (what an answer costs the other requests shows once typing pauses).
 
     .venv/bin/python bench/starve.py                 # this tree
     .venv/bin/python bench/starve.py --against DIR   # and another tree (git archive REV | tar -x
@@ -73,8 +75,8 @@ async def request_latencies(client: Client, count: int) -> dict[str, list[tuple[
     return found
 
 
-async def keep_editing(client: Client, uris: list[str], text: str, mode: str) -> None:
-    asking: list[asyncio.Future[object]] = []
+async def keep_editing(client: Client, uris: list[str], text: str, mode: str,
+                       asking: list[asyncio.Future[object]]) -> None:
     version = 1
     keystroke_line = text.count("\n", 0, text.index("label: Start"))
     try:
@@ -121,9 +123,11 @@ async def run_scenario(tree: Path, blocks: int, mode: str) -> dict[str, object]:
     uris = [f"file:///bench/large-{index}.relavium.yaml" for index in range(LARGE_DOCUMENTS)]
     for uri in uris:
         open_document(client, uri, text)
-    editing = asyncio.ensure_future(keep_editing(client, uris, text, mode))
+    asking: list[asyncio.Future[object]] = []
+    editing = asyncio.ensure_future(keep_editing(client, uris, text, mode, asking))
     await asyncio.sleep(1)
     loaded = await request_latencies(client, REQUESTS)
+    symbols = f"{sum(request.done() for request in asking)}/{len(asking)}"
     editing.cancel()
     probe = await probed.stop(client, probe_out)
     first = min(began for samples in loaded.values() for began, _ in samples)
@@ -134,7 +138,8 @@ async def run_scenario(tree: Path, blocks: int, mode: str) -> dict[str, object]:
 
     return {"idle": idle, "loaded": loaded, "seconds": last - first,
             "collections": during(probe["collections"]), "held": during(probe["held"]),
-            "loop_lags": during(probe["loop_lags"]), "analyses": during(probe["analyses"])}
+            "loop_lags": during(probe["loop_lags"]), "analyses": during(probe["analyses"]),
+            "symbols": symbols}
 
 
 def longest(events: list[list[float]], index: int) -> float:
@@ -147,7 +152,8 @@ async def main() -> int:
           f"{LARGE_DOCUMENTS} large documents change every 0.5 s (debounce 0); load average "
           f"{os.getloadavg()[0]:.2f} at the start")
     header = (f"{'tree':<8}{'scenario':<10}{'request':<11}{'idle p50':>9}{'p50 ms':>8}"
-              f"{'p95 ms':>8}{'max ms':>8}{'gc max':>8}{'held':>7}{'loop':>7}{'in-proc':>8}")
+              f"{'p95 ms':>8}{'max ms':>8}{'gc max':>8}{'held':>7}{'loop':>7}{'in-proc':>8}"
+          f"{'symbols':>9}")
     print(header)
     for scenario, (blocks, mode) in SCENARIOS.items():
         for name, tree in trees.items():
@@ -161,11 +167,12 @@ async def main() -> int:
                       f"{longest(found['collections'], 2):>8.0f}"  # type: ignore[arg-type]
                       f"{longest(found['held'], 1):>7.0f}"  # type: ignore[arg-type]
                       f"{longest(found['loop_lags'], 1):>7.0f}"  # type: ignore[arg-type]
-                      f"{len(found['analyses']):>8}")  # type: ignore[arg-type]
+                      f"{len(found['analyses']):>8}"  # type: ignore[arg-type]
+                      f"{found['symbols']:>9}")
     print("gc max: longest collector pause while loaded; held: longest time a 1 ms sleeper "
           "could not run; loop: longest event-loop lag; in-proc: analyses in the server "
-          f"process (ms, during the loaded requests); load average {os.getloadavg()[0]:.2f} "
-          "at the end")
+          "process (ms, during the loaded requests); symbols: requests answered / asked by the "
+          f"end of the loaded requests; load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 
 

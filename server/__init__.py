@@ -37,6 +37,9 @@ Getting a document's analysis
 - `ls.last_good_snapshot(uri)`: the newest analysis whose YAML parsed (`snapshot.is_good`) — serve
   completion/hover/navigation from it while the user is half-way through typing.
 - `await ls.fresh_snapshot(uri)`: the analysis of the current text (skips a pending debounce).
+- `await server.serving.placed_answer(ls, uri, question, place)`: for what an editor asks after
+  every edit (outline, folds, tokens, lenses): `question(result)` as plain data, computed in
+  the analysis process for a large document (its model is there), then `place(view, answer)`.
 A `Snapshot` has `uri`, `version`, `text`, `result` (`analysis.AnalysisResult`) and `lines`.
 Positions in `result` refer to `snapshot.text`, never to the live text; when the snapshot is older
 than the text (`snapshot.version != ls.document(uri).version`), positions from the client are in

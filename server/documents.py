@@ -96,6 +96,9 @@ class DocumentState:
     modelling: asyncio.Task[Snapshot | None] | None = field(default=None, repr=False)
     modelling_version: int = -1
     model_computing: asyncio.Future[Any] | None = field(default=None, repr=False)
+    # per question asked of the analysis process (`RelaviumLanguageServer.ask_analysis_process`),
+    # the version asked about and the answer to come: requests asking the same share it
+    asking: dict[Any, tuple[int, asyncio.Future[Any]]] = field(default_factory=dict, repr=False)
     # the last whole-workflow dry run, shown while `dry_run.version` is the document's
     dry_run: DryRunView | None = None
     # `text` split into lines (see `apply`), kept between edits; None until an edit needs them

@@ -40,6 +40,7 @@ from server.scheduling import (
     AnalysisProcess,
     AnalysisQueue,
     Diagnosis,
+    Question,
     WorkerLost,
 )
 from server.settings import DEFAULT_DEBOUNCE_MS, Settings, parse_settings
@@ -220,6 +221,48 @@ class RelaviumLanguageServer(LanguageServer):
                 raise
             if snapshot is None or snapshot.version == state.version:
                 return snapshot
+        return None
+
+    async def ask_analysis_process(self, uri: str, question: Question
+                                   ) -> tuple[Snapshot, Any] | None:
+        """`question` answered about the document's current text in the analysis process, where
+        a large document's model is, and the snapshot whose text the answer's offsets refer to
+        (without a model: the current version's, or the last one that parsed). None when the
+        document is not diagnosed there (closed, small, or the process is unusable): ask the
+        model `fresh_snapshot` computes here instead. Requests asking the same question about
+        the same version share one answer (an editor asks again after every edit, and may not
+        cancel what it asked before)."""
+        while (state := self.documents.get(uri)) is not None and self._in_analysis_process(
+            state.text
+        ):
+            version, text = state.version, state.text
+
+            def superseded(state: DocumentState = state, version: int = version) -> bool:
+                return state.version != version or self.documents.get(state.uri) is not state
+
+            shared = state.asking.get(question)
+            if shared is not None and shared[0] == version and not shared[1].cancelled():
+                asked = shared[1]
+            else:
+                asked = self.analysis_process.ask(text, state.path, superseded, question)
+                asked.add_done_callback(_take_outcome)  # when every asker is gone
+                state.asking[question] = (version, asked)
+            try:
+                # shielded: one request cancelled must not cancel the others' answer
+                answer = await asyncio.shield(asked)
+            except AnalysisStopped:
+                continue  # a newer version came: ask about that one
+            except WorkerLost:
+                return None
+            diagnosis = answer.diagnosis
+            # the text asked about, not its copy from the analysis process: a view compares it
+            # with the live text, at once when they are the same object
+            answered = text if answer.current else diagnosis.result.source.text
+            snapshot = Snapshot(uri, version, answered, diagnosis.result, self.position_encoding,
+                                has_model=False, omitted=diagnosis.omitted)
+            if answer.current:
+                state.record(snapshot)
+            return snapshot, answer.value
         return None
 
     async def analysis_of(self, uri: str) -> AnalysisResult | None:

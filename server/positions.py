@@ -57,11 +57,27 @@ class LineIndex:
         line = self.line_text(position.line)
         return self._line_starts[position.line] + min(max(position.character, 0), len(line))
 
+    def line_at(self, offset: int) -> int:
+        """The line of a code-point offset, clamped into the text."""
+        return bisect_right(self._line_starts, min(max(offset, 0), len(self.text))) - 1
+
     def position_at(self, offset: int) -> Position:
         offset = min(max(offset, 0), len(self.text))
         line = bisect_right(self._line_starts, offset) - 1
         column = min(offset - self._line_starts[line], len(self.line_text(line)))
         return Position(line, column)
+
+    def client_point(self, offset: int) -> tuple[int, int]:
+        """A code-point offset (clamped into the text) as (line, character in client units):
+        without pygls' codec when the line's prefix is ASCII, where every encoding counts one
+        unit per character (a large outline or token list converts tens of thousands)."""
+        offset = min(max(offset, 0), len(self.text))
+        line = self.line_at(offset)
+        prefix = self.text[self._line_starts[line] : offset]
+        if prefix.isascii() and not prefix.endswith("\r"):  # not between "\r" and "\n"
+            return line, len(prefix)
+        client = self.to_client_position(self.position_at(offset))
+        return client.line, client.character
 
     def to_client_position(self, position: Position) -> types.Position:
         """Analysis (code points) → client units; out-of-range positions clamp to the text."""

@@ -11,7 +11,9 @@ once the version it analyses is superseded (a queued job that is already superse
 Threads were not enough for large documents: an analysis of one fills the heap, and the cyclic
 collector's pauses (0.3-0.6 s, holding the interpreter lock) stalled every request (measured by
 bench/starve.py with bench/server_probe.py). `AnalysisProcess` computes their diagnostics in a
-worker process instead (`worker_main`).
+worker process instead (`worker_main`), and answers questions that need their model there too
+(an outline, as an editor showing the document asks after every edit): building those models in
+the server as well brought the collector's pauses back, and analysed each version twice.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from functools import partial
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-from analysis import AnalysisResult, AnalysisStopped
+from analysis import AnalysisResult, AnalysisStopped, analyze
 from analysis.diagnostics import Diagnostic
 from analysis.yaml_tree import YamlDocument
 
@@ -134,6 +136,22 @@ class Diagnosis:
     omitted: dict[str, int]
 
 
+# A question about a document's model, asked in the analysis process: a module-level function
+# (it is sent by name) of an analysis with a model, returning plain data (no model objects).
+Question = Callable[[AnalysisResult], Any]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A question's value and the diagnosis of the analysis it was computed from: the analysis
+    of the text asked about (`current`), or, when that has no model (the YAML does not parse),
+    the document's last one that had, whose text `diagnosis.result.source` holds."""
+
+    diagnosis: Diagnosis
+    value: Any
+    current: bool
+
+
 class WorkerLost(Exception):
     """The analysis process exited before answering (the caller analyses in process)."""
 
@@ -144,7 +162,8 @@ class _Job:
     text: str
     path: str | None
     superseded: Callable[[], bool]
-    future: asyncio.Future[Diagnosis]
+    future: asyncio.Future[Any]  # a Diagnosis, or an Answer to `question`
+    question: Question | None
     cancel_sent: bool = False
 
     def __lt__(self, other: _Job) -> bool:  # heap order: smaller text first, then older
@@ -183,8 +202,20 @@ class AnalysisProcess:
 
     def submit(self, text: str, path: str | None, superseded: Callable[[], bool]
                ) -> asyncio.Future[Diagnosis]:
-        future: asyncio.Future[Diagnosis] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._queue, _Job(next(self._numbers), text, path, superseded, future))
+        return self._submit(text, path, superseded, None)
+
+    def ask(self, text: str, path: str | None, superseded: Callable[[], bool],
+            question: Question) -> asyncio.Future[Answer]:
+        """`question` answered from the analysis of `text`: the worker's own when it already
+        has one of that text (a diagnosis job's), so a version is analysed once."""
+        return self._submit(text, path, superseded, question)
+
+    def _submit(self, text: str, path: str | None, superseded: Callable[[], bool],
+                question: Question | None) -> asyncio.Future[Any]:
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        heapq.heappush(
+            self._queue, _Job(next(self._numbers), text, path, superseded, future, question)
+        )
         self._start_next()
         return future
 
@@ -244,7 +275,7 @@ class AnalysisProcess:
                     job.future.set_exception(WorkerLost(f"cannot start: {error}"))
                     continue
             self._running = job
-            self._worker.send(("analyze", job.number, job.text, job.path))
+            self._worker.send(("analyze", job.number, job.text, job.path, job.question))
 
     def _answered(self, worker: _Worker, answer: tuple[Any, ...]) -> None:
         if answer == _READY:
@@ -359,9 +390,58 @@ def diagnosis_of(result: AnalysisResult) -> Diagnosis:
     return Diagnosis(model_free, omitted)
 
 
+class KeptAnalyses:
+    """The analysis process's memory: the last analysis of each of the `KEPT_ANALYSES` most
+    recent documents, and the last one of each that had a model.
+
+    The next version of a document re-reads only the YAML an edit changed (analysis.analyze's
+    `previous`); the same text is not analysed again (a question asked about the version just
+    diagnosed); a question about a text whose YAML does not parse is answered from the last
+    model, as the server answers requests from its last good snapshot."""
+
+    def __init__(self) -> None:
+        # path → (last analysis, last analysis with a model), the most recent document last
+        self._kept: dict[str, tuple[AnalysisResult, AnalysisResult | None]] = {}
+
+    def analysis(self, text: str, path: str | None, should_stop: Callable[[], bool]
+                 ) -> AnalysisResult:
+        """The analysis of `text` (kept unless `path` is None: nothing says which document)."""
+        if path is None:
+            return analyze(text, path, should_stop)
+        last, good = self._kept.get(path, (None, None))
+        result = (
+            last if last is not None and last.source.text == text
+            else analyze(text, path, should_stop, last)
+        )
+        self._kept.pop(path, None)
+        self._kept[path] = (result, result if result.workflow is not None else good)
+        while len(self._kept) > KEPT_ANALYSES:
+            del self._kept[next(iter(self._kept))]
+        return result
+
+    def last_model(self, path: str | None) -> AnalysisResult | None:
+        return self._kept[path][1] if path is not None and path in self._kept else None
+
+
+def _answer(kept: KeptAnalyses, number: int, text: str, path: str | None,
+            question: Question | None, should_stop: Callable[[], bool]) -> tuple[Any, ...]:
+    """The worker's answer to one job."""
+    try:
+        result = kept.analysis(text, path, should_stop)
+        if question is None:
+            return (number, "done", diagnosis_of(result))
+        answered = result if result.workflow is not None else kept.last_model(path) or result
+        return (number, "done",
+                Answer(diagnosis_of(answered), question(answered), answered is result))
+    except AnalysisStopped:
+        return (number, "stopped")
+    except Exception as error:  # analyze() promises not to raise; never lose the job
+        return (number, "failed", f"{type(error).__name__}: {error}")
+
+
 def worker_main() -> None:
-    """The analysis process: jobs in, diagnoses out (see `AnalysisProcess`)."""
-    from analysis import analyze, tune_collector
+    """The analysis process: jobs in, diagnoses and answers out (see `AnalysisProcess`)."""
+    from analysis import tune_collector
     from analysis.rules import RULES  # imported by the first analysis: imported before "ready"
 
     assert RULES
@@ -381,26 +461,11 @@ def worker_main() -> None:
     tune_collector()
     threading.Thread(target=read, name="jobs", daemon=True).start()
     _write_frame(stdout, _READY)
-    # each document's last analysis (the few most recent documents): the next version of it
-    # re-reads only the YAML an edit changed (analysis.analyze's `previous`)
-    last: dict[str | None, AnalysisResult] = {}
+    kept = KeptAnalyses()
     while True:
-        _, number, text, path = jobs.get()
-        answer: tuple[Any, ...]
-        try:
-            result = analyze(text, path, partial(cancelled.__contains__, number),
-                             last.get(path))
-            if path is not None:
-                last.pop(path, None)
-                last[path] = result  # the most recent last
-                while len(last) > KEPT_ANALYSES:
-                    del last[next(iter(last))]
-        except AnalysisStopped:
-            answer = (number, "stopped")
-        except Exception as error:  # analyze() promises not to raise; never lose the job
-            answer = (number, "failed", f"{type(error).__name__}: {error}")
-        else:
-            answer = (number, "done", diagnosis_of(result))
+        _, number, text, path, question = jobs.get()
+        answer = _answer(kept, number, text, path, question,
+                         partial(cancelled.__contains__, number))
         cancelled.discard(number)
         _write_frame(stdout, answer)
 

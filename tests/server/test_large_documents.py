@@ -15,7 +15,10 @@ from lsprotocol import types
 from server.scheduling import LARGE_DOCUMENT_CHARS
 from tests.analysis.large_workflow import large_workflow
 from tests.server.conftest import RelaviumClient, Workspace
+from tests.server.cursor import spanned
+from tests.server.test_semantic_tokens import full
 from tests.server.test_serve_cli import RawSession
+from tests.server.test_symbols import symbols, walk
 
 # 400 nodes, one of them with a misspelt type
 LARGE = large_workflow(40).replace("type: transform", "type: transfrom", 1)
@@ -44,6 +47,51 @@ async def test_diagnostics_and_requests_on_a_large_document(
     assert hover is not None and "condition" in str(hover.contents)
     client.replace_all(uri, LARGE.replace("type: transfrom", "type: transform"))
     assert await client.diagnostics_for(uri) == []
+
+
+async def _what_is_shown(client: RelaviumClient, uri: str) -> list[types.DocumentSymbol]:
+    """What an editor showing the document asks for, checked around node `b7-route` in the
+    client's current text; the outline."""
+    text = client.documents[uri].source
+    lines = text.splitlines()
+    node_line = lines.index("    - id: b7-route")
+    expression_line = node_line + 2
+    assert lines[expression_line].startswith("      expression: ")
+    identifier = types.TextDocumentIdentifier(uri=uri)
+    found = await symbols(client, uri)
+    [route] = [symbol for symbol in walk(found) if symbol.name == "b7-route"]
+    assert spanned(client, text, route.selection_range) == "b7-route"
+    folding = await client.text_document_folding_range_async(
+        types.FoldingRangeParams(text_document=identifier))
+    assert (node_line, lines.index("      default: b7-fan", node_line)) in {
+        (fold.start_line, fold.end_line) for fold in folding or []}
+    assert (expression_line, '"high"', "string") in await full(client, uri, text)
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=identifier))
+    runs_route = [{"uri": uri, "node": "b7-route"}]
+    assert expression_line in {
+        lens.range.start.line for lens in lenses or []
+        if lens.command and list(lens.command.arguments or []) == runs_route}
+    return found
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_what_is_shown_of_a_large_document_also_while_its_yaml_is_broken(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    """Outline, folds, tokens and lenses come from the analysis process (the model is there);
+    while the YAML does not parse, from the last version that did, placed in the live text."""
+    uri = workspace.open("shown.relavium.yaml", "# Überblick 🚀 über alles\n" + LARGE)
+    found = await _what_is_shown(client, uri)
+    assert [symbol.name for symbol in found] == ["inputs", "context", "agents", "nodes", "edges"]
+    client.change(uri, types.TextDocumentContentChangePartial(
+        range=types.Range(start=types.Position(line=1, character=0),
+                          end=types.Position(line=1, character=0)),
+        text="nodes: [ 🚀\n"))
+    assert "yaml-syntax" in {d.code for d in await client.diagnostics_for(uri)}
+    broken = await _what_is_shown(client, uri)
+    assert [symbol.name for symbol in walk(broken)] == [symbol.name for symbol in walk(found)]
+    assert broken[3].range.start.line == found[3].range.start.line + 1
 
 
 def _children(pid: int) -> list[int]:

@@ -200,3 +200,14 @@ def test_a_snapshots_line_index_takes_the_analysis_line_starts(
     lines = Snapshot("file:///t.relavium.yaml", 1, text, result, UTF16).lines
     assert lines.to_client_position(Position(98, 6)) == types.Position(line=98, character=7)
     assert lines.line_count == 101 and searched == []
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
+def test_client_point_and_line_at_agree_with_the_codec_at_every_offset(encoding: str) -> None:
+    # the ASCII shortcut must not count a "\r" of "\r\n" nor skip the codec after non-ASCII
+    text = "a: 😀é x\r\nb: 1\rc\n\u2028x: 𝒳 y\r\n\r\nlast"
+    lines = LineIndex(text, encoding)
+    for offset in range(-2, len(text) + 3):
+        client = lines.to_client_position(lines.position_at(offset))
+        assert lines.client_point(offset) == (client.line, client.character), offset
+        assert lines.line_at(offset) == client.line, offset

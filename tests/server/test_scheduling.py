@@ -12,18 +12,23 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 from lsprotocol import types
 
 import server.language_server as language_server
-from analysis import AnalysisResult, AnalysisStopped
+from analysis import AnalysisResult, AnalysisStopped, analyze
+from analysis.highlighting import expression_tokens
+from analysis.outline import folds, outline, runnable
 from server import scheduling
 from server.language_server import RelaviumLanguageServer, create_server
-from server.scheduling import AnalysisQueue, Diagnosis
+from server.scheduling import AnalysisQueue, Answer, Diagnosis, KeptAnalyses, Question
+from server.serving import View, placed_answer
 from server.settings import Settings
 from tests.analysis.large_workflow import large_workflow
 
+T = TypeVar("T")
 URI = "file:///tmp/scheduling/burst.relavium.yaml"
 
 
@@ -178,11 +183,8 @@ def watch_process_jobs(ls: RelaviumLanguageServer) -> list[asyncio.Future[Diagno
     return jobs
 
 
-async def test_a_large_document_is_diagnosed_in_the_analysis_process(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Its analyses fill another process's heap; this one computes the model only when a
-    request needs it, beside the diagnosis."""
+def watch_server_analyses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The lengths of the texts analysed in the server process, as they start."""
     in_server: list[int] = []
     real_analyze = language_server.analyze
 
@@ -194,6 +196,15 @@ async def test_a_large_document_is_diagnosed_in_the_analysis_process(
         return real_analyze(text, path, should_stop, previous)
 
     monkeypatch.setattr(language_server, "analyze", watched)
+    return in_server
+
+
+async def test_a_large_document_is_diagnosed_in_the_analysis_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its analyses fill another process's heap; this one computes the model only when a
+    request needs it, beside the diagnosis."""
+    in_server = watch_server_analyses(monkeypatch)
     ls = initialized_server()
     jobs = watch_process_jobs(ls)
     text = large_workflow(40).replace("type: transform", "type: transfrom", 1)
@@ -294,7 +305,119 @@ async def test_a_worker_that_cannot_start_leaves_the_analysis_to_the_server(
     snapshot = await ls.fresh_snapshot(URI, model=False)
     assert snapshot is not None and snapshot.version == 1 and snapshot.has_model
     assert ls.analysis_process.deaths == 1
+    # and what needs the model is answered from the server's
+    answered = await placed_answer(ls, URI, outline, as_placed)
+    assert answered is not None
+    view, groups = answered
+    assert view.snapshot is snapshot and groups == outline(snapshot.result)
     ls.thread_pool.shutdown()
+
+
+def as_placed(view: View, answer: T) -> tuple[View, T]:
+    return view, answer
+
+
+@pytest.mark.parametrize("question", [outline, folds, expression_tokens, runnable])
+async def test_what_an_editor_shows_of_a_large_document_is_computed_in_the_analysis_process(
+    monkeypatch: pytest.MonkeyPatch, question: Question
+) -> None:
+    """An editor showing the document asks for these after every edit: the server answers from
+    the analysis process's model instead of building one of its own (its collector's pauses
+    over several such models stalled every other request)."""
+    in_server = watch_server_analyses(monkeypatch)
+    ls = initialized_server()
+    text = large_workflow(40)
+    assert len(text) >= ls.large_document_chars
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    asking = asyncio.ensure_future(placed_answer(ls, URI, question, as_placed))
+    process = ls.analysis_process
+    while not asking.done() and not any(
+        job.question for job in [*process._queue, process._running] if job
+    ):
+        await asyncio.sleep(0.001)
+    # superseded while asked: the answer is about the newest version
+    renamed = text.replace("b3-route", "b3-routing")
+    change(ls, 2, renamed)
+    answered = await asking
+    assert answered is not None
+    view, answer = answered
+    assert view.snapshot.version == 2 and view.current and not view.snapshot.has_model
+    # the server's own text, not the worker's equal copy: placing compares it with the live
+    # one per offset (a 1 MB comparison each time made a 5,000-node outline take seconds)
+    assert view.snapshot.text is ls.documents[URI].text
+    assert answer == question(analyze(renamed)) != question(analyze(text))
+    assert in_server == []
+    # the answer's analysis is the version's diagnosis too: no second one to wait for
+    diagnosis = await ls.fresh_snapshot(URI, model=False)
+    assert diagnosis is not None and diagnosis.version == 2
+    ls.analysis_process.close()
+    ls.thread_pool.shutdown()
+
+
+async def test_requests_asking_the_same_share_one_answer() -> None:
+    ls = initialized_server()
+    asked: list[int] = []
+    real_ask = ls.analysis_process.ask
+
+    def ask(text: str, path: str | None, superseded: Callable[[], bool], question: Question
+            ) -> asyncio.Future[Answer]:
+        asked.append(len(text))
+        return real_ask(text, path, superseded, question)
+
+    ls.analysis_process.ask = ask  # type: ignore[method-assign]
+    text = large_workflow(40)
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    first, second, third = (
+        asyncio.ensure_future(placed_answer(ls, URI, outline, as_placed)) for _ in range(3)
+    )
+    await asyncio.sleep(0)
+    first.cancel()  # one asker gone: the others still get the answer
+    answers = [(await second), (await third)]
+    assert first.cancelled()
+    assert asked == [len(text)]
+    assert [answer[1] for answer in answers if answer] == [outline(analyze(text))] * 2
+    # a folds request is another question
+    assert await placed_answer(ls, URI, folds, as_placed) is not None
+    assert asked == [len(text)] * 2
+    ls.analysis_process.close()
+    ls.thread_pool.shutdown()
+
+
+def test_the_analysis_process_analyses_a_text_once_and_answers_from_its_last_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[tuple[str, AnalysisResult | None]] = []
+    real_analyze = scheduling.analyze
+
+    def watched(
+        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
+        previous: AnalysisResult | None = None,
+    ) -> AnalysisResult:
+        calls.append((text, previous))
+        return real_analyze(text, path, should_stop, previous)
+
+    monkeypatch.setattr(scheduling, "analyze", watched)
+    kept = KeptAnalyses()
+    text = large_workflow(2)
+    path = "/tmp/kept.relavium.yaml"
+    first = kept.analysis(text, path, lambda: False)
+    assert kept.analysis(text, path, lambda: False) is first  # a question about that version
+    assert calls == [(text, None)]
+    broken = text + "nodes: [\n"
+    result = kept.analysis(broken, path, lambda: False)
+    assert calls[-1] == (broken, first)  # the next version re-reads only what changed
+    assert result.workflow is None and kept.last_model(path) is first
+    # the question's answer comes from the last model, with its text
+    answer = scheduling._answer(kept, 7, broken, path, outline, lambda: False)
+    assert answer[:2] == (7, "done")
+    assert not answer[2].current and answer[2].diagnosis.result.source.text == text
+    assert answer[2].value == outline(first)
+    for other in range(scheduling.KEPT_ANALYSES):  # the least recent document is forgotten
+        kept.analysis(text, f"/tmp/other-{other}.relavium.yaml", lambda: False)
+    assert kept.last_model(path) is None
+    assert kept.last_model(None) is None
+    kept.analysis(text, None, lambda: False)
+    assert calls[-1] == (text, None)
 
 
 async def test_only_an_analysis_that_builds_on_an_earlier_one_sets_how_long_edits_wait() -> None:
