@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
 
 from analysis import analyze
 from analysis.diagnostics import Position
@@ -200,3 +201,69 @@ def test_a_snapshots_line_index_takes_the_analysis_line_starts(
     lines = Snapshot("file:///t.relavium.yaml", 1, text, result, UTF16).lines
     assert lines.to_client_position(Position(98, 6)) == types.Position(line=98, character=7)
     assert lines.line_count == 101 and searched == []
+
+
+def reference_client_position(text: str, encoding: str, position: Position) -> types.Position:
+    """Character by character, with pygls' own unit counts (what LineIndex did before)."""
+    codec = PositionCodec(encoding)
+    lines = LineIndex(text, encoding)
+    clamped = lines.position_at(lines.offset(position))
+    prefix = lines.line_text(clamped.line)[: clamped.character]
+    return types.Position(line=clamped.line, character=codec.client_num_units(prefix))
+
+
+def reference_position(text: str, encoding: str, position: types.Position) -> Position:
+    codec = PositionCodec(encoding)
+    lines = LineIndex(text, encoding)
+    if position.line >= lines.line_count:
+        last = lines.line_count - 1
+        return Position(last, len(lines.line_text(last)))
+    units = 0
+    for column, char in enumerate(lines.line_text(position.line)):
+        units += codec.impl.code_units_for_char(char)
+        if units > position.character:
+            return Position(position.line, column)
+    return Position(position.line, len(lines.line_text(position.line)))
+
+
+@given(st.text(alphabet=st.sampled_from("ab\né😀\r\u2028ß€")), st.data())
+def test_conversions_count_units_as_pygls_does(text: str, data: st.DataObject) -> None:
+    for encoding in (UTF8, UTF16, UTF32):
+        index = LineIndex(text, encoding)
+        line = data.draw(st.integers(0, index.line_count))
+        ours = Position(line, data.draw(st.integers(0, 12)))
+        assert index.to_client_position(ours) == reference_client_position(text, encoding, ours)
+        theirs = types.Position(line=line, character=data.draw(st.integers(0, 24)))
+        assert index.from_client_position(theirs) == reference_position(text, encoding, theirs)
+        if line < index.line_count:
+            assert index.client_line_length(line) == codec_units(encoding, index.line_text(line))
+
+
+def codec_units(encoding: str, text: str) -> int:
+    return int(PositionCodec(encoding).client_num_units(text))
+
+
+def test_positions_on_one_long_line_cost_in_proportion_to_their_number() -> None:
+    """Converting a position costs O(log n), not the length of its line: a diagnostic, token
+    or hint per node of a workflow written on one line (flow style, or minified) made
+    publishing them quadratic. 10x the line and 10x the positions: about 10x the work."""
+
+    def cost(size: int) -> int:
+        text = "x: [" + "'é😀', " * size + "]"
+        offsets = range(0, len(text), 7)
+        positions = [Position(0, offset) for offset in offsets]
+        client = [types.Position(line=0, character=offset) for offset in offsets]
+
+        def convert() -> None:
+            for encoding in (UTF8, UTF16):
+                index = LineIndex(text, encoding)
+                for position in positions:
+                    index.to_client_position(position)
+                for unit in client:
+                    index.from_client_position(unit)
+                index.client_line_length(0)
+
+        return lines_executed(convert, "server", "analysis")
+
+    small, large = cost(300), cost(3_000)
+    assert large <= small * 13, (small, large)
