@@ -554,7 +554,8 @@ class _Runner:
             self._fail(entry, "validation", problem[0])
             entry.where = problem[1]
             return
-        pins = self.samples.for_node(entry.id).outputs
+        own = self.samples.nodes.get(entry.id, {}).get("outputs", {})
+        pins = own if entry.id in own else self.samples.outputs
         if entry.id in pins:
             entry.status, entry.value = "pinned", json_value(pins[entry.id])
             return

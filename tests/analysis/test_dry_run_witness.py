@@ -21,7 +21,7 @@ import pytest
 
 import sandbox.scope
 from analysis import analyze
-from analysis.sample_scope import parse_samples
+from analysis.sample_scope import Samples, parse_samples
 from analysis.workflow_run import _Runner, run_workflow
 from sandbox import Outcome, Scope, evaluate
 from tests.analysis.large_workflow import large_workflow
@@ -142,3 +142,58 @@ def test_every_request_is_the_one_the_plain_scope_makes() -> None:
     run = run_workflow(result.workflow, result.graph, compared, samples)
     assert run.ok, [node.to_json() for node in run.nodes if node.status == "failed"]
     assert {"condition", "transform", "merge"} <= set(seen)
+
+
+def fanned_out(count: int) -> str:
+    nodes = "".join(
+        f"    - {{ id: a{i}, type: agent, agent_ref: writer, prompt_template: hi }}\n"
+        f"    - {{ id: t{i}, type: transform, transform: 'run.outputs.a{i}.n + 1' }}\n"
+        for i in range(count)
+    )
+    edges = "".join(
+        f"    - {{ from: start, to: a{i} }}\n    - {{ from: a{i}, to: t{i} }}\n"
+        for i in range(count)
+    )
+    return (
+        CHAIN_HEAD.replace("id: chain", "id: fanned") + nodes
+        + "  agents:\n    - { id: writer, model: m, provider: anthropic }\n"
+        + "  edges:\n" + edges
+    )
+
+
+def test_per_node_samples_cost_their_own_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A samples file with a `nodes.<id>` entry for each of n nodes: laying one over the others
+    copied every pinned output for each of them (n²); now only what the entry overrides."""
+    for_node = Samples.for_node
+
+    def work(count: int) -> int:
+        copied = 0
+
+        def counted(samples: Samples, node_id: str) -> Samples:
+            nonlocal copied
+            merged = for_node(samples, node_id)
+            copied += sum(len(mine) for mine, theirs in (
+                (merged.inputs, samples.inputs), (merged.ctx, samples.ctx),
+                (merged.outputs, samples.outputs)) if mine is not theirs)
+            return merged
+
+        result = analyze(fanned_out(count))
+        assert result.workflow is not None and result.graph is not None
+        raw = {
+            "inputs": {"topic": "x"},
+            "outputs": {f"a{i}": {"n": i} for i in range(count)},
+            "nodes": {
+                **{f"a{i}": {"outputs": {f"a{i}": {"n": -i}}} for i in range(count)},
+                **{f"t{i}": {"inputs": {"topic": f"t{i}"}} for i in range(count)},
+            },
+        }
+        samples = parse_samples(json.dumps(raw), "pins", "explicit", is_json=True)
+        with monkeypatch.context() as patch:
+            patch.setattr(Samples, "for_node", counted)
+            run = run_workflow(result.workflow, result.graph, in_process, samples)
+        assert run.ok
+        assert [node.value for node in run.nodes if node.id in ("a1", "t1")] == [{"n": -1}, 0]
+        return copied
+
+    small, large = work(10), work(100)
+    assert 0 < large <= 12 * small, (small, large)
