@@ -267,3 +267,40 @@ def test_positions_on_one_long_line_cost_in_proportion_to_their_number() -> None
 
     small, large = cost(300), cost(3_000)
     assert large <= small * 13, (small, large)
+
+
+def reference_locate(
+    line: str, character: int, encoding: str
+) -> tuple[int, bool]:
+    """Character by character with pygls' unit counts (what `_locate` did before)."""
+    codec = PositionCodec(encoding)
+    units = 0
+    for column, char in enumerate(line):
+        units += codec.impl.code_units_for_char(char)
+        if units > character:
+            return column, False
+    return len(line), units < character
+
+
+@given(st.text(alphabet=st.sampled_from("abé😀€")), st.integers(0, 20))
+def test_a_change_is_located_and_clamped_as_pygls_counts_units(text: str, character: int) -> None:
+    for encoding in (UTF8, UTF16, UTF32):
+        (_, column), clamped = documents._locate(
+            [text], types.Position(line=0, character=character), encoding
+        )
+        assert (column, clamped) == reference_locate(text, character, encoding)
+
+
+def test_many_edits_on_one_long_line_cost_python_work_in_proportion() -> None:
+    """Locating an edit on a non-ASCII line stepped through every character before it in
+    Python: a replace-all on a one-line (flow-style, minified) workflow was quadratic. 10x the
+    line and 10x the edits: about 10x the Python work (the splice itself copies the line)."""
+
+    def cost(size: int) -> int:
+        text = "x: [" + "'é😀', " * size + "]"
+        edits = [partial((0, column), (0, column + 1), "y")
+                 for column in range(len(text), 4, -len(text) // size * 5)]
+        return lines_executed(lambda: apply_changes(text, edits, UTF16), "server", "analysis")
+
+    small, large = cost(200), cost(2_000)
+    assert large <= small * 12, (small, large)
