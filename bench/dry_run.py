@@ -15,12 +15,14 @@ after the other. A run that reaches the 30 s bound of a dry run is flagged (its 
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import trees
 
 # Blocks of ten nodes (plus the input node), and how many runs the median is taken over.
 SIZES = {10: 7, 100: 3}
@@ -84,27 +86,17 @@ print(json.dumps(found))
 
 
 def measure(tree: Path, blocks: int, rounds: int) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run(
-        [sys.executable, "-c", MEASURE, json.dumps([[blocks, rounds]])],
-        env=env, cwd=tree, check=True, capture_output=True, text=True,
-    ).stdout
-    found: dict[str, float] = json.loads(out)
+    found: dict[str, float] = trees.run_in(tree, MEASURE, json.dumps([[blocks, rounds]]))
     return found
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--against", type=Path, help="another tree to run in the same run")
-    args = parser.parse_args()
-    trees = {"this": Path(__file__).resolve().parent.parent}
-    if args.against:
-        trees["against"] = args.against.resolve()
+    compared = trees.trees_from_arguments()
     print(f"medians (runs per size: {', '.join(f'{b * 10 + 1:,}: {r}' for b, r in SIZES.items())})"
           f"; load average {os.getloadavg()[0]:.2f} at the start")
-    results: dict[str, dict[str, float]] = {name: {} for name in trees}
+    results: dict[str, dict[str, float]] = {name: {} for name in compared}
     for blocks, rounds in SIZES.items():  # size by size, the trees one after the other
-        for name, tree in trees.items():
+        for name, tree in compared.items():
             results[name].update(measure(tree, blocks, rounds))
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
     header = f"{'measurement':<46}" + "".join(f"{name + ' ms':>14}" for name in results)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -26,31 +27,34 @@ from analysis.workflow_run import _Runner, run_workflow
 from sandbox import Outcome, Scope, evaluate
 from tests.analysis.large_workflow import large_workflow
 
-# A chain of transforms, each output a record that the next node reads: node k's scope holds
-# k outputs, so re-serialising them per node costs n²/2 records.
-CHAIN_HEAD = """\
+HEAD = """\
 schema_version: '1.0'
 workflow:
-  id: chain
+  id: generated
   inputs:
     - { name: topic, type: string, required: true }
+  agents:
+    - { id: writer, model: m, provider: anthropic }
   nodes:
     - { id: start, type: input }
 """
 
 
+def generated(count: int, node: Callable[[int], str], edges: Callable[[int], str]) -> str:
+    """`count` nodes (and their edges) after the input node `start`."""
+    return (HEAD + "".join(map(node, range(count))) + "  edges:\n"
+            + "".join(map(edges, range(count))))
+
+
 def chain(length: int) -> str:
-    nodes = "".join(
-        f"    - id: t{i}\n      type: transform\n"
-        f"      transform: '({{ n: {'run.outputs.t' + str(i - 1) + '.n' if i else '0'} + 1,"
-        f" pad: \"{'é' * 20}\" }})'\n"
-        for i in range(length)
+    """Transforms in a chain, each output a record the next node reads: node k's scope holds k
+    outputs, so re-serialising them per node costs n²/2 records."""
+    return generated(
+        length,
+        lambda i: f"    - id: t{i}\n      type: transform\n      transform: '({{ n: "
+                  f"{f'run.outputs.t{i - 1}.n' if i else '0'} + 1, pad: \"{'é' * 20}\" }})'\n",
+        lambda i: f"    - {{ from: {f't{i - 1}' if i else 'start'}, to: t{i} }}\n",
     )
-    edges = "".join(
-        f"    - {{ from: {'t' + str(i - 1) if i else 'start'}, to: t{i} }}\n"
-        for i in range(length)
-    )
-    return CHAIN_HEAD + nodes + "  edges:\n" + edges
 
 
 def in_process(source: str, kind: str, scope: Scope) -> Outcome:
@@ -145,19 +149,12 @@ def test_every_request_is_the_one_the_plain_scope_makes() -> None:
 
 
 def fanned_out(count: int) -> str:
-    nodes = "".join(
-        f"    - {{ id: a{i}, type: agent, agent_ref: writer, prompt_template: hi }}\n"
-        f"    - {{ id: t{i}, type: transform, transform: 'run.outputs.a{i}.n + 1' }}\n"
-        for i in range(count)
-    )
-    edges = "".join(
-        f"    - {{ from: start, to: a{i} }}\n    - {{ from: a{i}, to: t{i} }}\n"
-        for i in range(count)
-    )
-    return (
-        CHAIN_HEAD.replace("id: chain", "id: fanned") + nodes
-        + "  agents:\n    - { id: writer, model: m, provider: anthropic }\n"
-        + "  edges:\n" + edges
+    """Agents fed by `start`, each read by a transform of its own."""
+    return generated(
+        count,
+        lambda i: f"    - {{ id: a{i}, type: agent, agent_ref: writer, prompt_template: hi }}\n"
+                  f"    - {{ id: t{i}, type: transform, transform: 'run.outputs.a{i}.n + 1' }}\n",
+        lambda i: f"    - {{ from: start, to: a{i} }}\n    - {{ from: a{i}, to: t{i} }}\n",
     )
 
 
