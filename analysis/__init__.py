@@ -12,8 +12,9 @@ Contract:
   default severity and summary of every rule id).
 - A rule that raises does not take the others down: it yields one `internal-error` diagnostic at
   the top of the file naming the rule (a bug to report, never expected).
-- `analyze(text, path, should_stop=check)` calls `check()` between its stages and rules and
-  raises `AnalysisStopped` once it answers True: a server stops analysing a superseded version.
+- `analyze(text, path, should_stop=check)` calls `check()` between its stages and rules, and
+  while it converts the YAML before each node, edge or other top-level list item, and raises
+  `AnalysisStopped` once it answers True: a server stops analysing a superseded version.
 - `analyze(text, path, previous=result)` gives the same result as without `previous` (the
   analysis of an earlier version of the same document); it reads again only the YAML list item
   an edit falls in when it can (`analysis.yaml_tree.read_yaml`).
@@ -98,12 +99,13 @@ def analyze(
 
     checkpoint()
     source = SourceText(text)
-    document = read_yaml(source, previous.document if previous is not None else None)
+    document = read_yaml(source, previous.document if previous is not None else None, checkpoint)
     if document.root is None and document.problems:
         return AnalysisResult(source, path, document, None, None,
                               sorted(document.problems, key=_sort_key))
     checkpoint()
     workflow = build_workflow(document)
+    checkpoint()
     graph = build_graph(workflow)
     context = RuleContext(source, document, workflow, graph)
     found: list[Diagnostic] = []

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import repeat
@@ -235,6 +235,13 @@ def plain_value(node: YNode) -> Any:
     return result[0]
 
 
+# The conversion checks whether to stop (`_Reader.read`) before each collection this deep or
+# shallower: the root, `workflow`, `nodes`, one node. It is most of an analysis (0.3 s and more
+# at 5,000 nodes, over half of it after libyaml), so a superseded analysis stops in the middle
+# of it, not only after it.
+_CHECKED_DEPTH = 4
+
+
 class _Reader:
     def __init__(self, source: SourceText) -> None:
         self.source = source
@@ -289,9 +296,10 @@ class _Reader:
             what + hint,
         ))
 
-    def read(self, root: yaml.Node) -> YNode:
+    def read(self, root: yaml.Node, checkpoint: Callable[[], None] | None = None) -> YNode:
         """Convert in document order (pre-order, iterative: any nesting depth is safe), so the
-        anchored node is always met before its aliases."""
+        anchored node is always met before its aliases. `checkpoint` is called before each
+        collection down to a node or an edge (`_CHECKED_DEPTH`) is converted."""
         tree = self.build(root)
         if not isinstance(tree, YMapping | YSequence):
             return tree
@@ -338,6 +346,8 @@ class _Reader:
                     parent.entries.append(entry)  # type: ignore[union-attr]
                 if built.__class__ is YMapping or built.__class__ is YSequence:
                     stack.append((built, self.children(node)))
+                    if checkpoint is not None and len(stack) <= _CHECKED_DEPTH:
+                        checkpoint()
                     break
             else:
                 stack.pop()
@@ -525,10 +535,14 @@ def too_large(source: SourceText, size: str) -> Diagnostic:
     )
 
 
-def read_yaml(source: SourceText, previous: YamlDocument | None = None) -> YamlDocument:
-    """Compose `source` and convert it; never raises on any text. With `previous` (the same
-    document before an edit), only the block-sequence item the edit falls in is read again when
-    that is provably what a full read gives (see `_reread`)."""
+def read_yaml(
+    source: SourceText, previous: YamlDocument | None = None,
+    checkpoint: Callable[[], None] | None = None,
+) -> YamlDocument:
+    """Compose `source` and convert it; never raises on any text (only what `checkpoint`
+    raises: it is called as the conversion goes, so an analysis can stop in the middle of it).
+    With `previous` (the same document before an edit), only the block-sequence item the edit
+    falls in is read again when that is provably what a full read gives (see `_reread`)."""
     text = source.text
     # A character is at least one UTF-8 byte: encode only when the length alone cannot tell.
     size = len(text) if len(text) > MAX_SOURCE_BYTES or text.isascii() else len(
@@ -553,7 +567,7 @@ def read_yaml(source: SourceText, previous: YamlDocument | None = None) -> YamlD
         return YamlDocument(source, None, [problem])
     if root is None:
         return YamlDocument(source, None, [])
-    tree = reader.read(root)
+    tree = reader.read(root, checkpoint)
     if reader.has_alias:
         reader.report_aliases()
     return YamlDocument(source, tree, reader.problems)

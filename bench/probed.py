@@ -28,8 +28,9 @@ def trees_from_arguments() -> dict[str, Path]:
 
 
 async def start(client: Client, tree: Path, capabilities: types.ClientCapabilities,
-                debounce_ms: int) -> str:
-    """Start and initialize a server of `tree` for `client`; returns where its probe writes."""
+                debounce_ms: int | None) -> str:
+    """Start and initialize a server of `tree` for `client` (`debounce_ms` None: the server's
+    default); returns where its probe writes."""
     descriptor, probe_out = tempfile.mkstemp(suffix=".json")
     os.close(descriptor)
     boot = (
@@ -41,7 +42,8 @@ async def start(client: Client, tree: Path, capabilities: types.ClientCapabiliti
                           env={**os.environ, "RELAVIUM_PROBE_OUT": probe_out})
     await client.initialize_async(types.InitializeParams(
         capabilities=capabilities,
-        initialization_options={"relavium": {"debounceMs": debounce_ms}}))
+        initialization_options={
+            "relavium": {} if debounce_ms is None else {"debounceMs": debounce_ms}}))
     client.initialized(types.InitializedParams())
     return probe_out
 

@@ -66,31 +66,64 @@ def realistic_scope() -> Scope:
     )
 
 
-# The least a frozen scope costs: every container of the parsed scope frozen, level by level.
-DEEP_FREEZE = """function deepFreeze(root) {
+# The least a frozen scope costs, as the driver does it (sandbox/driver.js `deepFreeze`): each
+# level's values are read, then its containers frozen; only containers go on to the next level.
+# `WALK` is the same walk without the freezing, to tell finding the containers from freezing them.
+WALK = """function deepFreeze(root) {
   for (let level = [root]; level.length > 0;) {
     const next = [];
-    for (const value of level) {
-      Object.freeze(value);
-      for (const item of Array.isArray(value) ? value : Object.values(value)) {
-        if (typeof item === "object" && item !== null) next.push(item);
+    let count = 0;
+    const size = level.length;
+    for (let index = 0; index < size; index++) {
+      const value = level[index];
+      const children = Array.isArray(value) ? value : Object.values(value);
+      const length = children.length;
+      for (let child = 0; child < length; child++) {
+        const item = children[child];
+        if (typeof item === "object" && item !== null) next[count++] = item;
       }
+      FREEZE
     }
     level = next;
   }
   return root;
 }
 """
+PRELUDES = {
+    "none": "",
+    "walk": WALK.replace("FREEZE", ""),
+    "freeze": WALK.replace("FREEZE", "Object.freeze(value);"),
+}
 
 
-def bare_quickjs(scope_json: str, *, frozen: bool = False) -> Callable[[], object]:
+def scope_shape(value: object) -> tuple[int, int, int]:
+    """Objects, arrays, and the values held in them, of a JSON value."""
+    objects = arrays = values = 0
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            objects += 1
+            children = list(item.values())
+        elif isinstance(item, list):
+            arrays += 1
+            children = item
+        else:
+            continue
+        values += len(children)
+        pending.extend(children)
+    return objects, arrays, values
+
+
+def bare_quickjs(scope_json: str, prelude: str = "none") -> Callable[[], object]:
     """The floor: a bare context under the caps, the same scope parsed and the same expression
-    serialized; `frozen` adds the contract's frozen scope, and nothing else of the sandbox."""
+    serialized; the `freeze` prelude adds the contract's frozen scope (`walk`: finding its
+    containers only), and nothing else of the sandbox."""
     parsed = f"JSON.parse({json.dumps(scope_json)})"
-    script = (DEEP_FREEZE if frozen else "") + (
+    script = PRELUDES[prelude] + (
         "(function (scope) { const inputs = scope.inputs, run = scope.run;"
         f" return JSON.stringify({EXPRESSION}); }})"
-        + (f"(deepFreeze({parsed}))" if frozen else f"({parsed})")
+        + (f"(deepFreeze({parsed}))" if prelude != "none" else f"({parsed})")
     )
 
     def run() -> object:
@@ -260,15 +293,26 @@ def main() -> int:
     scope = realistic_scope()
     scope_json = json.dumps({"inputs": scope.inputs, "run": {"outputs": scope.run_outputs}})
     expected = evaluate(EXPRESSION, "transform", scope)
-    assert json.loads(str(bare_quickjs(scope_json)())) == expected
-    assert json.loads(str(bare_quickjs(scope_json, frozen=True)())) == expected
+    for prelude in PRELUDES:
+        assert json.loads(str(bare_quickjs(scope_json, prelude)())) == expected
+    frozen = bare_quickjs(scope_json, "freeze")
+    scope_data = json.loads(scope_json)
+
+    def spec_floor() -> object:
+        # What the contract itself asks for on top of bare: the host's JSON encoding of the
+        # scope (stdlib json, as Scope.vm_request does it) and the frozen scope.
+        json.dumps(scope_data, allow_nan=False, check_circular=False)
+        return frozen()
+
     load = os.getloadavg()
     with WorkerPool() as pool:
         assert pool.evaluate(EXPRESSION, "transform", scope) == expected
         rows = interleaved({
             "evaluate (in-process)": (lambda: evaluate(EXPRESSION, "transform", scope), []),
             "bare quickjs.Context + eval": (bare_quickjs(scope_json), []),
-            "bare + frozen scope (floor)": (bare_quickjs(scope_json, frozen=True), []),
+            "bare + walk of the scope (no freeze)": (bare_quickjs(scope_json, "walk"), []),
+            "bare + frozen scope": (frozen, []),
+            "bare + frozen + host encoding (floor)": (spec_floor, []),
             "host: marshal the scope (json.dumps)": (lambda: scope.vm_request("transform", ""), []),
             "worker round trip (warm)": (
                 lambda: pool.evaluate(EXPRESSION, "transform", scope), worker_pids()
@@ -298,13 +342,24 @@ def main() -> int:
         print(f"{name:<40}" + "".join(f" {value:>8.3f}" for value in values))
     print("caller: p50 CPU ms of the calling thread; CPU ms: mean per call of every thread of")
     print("this process plus the worker process (what one evaluation costs the machine)")
+    objects, arrays, held = scope_shape(scope_data)
+    walked = rows["bare + walk of the scope (no freeze)"][2]
+    walk_us = (walked - bare_caller) * 1000
+    freeze_us = (rows["bare + frozen scope"][2] - walked) * 1000
+    print(
+        f"the scope holds {objects} objects and {arrays} arrays with {held} values: finding"
+        f" them {walk_us:.0f} us ({walk_us / held:.2f} per value), freezing them"
+        f" {freeze_us:.0f} us ({freeze_us / (objects + arrays):.2f} per container), caller CPU"
+    )
     print()
     print("back to back (each call right after the previous one returns; / bare p50 above):")
     for name, (p50, caller) in pairs.items():
         print(f"{name:<40} {p50:>8.3f} {'':>8} {p50 / bare:>8.3f} {caller:>8.3f}"
               f" {caller / bare_caller:>8.3f}")
     print()
-    print("where one evaluation's time goes (p50 of each stage, same run; / bare p50):")
+    print("where one evaluation's time goes (p50 of each stage, same run; / bare p50; each driver")
+    print("call follows the same work in two other fresh contexts, with warm caches: read the")
+    print("stages as shares, the rows above as the cost)")
     total = waited = 0.0
     for name, samples in stages.items():
         p50 = statistics.median(samples)

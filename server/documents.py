@@ -82,9 +82,11 @@ class DocumentState:
     pending: asyncio.Task[Snapshot | None] | None = field(default=None, repr=False)
     # the debounce the pending analysis is still sleeping through (0 once it is computing)
     pending_delay_ms: int = 0
-    # how long the last analysis of the document's diagnostics took (ms): an edit waits no
-    # longer than that before the next one (`RelaviumLanguageServer.debounce_ms`)
+    # how long the last analysis of the document's diagnostics that built on an earlier one
+    # took (ms), and when the last edit came (perf_counter): how long an edit waits before the
+    # next analysis (`RelaviumLanguageServer.debounce_ms`)
     last_analysis_ms: float | None = None
+    edited_at: float | None = None
     # the analysis running in a thread, which cancelling `pending` does not stop
     # (an AnalysisResult, or a Diagnosis from the analysis process)
     computing: asyncio.Future[Any] | None = field(default=None, repr=False)

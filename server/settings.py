@@ -13,10 +13,13 @@ from analysis.diagnostics import Severity
 from analysis.rules import RULES
 
 SECTION = "relavium"
-# Without `debounceMs`, an edit waits as long as the document's last analysis took, at most this
+# Without `debounceMs`, an edit in a burst waits no longer than the document's last analysis took
+# and at most this; one after a pause waits nothing, or this when an analysis takes longer
 # (`RelaviumLanguageServer.debounce_ms`).
 DEFAULT_DEBOUNCE_MS = 200
-DEFAULT_DEBOUNCE = f"the default (as long as the last check took, at most {DEFAULT_DEBOUNCE_MS} ms)"
+DEFAULT_DEBOUNCE = (
+    f"the default (none after a pause; in a burst at most {DEFAULT_DEBOUNCE_MS} ms)"
+)
 MAX_DEBOUNCE_MS = 10_000
 SEVERITY_NAMES = {severity.label: severity for severity in Severity}
 RULE_OFF = "off"

@@ -59,7 +59,10 @@ def register(ls: RelaviumLanguageServer) -> None:
     ) -> types.DocumentDiagnosticReport:
         uri = params.text_document.uri
         settings = await ls.settled_settings()
-        snapshot = await ls.fresh_snapshot(uri, model=False) if is_workflow_uri(uri) else None
+        snapshot = (
+            await ls.fresh_snapshot(uri, model=False, debounced=True)
+            if is_workflow_uri(uri) else None
+        )
         state = ls.document(uri)
         if snapshot is None or state is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])

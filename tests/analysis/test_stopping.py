@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+import analysis
 from analysis import AnalysisStopped, analyze
+from analysis.model import Workflow
 from analysis.rules import RULES
+from analysis.yaml_tree import YamlDocument
 from tests.analysis.large_workflow import large_workflow
 
 
@@ -35,3 +38,37 @@ def test_analysis_stops_once_told_to(after: int) -> None:
     with pytest.raises(AnalysisStopped):
         analyze(large_workflow(1), None, stop_after)
     assert asked == after + 1  # it stopped at the first checkpoint that said so
+
+
+def test_the_yaml_conversion_checks_before_each_node(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Converting the YAML is most of an analysis: a superseded one checked only after it ran
+    on (over half a second at 5,000 nodes) while the next version waited."""
+    asked = 0
+    asked_before_model: list[int] = []
+    real_build_workflow = analysis.build_workflow
+
+    def never() -> bool:
+        nonlocal asked
+        asked += 1
+        return False
+
+    def build_workflow(document: YamlDocument) -> Workflow:
+        asked_before_model.append(asked)
+        return real_build_workflow(document)
+
+    monkeypatch.setattr(analysis, "build_workflow", build_workflow)
+    result = analyze(large_workflow(10), None, never)
+    assert result.workflow is not None
+    assert asked_before_model[0] >= len(result.workflow.nodes)
+
+    asked = 0
+
+    def stop_in_conversion() -> bool:
+        nonlocal asked
+        asked += 1
+        return asked == 3  # the first check after the one before reading
+
+    asked_before_model.clear()
+    with pytest.raises(AnalysisStopped):
+        analyze(large_workflow(10), None, stop_in_conversion)
+    assert asked_before_model == []  # it stopped before the model was built

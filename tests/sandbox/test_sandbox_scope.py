@@ -106,6 +106,20 @@ def test_non_json_scope_is_scope_without_echoing_the_value(failure: Failure) -> 
         assert "nan" not in (error.detail or "").lower()
 
 
+def test_cyclic_scope_is_scope_without_echoing_a_value(failure: Failure) -> None:
+    # The host encodes the scope without a marker table of visited containers; a cycle must
+    # still end as a `scope` failure, not a crash or a hang, and quote nothing from inside it.
+    looping: dict[str, object] = {"marker": "cycle-secret-value"}
+    looping["self"] = looping
+    listed: list[object] = ["cycle-secret-value"]
+    listed.append([listed])
+    for scope in [Scope(inputs={"v": looping}), Scope(run_outputs={"n": listed}),
+                  Scope(branches=[looping])]:
+        error = failure("1", "merge", scope)
+        assert (error.reason, error.retryable) == ("scope", False)
+        assert "cycle-secret-value" not in str(error) + (error.detail or "")
+
+
 def test_unknown_kind_is_refused(failure: Failure) -> None:
     assert failure("1", "jmespath").reason == "scope"
 

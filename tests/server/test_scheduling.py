@@ -21,6 +21,7 @@ from analysis import AnalysisResult, AnalysisStopped
 from server import scheduling
 from server.language_server import RelaviumLanguageServer, create_server
 from server.scheduling import AnalysisQueue, Diagnosis
+from server.settings import Settings
 from tests.analysis.large_workflow import large_workflow
 
 URI = "file:///tmp/scheduling/burst.relavium.yaml"
@@ -293,4 +294,83 @@ async def test_a_worker_that_cannot_start_leaves_the_analysis_to_the_server(
     snapshot = await ls.fresh_snapshot(URI, model=False)
     assert snapshot is not None and snapshot.version == 1 and snapshot.has_model
     assert ls.analysis_process.deaths == 1
+    ls.thread_pool.shutdown()
+
+
+async def test_only_an_analysis_that_builds_on_an_earlier_one_sets_how_long_edits_wait() -> None:
+    """The open's analysis is cold (nothing to build on, empty caches): the first edits after
+    it waited the whole default debounce (bench/yamlls.py: edit p95 1.63x p50)."""
+    ls = initialized_server()
+    text = large_workflow(2)
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    state = ls.documents[URI]
+    assert await ls.fresh_snapshot(URI, model=False) is not None
+    assert state.last_analysis_ms is None and state.edited_at is None
+    change(ls, 2, text + "#")
+    assert state.pending_delay_ms == 0  # the first edit is analysed at once
+    snapshot = await ls.fresh_snapshot(URI, model=False)
+    assert snapshot is not None and snapshot.version == 2
+    assert state.last_analysis_ms is not None and state.edited_at is not None
+    ls.analysis_process.close()
+    ls.thread_pool.shutdown()
+
+
+async def test_a_pull_waits_out_the_debounce_instead_of_skipping_it() -> None:
+    """A client pulls after every change: skipping the debounce for it analysed every keystroke
+    of a burst (bench/burst.py, pull)."""
+    ls = initialized_server()
+    ls.settings = Settings(debounce_ms=10_000)
+    ls.settings_settled.set()
+    text = large_workflow(2)
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    assert await ls.fresh_snapshot(URI, model=False) is not None
+    change(ls, 2, text + "#")
+    state = ls.documents[URI]
+    pull = ls.protocol.fm.features[types.TEXT_DOCUMENT_DIAGNOSTIC]
+    asked = asyncio.ensure_future(pull(types.DocumentDiagnosticParams(
+        text_document=types.TextDocumentIdentifier(uri=URI))))
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert not asked.done() and state.pending_delay_ms == 10_000
+    ls.save_document(URI)  # saving ends the debounce: the pull is answered with that analysis
+    report = await asked
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    assert report.result_id is not None and report.result_id.split(".")[1] == "2"
+    ls.analysis_process.close()
+    ls.thread_pool.shutdown()
+
+
+async def test_saving_while_the_version_is_analysed_does_not_analyse_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ls = initialized_server()
+    ls.settings = Settings(debounce_ms=0)
+    ls.large_document_chars = sys.maxsize  # analysed in this process, where it can be held
+    release = threading.Event()
+    analysed: list[int] = []
+    real_analyze = language_server.analyze
+
+    def held(
+        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
+        previous: AnalysisResult | None = None,
+    ) -> AnalysisResult:
+        analysed.append(text.count("#"))
+        release.wait()
+        return real_analyze(text, path, should_stop, previous)
+
+    text = large_workflow(2)
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    release.set()
+    assert await ls.fresh_snapshot(URI, model=False) is not None
+    release.clear()
+    monkeypatch.setattr(language_server, "analyze", held)
+    change(ls, 2, text + "#")
+    while not analysed:
+        await asyncio.sleep(0.001)
+    ls.save_document(URI)
+    release.set()
+    snapshot = await ls.fresh_snapshot(URI, model=False)
+    assert snapshot is not None and snapshot.version == 2
+    assert analysed == [1]
+    ls.analysis_process.close()
     ls.thread_pool.shutdown()

@@ -50,24 +50,37 @@ def test_invalid_settings_fall_back_with_a_message_naming_the_field(
 
 
 @pytest.mark.parametrize(
-    ("configured", "last_analysis_ms", "waited"),
+    ("configured", "last_analysis_ms", "gap_ms", "waited"),
     [
-        (None, None, DEFAULT_DEBOUNCE_MS),  # never analysed: the longest default wait
-        (None, 3.2, 4),  # a small document is re-checked as soon as it would be checked
-        (None, 95.0, 95),
-        (None, 1800.0, DEFAULT_DEBOUNCE_MS),
-        (0, 95.0, 0),  # a number is waited exactly, whatever an analysis costs
-        (10_000, 95.0, 10_000),
-        (50, None, 50),
+        # an edit after a pause is analysed at once
+        (None, None, None, 0),  # the first edit since the document was opened
+        (None, 95.0, 400.0, 0),
+        (None, 95.0, None, 0),
+        # ... unless an analysis takes longer than the longest default wait
+        (None, 1800.0, 250.0, DEFAULT_DEBOUNCE_MS),
+        (None, 1800.0, None, DEFAULT_DEBOUNCE_MS),
+        # in a burst: twice the gap to the edit before, no longer than an analysis takes
+        (None, 95.0, 20.0, 40),
+        (None, 95.0, 60.0, 95),
+        (None, 3.2, 2.0, 4),  # a small document is re-checked as soon as it would be checked
+        (None, 1800.0, 150.0, DEFAULT_DEBOUNCE_MS),
+        (None, None, 150.0, DEFAULT_DEBOUNCE_MS),  # only a cold analysis so far: no estimate
+        # a number is waited exactly, whatever an analysis costs and however edits come
+        (0, 95.0, 20.0, 0),
+        (10_000, 95.0, 400.0, 10_000),
+        (50, None, None, 50),
     ],
 )
-def test_an_edit_waits_as_long_as_an_analysis_takes_unless_debounce_is_set(
-    configured: int | None, last_analysis_ms: float | None, waited: int
+def test_an_edit_waits_only_in_a_burst_and_no_longer_than_an_analysis_unless_debounce_is_set(
+    configured: int | None, last_analysis_ms: float | None, gap_ms: float | None, waited: int
 ) -> None:
     ls = create_server()
     ls.settings = Settings(debounce_ms=configured)
-    state = DocumentState("file:///w/a.relavium.yaml", 1, "", last_analysis_ms=last_analysis_ms)
-    assert ls.debounce_ms(state) == waited
+    now = 1000.0
+    edited_at = None if gap_ms is None else now - gap_ms / 1000
+    state = DocumentState("file:///w/a.relavium.yaml", 1, "", last_analysis_ms=last_analysis_ms,
+                          edited_at=edited_at)
+    assert ls.debounce_ms(state, now) == waited
 
 
 def test_initialization_options_may_wrap_the_section() -> None:
