@@ -17,6 +17,7 @@ Contract:
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
 from analysis.expressions import ReadForm
 from analysis.expressions.js_text import JS_WHITESPACE
@@ -62,15 +63,49 @@ def plan_rename(index: SymbolIndex, occurrence: Occurrence, new_id: str) -> list
             f"a node with id '{new_id}' already exists (line {line}); pick another id"
         )
     places = index.references(SymbolKind.NODE, old_id)
-    replacements = [_replacement(index, place, new_id) for place in places]
+    in_flow = _FlowScalars(index)
+    replacements = [_replacement(index, place, new_id, in_flow) for place in places]
     return sorted(replacements)
+
+
+class _FlowScalars:
+    """Whether a `{ … }` or `[ … ]` collection holds a scalar: one walk of the document, on the
+    first question (walking down to each renamed place again made a rename of n references
+    in a list of n nodes quadratic)."""
+
+    def __init__(self, index: SymbolIndex) -> None:
+        self.index = index
+
+    @cached_property
+    def _held(self) -> set[int]:
+        source = self.index.workflow.source.text
+        held: set[int] = set()
+        root = self.index.workflow.root
+        stack: list[tuple[YNode, bool]] = [] if root is None else [(root, False)]
+        while stack:
+            node, in_flow = stack.pop()
+            if isinstance(node, YScalar):
+                if in_flow:
+                    held.add(id(node))
+                continue
+            flow = in_flow or source[node.start:node.start + 1] in ("{", "[")
+            if isinstance(node, YMapping):
+                stack.extend((entry.value, flow) for entry in node.entries)
+            elif isinstance(node, YSequence):
+                stack.extend((item, flow) for item in node.items)
+        return held
+
+    def __contains__(self, scalar: YScalar) -> bool:
+        return id(scalar) in self._held
 
 
 def _line(index: SymbolIndex, place: Occurrence) -> int:
     return index.workflow.source.position(place.start).line + 1
 
 
-def _replacement(index: SymbolIndex, place: Occurrence, new_id: str) -> Replacement:
+def _replacement(
+    index: SymbolIndex, place: Occurrence, new_id: str, in_flow: _FlowScalars
+) -> Replacement:
     if not place.exact:
         raise RenameRefused(
             f"the reference to '{place.name}' on line {_line(index, place)} is written in a way "
@@ -83,7 +118,7 @@ def _replacement(index: SymbolIndex, place: Occurrence, new_id: str) -> Replacem
                 f"'{new_id}' needs the bracket form, which would add a data edge; write "
                 f"run.outputs[\"{place.name}\"] there first, or pick an id without hyphens"
             )
-        return _bracketed(index, place, new_id)
+        return _bracketed(index, place, new_id, in_flow)
     scalar = place.text.scalar
     value = place.text.value
     start, end = place.decoded
@@ -94,7 +129,9 @@ def _replacement(index: SymbolIndex, place: Occurrence, new_id: str) -> Replacem
     return (place.start, place.end, new_id)
 
 
-def _bracketed(index: SymbolIndex, place: Occurrence, new_id: str) -> Replacement:
+def _bracketed(
+    index: SymbolIndex, place: Occurrence, new_id: str, in_flow: _FlowScalars
+) -> Replacement:
     """`run.outputs.old` → `run.outputs["new-id"]` (an optional chain keeps its `?.`)."""
     text = place.text
     value = text.value
@@ -104,7 +141,7 @@ def _bracketed(index: SymbolIndex, place: Occurrence, new_id: str) -> Replacemen
         dot -= 1
     replace_from = dot + 1 if dot > 0 and value[dot - 1] == "?" else dot
     scalar = text.scalar
-    if scalar.style is None and _inside_flow(index, scalar):
+    if scalar.style is None and scalar in in_flow:
         raise RenameRefused(
             f"line {_line(index, place)} reads run.outputs.{place.name} in a plain scalar inside "
             f"{{ … }} or [ … ], where the bracket form '{new_id}' needs is not valid YAML; quote "
@@ -113,24 +150,3 @@ def _bracketed(index: SymbolIndex, place: Occurrence, new_id: str) -> Replacemen
     quote = "'" if scalar.style == '"' else '"'
     start, end = text.source_span(replace_from, key_end)
     return (start, end, f"[{quote}{new_id}{quote}]")
-
-
-def _inside_flow(index: SymbolIndex, scalar: YScalar) -> bool:
-    """Whether a `{ … }` or `[ … ]` collection holds the scalar."""
-    source = index.workflow.source.text
-    stack: list[tuple[YNode, bool]] = []
-    root = index.workflow.root
-    if root is not None:
-        stack.append((root, False))
-    while stack:
-        node, in_flow = stack.pop()
-        if node is scalar:
-            return in_flow
-        if not node.start <= scalar.start < max(node.end, node.start + 1):
-            continue
-        flow = in_flow or source[node.start:node.start + 1] in ("{", "[")
-        if isinstance(node, YMapping):
-            stack.extend((entry.value, flow) for entry in node.entries)
-        elif isinstance(node, YSequence):
-            stack.extend((item, flow) for item in node.items)
-    return False

@@ -80,16 +80,21 @@ class Samples:
     nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def for_node(self, node_id: str) -> Samples:
-        """These samples with the node's own overrides laid over them."""
+        """These samples with the node's own overrides laid over them (a part the node does
+        not override is shared, not copied: a dry run asks this of every overridden node)."""
         override = self.nodes.get(node_id)
         if not override:
             return self
+
+        def laid_over(part: dict[str, Any], key: str) -> dict[str, Any]:
+            return {**part, **override[key]} if override.get(key) else part
+
         return Samples(
             self.origin,
             self.path,
-            {**self.inputs, **override.get("inputs", {})},
-            {**self.ctx, **override.get("ctx", {})},
-            {**self.outputs, **override.get("outputs", {})},
+            laid_over(self.inputs, "inputs"),
+            laid_over(self.ctx, "ctx"),
+            laid_over(self.outputs, "outputs"),
             override.get("branches", self.branches),
         )
 

@@ -92,6 +92,7 @@ def _ctx(
 ) -> dict[str, Any]:
     rendering: list[str] = []
     _, _, ctx, secret_ctx = base_scope(workflow, graph, samples, rendering)
+    rendered = _notes_by_key(rendering, set(ctx))
     written: dict[str, Any] = {}
     for entry in workflow.context:
         key = entry.key
@@ -106,8 +107,25 @@ def _ctx(
             notes.append(f"ctx `{key}` is the template `{entry.value.value}` resolved from the "
                          "sample inputs; a value here replaces the template, so delete the "
                          "entry to have it follow `inputs` again")
-            notes.extend(note for note in rendering if note.startswith(f"ctx `{key}`:"))
+            notes.extend(rendered.get(key, ()))
     return written
+
+
+def _notes_by_key(rendering: list[str], keys: set[str]) -> dict[str, list[str]]:
+    """The rendering notes of each key (`ctx `KEY`: …`, a note under every key it starts
+    with), in one pass over the notes: matching every note against every key was quadratic in
+    the context's size."""
+    found: dict[str, list[str]] = {}
+    longest = max(map(len, keys), default=0)
+    for note in rendering:
+        if not note.startswith("ctx `"):
+            continue
+        end = note.find("`:", 5, 5 + longest + 2)
+        while end >= 0:
+            if note[5:end] in keys:
+                found.setdefault(note[5:end], []).append(note)
+            end = note.find("`:", end + 1, 5 + longest + 2)
+    return found
 
 
 def _outputs(

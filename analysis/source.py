@@ -39,6 +39,46 @@ def code_points_in(text: str, utf16_units: int) -> int:
     return count
 
 
+# The characters that take more than one code unit, by encoding (LSP's names): one pattern per
+# unit beyond the first (UTF-8: from U+0080 two bytes, from U+0800 three, from U+10000 four).
+_ASTRAL = "[\U00010000-\U0010ffff]"
+_EXTRA_UNITS = {
+    "utf-16": (re.compile(_ASTRAL),),
+    "utf-8": (re.compile("[\x80-\U0010ffff]"), re.compile("[\u0800-\U0010ffff]"),
+              re.compile(_ASTRAL)),
+    "utf-32": (),
+}
+
+
+class CodeUnits:
+    """Code-unit lengths of spans of one text in O(log n) each, after one scan for the characters
+    that take more than one unit: converting every position on a long line character by
+    character made many positions on it (diagnostics, tokens, hints) quadratic."""
+
+    def __init__(self, text: str, encoding: str = "utf-16") -> None:
+        patterns = () if text.isascii() else _EXTRA_UNITS.get(encoding, _EXTRA_UNITS["utf-16"])
+        self._wide = [[match.start() for match in pattern.finditer(text)] for pattern in patterns]
+
+    def units(self, start: int, end: int) -> int:
+        """Code units of `text[start:end]`."""
+        return end - start + sum(
+            bisect.bisect_left(wide, end) - bisect.bisect_left(wide, start) for wide in self._wide
+        )
+
+    def code_points(self, start: int, end: int, units: int) -> int:
+        """How many code points of `text[start:end]` end at or before `units` code units: the
+        column of the character that unit falls in (a unit inside a character snaps to its
+        start), or `end - start` past the span."""
+        low, high = 0, end - start
+        while low < high:  # the first column whose character ends beyond `units`
+            middle = (low + high) // 2
+            if self.units(start, start + middle + 1) > units:
+                high = middle
+            else:
+                low = middle + 1
+        return low
+
+
 def line_starts(text: str) -> list[int]:
     """The offset of each line's first character (LSP's line breaks)."""
     if "\r" in text:
@@ -80,16 +120,35 @@ class SourceText:
         if position.line >= len(self.line_starts):
             return len(self.text)
         start = self.line_starts[position.line]
-        return start + min(max(position.character, 0), len(self.line_text(position.line)))
+        return min(start + max(position.character, 0), self.line_end(position.line))
+
+    def line_end(self, line: int) -> int:
+        """The offset where the line's content ends (before its line break)."""
+        return line_end(self.text, self.line_starts, line)
 
     def line_text(self, line: int) -> str:
         """The text of a line without its line break."""
-        start = self.line_starts[line]
-        end = self.line_starts[line + 1] if line + 1 < len(self.line_starts) else len(self.text)
-        return self.text[start:end].rstrip("\r\n")
+        return self.text[self.line_starts[line] : self.line_end(line)]
+
+    @cached_property
+    def _utf16(self) -> CodeUnits:
+        return CodeUnits(self.text)
 
     def utf16_character(self, position: Position) -> int:
         """The UTF-16 column of a code-point position."""
         if self._ascii or position.line >= len(self.line_starts):
             return position.character
-        return utf16_length(self.line_text(position.line)[: position.character])
+        start = self.line_starts[position.line]
+        end = min(start + max(position.character, 0), self.line_end(position.line))
+        return self._utf16.units(start, end)
+
+
+def line_end(text: str, starts: list[int], line: int) -> int:
+    """The offset where line `line` (of `text`, whose line starts are `starts`) ends, before its
+    line break."""
+    end = starts[line + 1] if line + 1 < len(starts) else len(text)
+    if end > starts[line] and text[end - 1] == "\n":
+        end -= 1
+    if end > starts[line] and text[end - 1] == "\r":
+        end -= 1
+    return end

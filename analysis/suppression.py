@@ -66,26 +66,38 @@ def apply_suppressions(
     by_line = _comments(context)
     if not by_line:
         return diagnostics, []
-    # (first line, last line, ids) for every list item a comment covers as a whole.
-    scopes: list[tuple[int, int, set[str]]] = []
+    # line → the ids of the list items that cover it (each line once per item: items of a list
+    # follow one another, so this is linear; matching each finding against every item was not)
+    covered: dict[int, set[str]] = {}
+    above: dict[int, set[str]] = {}  # first line → ids of the comment lines right above it
+    spans: set[tuple[int, int]] = set()
     source = context.source
     for mapping in _items(context):
+        if (mapping.start, mapping.end) in spans:
+            continue  # the same item again (an alias)
+        spans.add((mapping.start, mapping.end))
         first = source.position(mapping.start).line
         last = source.position(_last_content(source.text, mapping)).line
-        ids = set(by_line.get(first, ()))
-        above = first - 1
-        while above >= 0 and _is_comment_line(context, above):
-            ids |= by_line.get(above, set())
-            above -= 1
+        if first not in above:
+            above[first] = _ids_above(context, by_line, first)
+        ids = by_line.get(first, set()) | above[first]
         if ids:
-            scopes.append((first, last, ids))
+            for line in range(first, last + 1):
+                covered.setdefault(line, set()).update(ids)
     kept: list[Diagnostic] = []
     dropped: list[Diagnostic] = []
     for diagnostic in diagnostics:
         line = diagnostic.range.start.line
-        ids = set(by_line.get(line, ()))
-        for first, last, scope_ids in scopes:
-            if first <= line <= last:
-                ids |= scope_ids
+        ids = by_line.get(line, set()) | covered.get(line, set())
         (dropped if diagnostic.rule in ids or "*" in ids else kept).append(diagnostic)
     return kept, dropped
+
+
+def _ids_above(context: RuleContext, by_line: dict[int, set[str]], first: int) -> set[str]:
+    """The ids of the comment lines directly above line `first`."""
+    ids: set[str] = set()
+    line = first - 1
+    while line >= 0 and _is_comment_line(context, line):
+        ids |= by_line.get(line, set())
+        line -= 1
+    return ids

@@ -37,6 +37,7 @@ which for a non-ancestor depends on timing; the `unordered-output-read` rule rep
 
 from __future__ import annotations
 
+import heapq
 import json
 import re
 import time
@@ -63,6 +64,7 @@ from analysis.yaml_tree import plain_value
 from sandbox import ErrorDetail, Outcome, Scope
 from sandbox.errors import SourcePosition
 from sandbox.outcome import number_tag
+from sandbox.scope import SharedValue
 from sandbox.syntax import LINE_TERMINATOR
 
 # How long a whole dry run may take before the remaining nodes are reported `not-run`: each
@@ -144,16 +146,17 @@ def plan_order(workflow: Workflow, graph: Graph) -> list[str]:
     """The engine's plan order: Kahn's algorithm, the authored-first ready node next."""
     authored = {node_id: position for position, node_id in enumerate(graph.node_ids)}
     remaining = {node_id: len(graph.predecessors.get(node_id, ())) for node_id in graph.node_ids}
-    ready = [node_id for node_id in graph.node_ids if remaining[node_id] == 0]
+    ready = [(authored[node_id], node_id) for node_id in graph.node_ids
+             if remaining[node_id] == 0]
+    heapq.heapify(ready)
     order: list[str] = []
     while ready:
-        ready.sort(key=authored.__getitem__)
-        node_id = ready.pop(0)
+        _, node_id = heapq.heappop(ready)
         order.append(node_id)
         for child in graph.successors.get(node_id, ()):
             remaining[child] -= 1
             if remaining[child] == 0:
-                ready.append(child)
+                heapq.heappush(ready, (authored[child], child))
     return order
 
 
@@ -213,6 +216,11 @@ class _Runner:
         self.nodes = workflow.nodes_by_id
         self.status: dict[str, str] = {node_id: "pending" for node_id in graph.node_ids}
         self.stored: dict[str, Any] = {}
+        # the stored outputs `run.outputs` shows (a condition's is absent), as their
+        # SharedValue once a scope needed it: each is checked and serialised once per run
+        self.visible: dict[str, Any] = {}
+        self.shared: dict[str, SharedValue] = {}
+        self.shared_inputs: dict[str, Any] | None = None
         self.selected: dict[str, str] = {}
         self.results: list[NodeRun] = []
         self.failure: str | None = None
@@ -224,14 +232,15 @@ class _Runner:
     def run(self, members: set[str] | None) -> WorkflowRun:
         order = [node_id for node_id in plan_order(self.workflow, self.graph)
                  if members is None or node_id in members]
+        self._track(order)
         stop_reason: str | None = None
         while True:
-            self._propagate_skips(order)
+            self._propagate_skips()
             if self.failure is not None:
                 stop_reason = f"the run ended when `{self.failure}` failed"
                 break
-            ready = [node_id for node_id in order
-                     if self.status[node_id] == "pending" and self._runnable(node_id)][:self.cap]
+            ready = [heapq.heappop(self.ready)[1]
+                     for _ in range(min(self.cap or len(self.ready), len(self.ready)))]
             if not ready:
                 break
             for position, node_id in enumerate(ready):
@@ -257,14 +266,55 @@ class _Runner:
             self.ctx, self.secret_ctx,
         )
 
-    def _settled(self, node_id: str) -> bool:
-        return self.status[node_id] != "pending"
+    # A node is decided once all its dependencies settled: runnable (`ready`, by plan position)
+    # when one reached it on a taken path, else skipped. Each settling counts down its
+    # dependents, so a whole run does work in proportion to its nodes and edges, not to nodes
+    # times steps.
 
-    def _deps(self, node_id: str) -> list[str]:
-        return [dep for dep in self.graph.predecessors.get(node_id, ()) if dep in self.status]
+    def _track(self, order: list[str]) -> None:
+        self.plan_position = {node_id: position for position, node_id in enumerate(order)}
+        self.authored: dict[str, int] = {}
+        for node_id in self.graph.node_ids:
+            if node_id in self.plan_position:
+                self.authored.setdefault(node_id, len(self.authored))
+        self.deps = {node_id: [dep for dep in self.graph.predecessors.get(node_id, ())
+                               if dep in self.status] for node_id in order}
+        self.dependents: dict[str, list[str]] = {}
+        self.waiting: dict[str, int] = {}
+        for node_id in order:
+            distinct = set(self.deps[node_id])
+            self.waiting[node_id] = len(distinct)
+            for dep in distinct:
+                self.dependents.setdefault(dep, []).append(node_id)
+        self.ready: list[tuple[int, str]] = []
+        # Skips reproduce the fixpoint of authored-order passes: a node decided while a pass is
+        # at `scan_at` is met later in that pass if it comes after, else in the next one.
+        self.skip_pass: list[tuple[int, str]] = []
+        self.skip_next_pass: list[tuple[int, str]] = []
+        self.scan_at = -1
+        for node_id in order:
+            if self.waiting[node_id] == 0:
+                self._decided(node_id)
+
+    def _decided(self, node_id: str) -> None:
+        if self._live(node_id):
+            heapq.heappush(self.ready, (self.plan_position[node_id], node_id))
+            return
+        position = self.authored[node_id]
+        heapq.heappush(
+            self.skip_pass if position > self.scan_at else self.skip_next_pass,
+            (position, node_id),
+        )
+
+    def _settle(self, node_id: str, status: str) -> None:
+        self.status[node_id] = status
+        for dependent in self.dependents.get(node_id, ()):
+            self.waiting[dependent] -= 1
+            if self.waiting[dependent] == 0:
+                self._decided(dependent)
 
     def _live(self, node_id: str) -> bool:
-        deps = self._deps(node_id)
+        deps = self.deps[node_id]
         if not deps:
             return True
         for dep in deps:
@@ -277,31 +327,20 @@ class _Runner:
             return True
         return False
 
-    def _runnable(self, node_id: str) -> bool:
-        return all(self._settled(dep) for dep in self._deps(node_id)) and self._live(node_id)
-
-    def _propagate_skips(self, order: list[str]) -> None:
-        changed = True
-        members = set(order)
-        authored = [node_id for node_id in self.graph.node_ids if node_id in members]
-        while changed:
-            changed = False
-            for node_id in authored:
-                if self.status[node_id] != "pending":
-                    continue
-                if not all(self._settled(dep) for dep in self._deps(node_id)):
-                    continue
-                if self._live(node_id):
-                    continue
-                self.status[node_id] = "skipped"
+    def _propagate_skips(self) -> None:
+        while self.skip_pass:
+            while self.skip_pass:
+                self.scan_at, node_id = heapq.heappop(self.skip_pass)
                 node = self.nodes[node_id]
                 self.results.append(NodeRun(
                     node, node_id, node.type or "", "skipped", reason=self._skip_reason(node_id)
                 ))
-                changed = True
+                self._settle(node_id, "skipped")
+            self.skip_pass, self.skip_next_pass = self.skip_next_pass, []
+            self.scan_at = -1
 
     def _skip_reason(self, node_id: str) -> str:
-        deps = self._deps(node_id)
+        deps = self.deps[node_id]
         for dep in deps:
             if self.nodes[dep].type == "condition" and self.status[dep] == "completed":
                 return f'{dep} chose "{self.selected.get(dep)}"'
@@ -313,8 +352,8 @@ class _Runner:
 
     def _settle_not_run(self, node_id: str, reason: str) -> None:
         node = self.nodes[node_id]
-        self.status[node_id] = "cancelled" if reason.startswith("cancelled") else "not-run"
         self.results.append(NodeRun(node, node_id, node.type or "", "not-run", reason=reason))
+        self._settle(node_id, "cancelled" if reason.startswith("cancelled") else "not-run")
 
     # --- one node -----------------------------------------------------------------------------
 
@@ -328,11 +367,13 @@ class _Runner:
             entry.ms = (time.perf_counter() - started) * 1000
         self.results.append(entry)
         if entry.status == "failed":
-            self.status[node_id] = "failed"
             self.failure = self.failure or node_id
+            self._settle(node_id, "failed")
         else:
-            self.status[node_id] = "completed"
             self.stored[node_id] = entry.value
+            if entry.value is not UNDEFINED:
+                self.visible[node_id] = entry.value
+            self._settle(node_id, "completed")
 
     def _fail(self, entry: NodeRun, code: str, message: str) -> None:
         entry.status = "failed"
@@ -358,13 +399,27 @@ class _Runner:
             self._fail(entry, "internal", f"no dry run for node type `{kind}`")
 
     def _ancestor_outputs(self, node_id: str) -> dict[str, Any]:
+        """The ancestors' visible outputs, keys sorted; walks whichever of the two is smaller,
+        so a node with few ancestors costs little however many nodes ran before it."""
         ancestors = self.graph.ancestors(node_id)
-        return {key: self.stored[key] for key in sorted(self.stored)
-                if key in ancestors and self.stored[key] is not UNDEFINED}
+        if len(ancestors) < len(self.visible):
+            keys = [key for key in ancestors if key in self.visible]
+        else:
+            keys = [key for key in self.visible if key in ancestors]
+        return {key: self.visible[key] for key in sorted(keys)}
 
-    def scope_for(self, node_id: str) -> dict[str, Any]:
-        """The `eval --scope` shape the node's expression sees: what the run gave it, with the
-        samples' `nodes.<id>` laid over it (as `run --node` does for the node it runs)."""
+    def _shared(self, node_id: str) -> SharedValue:
+        shared = self.shared.get(node_id)
+        if shared is None:
+            shared = self.shared[node_id] = SharedValue(
+                self.visible[node_id], f"scope.run.outputs.{node_id}"
+            )
+        return shared
+
+    def scope_for(self, node_id: str) -> Scope:
+        """The scope the node's expression sees: what the run gave it, with the samples'
+        `nodes.<id>` laid over it (as `run --node` does for the node it runs). The run's inputs
+        and every stored output go in as SharedValues: checked and serialised once per run."""
         own = self.samples.nodes.get(node_id, {})
         inputs, secret_inputs, ctx, secret_ctx = self.inputs, self.secret_inputs, self.ctx, \
             self.secret_ctx
@@ -372,7 +427,15 @@ class _Runner:
             inputs, secret_inputs, ctx, secret_ctx = base_scope(
                 self.workflow, self.graph, self.samples.for_node(node_id), []
             )
-        outputs = {**self._ancestor_outputs(node_id), **own.get("outputs", {})}
+        else:
+            if self.shared_inputs is None:
+                self.shared_inputs = {
+                    key: SharedValue(value, f"scope.inputs.{key}")
+                    for key, value in self.inputs.items() if key not in self.secret_inputs
+                }
+            inputs = {key: self.shared_inputs.get(key, value) for key, value in inputs.items()}
+        ancestors = {key: self._shared(key) for key in self._ancestor_outputs(node_id)}
+        outputs = {**ancestors, **own.get("outputs", {})}
         scope: dict[str, Any] = {
             "inputs": inputs,
             "ctx": ctx,
@@ -383,12 +446,13 @@ class _Runner:
         if self.nodes[node_id].type == "merge":
             branches = own.get("branches")
             scope["branches"] = branches if branches is not None else [
-                json_value(value) for value in self._branches(node_id)
+                self._shared(branch) if branch in self.visible else None
+                for branch in self._fan_in(node_id)
             ]
         if own:
             self.notes.append(f"`{node_id}` ran with the samples' `nodes.{node_id}` laid over "
                               "its scope")
-        return scope
+        return Scope.from_json(scope)
 
     def upstream_for(self, node_id: str) -> Upstream:
         notes = [
@@ -406,12 +470,16 @@ class _Runner:
             notes,
         )
 
-    def _branches(self, node_id: str) -> list[Any]:
-        return [self.stored[branch] for branch in self.graph.fan_in_branches(node_id)
+    def _fan_in(self, node_id: str) -> list[str]:
+        """The merge's branches that stored something, in the plan's fan-in order."""
+        return [branch for branch in self.graph.fan_in_branches(node_id)
                 if branch in self.stored]
 
+    def _branches(self, node_id: str) -> list[Any]:
+        return [self.stored[branch] for branch in self._fan_in(node_id)]
+
     def _capture(self, node_id: str) -> Any:
-        feeders = sorted(dep for dep in self._deps(node_id) if dep in self.stored)
+        feeders = sorted(dep for dep in self.deps[node_id] if dep in self.stored)
         if not feeders:
             return None
         if len(feeders) == 1:
@@ -431,7 +499,7 @@ class _Runner:
             self._fail(entry, "validation", f"`{entry.id}` has no `{field_name}` to evaluate")
             return
         outcome = self.evaluate(
-            node.expression.value, node.expression.kind, Scope.from_json(self.scope_for(entry.id))
+            node.expression.value, node.expression.kind, self.scope_for(entry.id)
         )
         entry.outcome = outcome
         if outcome.error is not None:
@@ -486,7 +554,8 @@ class _Runner:
             self._fail(entry, "validation", problem[0])
             entry.where = problem[1]
             return
-        pins = self.samples.for_node(entry.id).outputs
+        own = self.samples.nodes.get(entry.id, {}).get("outputs", {})
+        pins = own if entry.id in own else self.samples.outputs
         if entry.id in pins:
             entry.status, entry.value = "pinned", json_value(pins[entry.id])
             return
@@ -497,8 +566,7 @@ class _Runner:
         """The engine's first template failure for this node, if it can be told before a call
         (a reference that resolves to null/nothing without `| default(…)`, or an object/array
         without `| json`), and the reference's place in the document."""
-        outputs = {key: value for key, value in self.stored.items() if value is not UNDEFINED}
-        pools = {"inputs": self.inputs, "ctx": self.ctx, "run.outputs": outputs}
+        pools = {"inputs": self.inputs, "ctx": self.ctx, "run.outputs": self.visible}
         for template in node.templates:
             if template.name not in TEMPLATE_FIELDS:
                 continue

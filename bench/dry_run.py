@@ -1,38 +1,49 @@
-"""Whole-workflow dry run of a generated 101-node workflow (10 blocks of the test suite's
-generator: agents, conditions, gates, parallels, custom merges, transforms), measured in one run
-on this machine (see bench/README.md): the run's time through the worker pool (as
-`relavium-lsp run` and the server do) and in process, and the time per evaluated node against
-one `evaluate()` of a typical expression. Target: a whole run under 1 s. Never asserts timings.
+"""Whole-workflow dry runs of generated 101- and 1,001-node workflows (blocks of ten nodes of the
+test suite's generator: agents, conditions, gates, parallels, custom merges, transforms; every
+block reads the one before, so a node's scope holds the outputs of all earlier blocks), measured
+in one run on this machine (see bench/README.md): the run's time through the worker pool (as
+`relavium-lsp run` and the server do) and in process, the time per evaluated node against one
+`evaluate()` of a typical expression, and how the run grows from 101 to 1,001 nodes. Target: a
+101-node run under 1 s. Never asserts timings.
+
+    .venv/bin/python bench/dry_run.py                # this tree
+    .venv/bin/python bench/dry_run.py --against DIR  # and another tree, in the same run
+
+Each tree runs in its own process (imports from that tree only): size by size, the trees one
+after the other. A run that reaches the 30 s bound of a dry run is flagged (its time is a floor).
 """
 
 from __future__ import annotations
 
 import json
-import statistics
+import os
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import trees
+
+# Blocks of ten nodes (plus the input node), and how many runs the median is taken over.
+SIZES = {10: 7, 100: 3}
+
+MEASURE = """
+import json, statistics, sys, time
 from analysis import analyze
 from analysis.sample_scope import parse_samples
-from analysis.workflow_run import EVALUATED_TYPES, WorkflowRun, run_workflow
-from sandbox import Outcome, Scope, WorkerPool, evaluate
+from analysis.workflow_run import EVALUATED_TYPES, run_workflow
+from sandbox import Scope, WorkerPool, evaluate
 from server.dry_run import pool_evaluator
 from tests.analysis.large_workflow import large_workflow
 
-ROUNDS = 7
-BLOCKS = 10
 SINGLE = "run.outputs['b1-classify'].score * 2 > 3 ? 'high' : 'low'"
 
 
-def in_process(source: str, kind: str, scope: Scope) -> Outcome:
-    return evaluate(source, kind, scope, with_detail=True)  # type: ignore[arg-type]
+def in_process(source, kind, scope):
+    return evaluate(source, kind, scope, with_detail=True)
 
 
-def timed(action: Callable[[], object], rounds: int = ROUNDS) -> tuple[float, object]:
+def timed(action, rounds):
     samples, result = [], None
     for _ in range(rounds):
         start = time.perf_counter()
@@ -41,45 +52,74 @@ def timed(action: Callable[[], object], rounds: int = ROUNDS) -> tuple[float, ob
     return statistics.median(samples), result
 
 
-def main() -> int:
-    result = analyze(large_workflow(BLOCKS))
-    assert result.workflow is not None and result.graph is not None
-    workflow, graph = result.workflow, result.graph
-    # the agents answer with the shape the templates and expressions read
-    pins = {f"b{i}-classify": {"score": i % 7, "topic": f"topic {i}"} for i in range(BLOCKS)}
-    samples = parse_samples(
-        json.dumps({"inputs": {"topic": "refund"}, "outputs": pins}), "bench", "explicit",
-        is_json=True,
+found = {}
+scope = Scope(run_outputs={"b1-classify": {"score": 2, "topic": "x"}})
+found["one evaluate() (in process)"], _ = timed(lambda: evaluate(SINGLE, "condition", scope), 50)
+with WorkerPool() as pool:
+    found["one worker round trip"], _ = timed(
+        lambda: pool.run(SINGLE, "condition", scope), 50
     )
-    scope = Scope(run_outputs={"b1-classify": {"score": 2, "topic": "x"}})
-    single_ms, _ = timed(lambda: evaluate(SINGLE, "condition", scope), 50)
-    with WorkerPool() as pool:
+    for blocks, rounds in json.loads(sys.argv[1]):
+        result = analyze(large_workflow(blocks))
+        workflow, graph = result.workflow, result.graph
+        # the agents answer with the shape the templates and expressions read
+        pins = {f"b{i}-classify": {"score": i % 7, "topic": f"topic {i}"} for i in range(blocks)}
+        samples = parse_samples(
+            json.dumps({"inputs": {"topic": "refund"}, "outputs": pins}), "bench", "explicit",
+            is_json=True,
+        )
         pooled = pool_evaluator(pool)  # as `relavium-lsp run` and the server evaluate
-        pool_ms, run = timed(lambda: run_workflow(workflow, graph, pooled, samples))
-        round_trip_ms, _ = timed(lambda: pool.run(SINGLE, "condition", scope), 50)
-    local_ms, _ = timed(lambda: run_workflow(workflow, graph, in_process, samples))
-    assert isinstance(run, WorkflowRun) and run.ok, [n for n in run.nodes if n.status == "failed"]
-    evaluated = sum(
-        1 for node in run.nodes if node.status == "ran" and node.type in EVALUATED_TYPES
-    )
-    statuses = {status: sum(1 for n in run.nodes if n.status == status)
-                for status in sorted({n.status for n in run.nodes})}
-    print(f"{len(run.nodes)} nodes, {evaluated} evaluated in the sandbox, {statuses}, "
-          f"median of {ROUNDS} runs")
-    print(f"{'measurement':<40} {'ms':>9}")
-    rows = {
-        "whole dry run, worker pool": pool_ms,
-        "whole dry run, in process": local_ms,
-        "per evaluated node, worker pool": pool_ms / evaluated,
-        "per evaluated node, in process": local_ms / evaluated,
-        "one evaluate() (in process)": single_ms,
-        "one worker round trip": round_trip_ms,
-    }
-    for name, value in rows.items():
-        print(f"{name:<40} {value:>9.3f}")
-    print(f"per node / one evaluate(): pool {pool_ms / evaluated / single_ms:.2f}x, "
-          f"in process {local_ms / evaluated / single_ms:.2f}x; "
-          f"whole run {'under' if pool_ms < 1000 else 'OVER'} the 1 s target")
+        pool_ms, run = timed(lambda: run_workflow(workflow, graph, pooled, samples), rounds)
+        local_ms, _ = timed(lambda: run_workflow(workflow, graph, in_process, samples), rounds)
+        assert run.ok, [n.to_json() for n in run.nodes if n.status == "failed"]
+        evaluated = sum(1 for n in run.nodes if n.status == "ran" and n.type in EVALUATED_TYPES)
+        size = f"{len(run.nodes):,} nodes"
+        found[f"{size}: whole dry run, worker pool"] = pool_ms
+        found[f"{size}: whole dry run, in process"] = local_ms
+        found[f"{size}: per evaluated node, worker pool"] = pool_ms / evaluated
+        found[f"{size}: per evaluated node, in process"] = local_ms / evaluated
+        found[f"{size}: evaluated in the sandbox"] = evaluated
+        # a run that reached the 30 s bound stops early: its time is a floor, not a figure
+        found[f"{size}: not run"] = sum(1 for n in run.nodes if n.status == "not-run")
+print(json.dumps(found))
+"""
+
+
+def measure(tree: Path, blocks: int, rounds: int) -> dict[str, float]:
+    found: dict[str, float] = trees.run_in(tree, MEASURE, json.dumps([[blocks, rounds]]))
+    return found
+
+
+def main() -> int:
+    compared = trees.trees_from_arguments()
+    print(f"medians (runs per size: {', '.join(f'{b * 10 + 1:,}: {r}' for b, r in SIZES.items())})"
+          f"; load average {os.getloadavg()[0]:.2f} at the start")
+    results: dict[str, dict[str, float]] = {name: {} for name in compared}
+    for blocks, rounds in SIZES.items():  # size by size, the trees one after the other
+        for name, tree in compared.items():
+            results[name].update(measure(tree, blocks, rounds))
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+    header = f"{'measurement':<46}" + "".join(f"{name + ' ms':>14}" for name in results)
+    print(header + (f"{'this/against':>14}" if len(results) > 1 else ""))
+    for row in results["this"]:
+        values = [found[row] for found in results.values()]
+        ratio = f"{values[0] / values[1]:>14.2f}" if len(values) > 1 and values[1] else ""
+        print(f"{row:<46}" + "".join(f"{value:>14.3f}" for value in values) + ratio)
+    small, large = (f"{blocks * 10 + 1:,} nodes" for blocks in SIZES)
+    for name, found in results.items():
+        single = found["one evaluate() (in process)"]
+        growth = {mode: found[f"{large}: whole dry run, {mode}"]
+                  / found[f"{small}: whole dry run, {mode}"]
+                  for mode in ("worker pool", "in process")}
+        per_node = found[f"{small}: per evaluated node, worker pool"] / single
+        verdict = "under" if found[f"{small}: whole dry run, worker pool"] < 1000 else "OVER"
+        stopped = [size for size in (small, large) if found[f"{size}: not run"]]
+        if stopped:
+            print(f"{name}: the run of {', '.join(stopped)} reached the 30 s bound (nodes not "
+                  "run): its time is a floor")
+        print(f"{name}: {large} / {small}: pool {growth['worker pool']:.1f}x, in process "
+              f"{growth['in process']:.1f}x (10x the nodes); per node / one evaluate() at "
+              f"{small}: pool {per_node:.2f}x; {small} run {verdict} the 1 s target")
     return 0
 
 

@@ -13,12 +13,13 @@ timing.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import trees
 
 MEASURE = r"""
 import json, sys, threading, time
@@ -62,24 +63,16 @@ print(json.dumps(found))
 
 
 def measure(tree: Path) -> dict[str, list[float]]:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run([sys.executable, "-c", MEASURE], env=env, cwd=tree, check=True,
-                         capture_output=True, text=True).stdout
-    found: dict[str, list[float]] = json.loads(out)
+    found: dict[str, list[float]] = trees.run_in(tree, MEASURE)
     return found
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--against", type=Path, help="another tree to run in the same run")
-    args = parser.parse_args()
-    trees = {"this": Path(__file__).resolve().parent.parent}
-    if args.against:
-        trees["against"] = args.against.resolve()
+    compared = trees.trees_from_arguments()
     print(f"longest wait of a 1 ms sleeper thread during one analyze(); load average "
           f"{os.getloadavg()[0]:.2f}")
     print(f"{'tree':<9}{'document':<28}{'analysis ms':>12}{'longest wait ms':>16}")
-    for name, tree in trees.items():
+    for name, tree in compared.items():
         for document, (took, wait) in measure(tree).items():
             print(f"{name:<9}{document:<28}{took * 1000:>12.0f}{wait * 1000:>16.0f}")
     return 0

@@ -3,7 +3,6 @@ one, or an older one extracted with `git archive REV | tar -x -C DIR`)."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import logging
@@ -15,6 +14,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from bench import trees
 from bench.lsp import Client
 
 PROBE = Path(__file__).resolve().parent / "server_probe.py"
@@ -22,15 +22,9 @@ PROBE = Path(__file__).resolve().parent / "server_probe.py"
 
 def trees_from_arguments() -> dict[str, Path]:
     """The trees to run, by name: this one, and the one `--against DIR` names."""
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--against", type=Path, help="another tree to run interleaved")
-    args = parser.parse_args()
     # pygls' client logs each answer to a request it already cancelled; expected here
     logging.getLogger("pygls.protocol.json_rpc").setLevel(logging.CRITICAL)
-    trees = {"this": Path(__file__).resolve().parent.parent}
-    if args.against:
-        trees["against"] = args.against.resolve()
-    return trees
+    return trees.trees_from_arguments("interleaved")
 
 
 async def start(client: Client, tree: Path, capabilities: types.ClientCapabilities,

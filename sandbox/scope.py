@@ -12,6 +12,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 # Container nesting admitted inside one scope value. The VM rebuilds the scope with JSON.parse
@@ -24,6 +25,39 @@ SCOPE_FIELDS = ("inputs", "ctx", "run", "branches", "secret_inputs", "secret_ctx
 
 class ScopeError(ValueError):
     """A scope that cannot be admitted; the message names the field and what to do."""
+
+
+class SharedValue:
+    """One scope value (directly under `inputs`, `run.outputs` or `branches`) admitted once and
+    serialised at most once, for a caller that hands the same value to many evaluations: a
+    whole dry run gives every node its ancestors' outputs, and re-checking and re-serialising
+    each of them per node made the run quadratic in the workflow's length. The request a scope
+    holding one makes is byte-identical to the one holding the plain value.
+
+    The check (`_check_json`, raising `ScopeError` naming `where`) runs here; serialisation
+    runs at the first `vm_request`, so that a failure there is the same `scope` SandboxError.
+    """
+
+    __slots__ = ("_member", "_text", "value")
+
+    def __init__(self, value: JsonValue, where: str) -> None:
+        _check_json(value, where, 0)
+        self.value = value
+        self._text: str | None = None
+        self._member: tuple[object, str] | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = _serialize(self.value)  # a race only serialises it twice, alike
+        return self._text
+
+    def member(self, key: object) -> str:
+        """`"key": text`, kept for the key it was last asked under (a node's output is always
+        under its id)."""
+        if self._member is None or self._member[0] != key:
+            self._member = (key, f"{_key_text(key)}: {self.text}")
+        return self._member[1]
 
 
 def _is_referenceable(key: str) -> bool:
@@ -148,34 +182,72 @@ class Scope:
     def to_json(self) -> dict[str, JsonValue]:
         """The `from_json` shape, already without secret values (safe to pass to a worker)."""
         return {
-            "inputs": dict(self.inputs),
+            "inputs": {key: _plain(value) for key, value in self.inputs.items()},
             "ctx": {key: self.ctx.values.get(key) for key in self.ctx.ordered_keys},
-            "run": {"outputs": dict(self.run_outputs)},
-            "branches": list(self.branches),
+            "run": {"outputs": {key: _plain(value) for key, value in self.run_outputs.items()}},
+            "branches": [_plain(value) for value in self.branches],
             "secret_inputs": sorted(self.secret_inputs),
             "secret_ctx": list(self.ctx.denied_keys),
         }
 
     def vm_request(self, kind: str, script: str) -> str:
         """The JSON request the VM driver parses. Raises `ScopeError` for non-JSON values."""
-        request = {
-            "kind": kind,
-            "source": script,
-            "inputs": self.inputs,
-            "deniedInputs": self.denied_inputs,
-            "ctx": {key: self.ctx.values.get(key) for key in self.ctx.ordered_keys},
-            "deniedCtx": self.ctx.denied_keys,
-            "outputs": self.run_outputs,
-            "branches": self.branches if kind == "merge" else (),
-        }
         try:
-            # ASCII only: the binding refuses lone surrogates in strings passed to the VM. No
-            # marker dict of visited containers (a tenth of the encoding): a cycle still fails,
-            # as a RecursionError at the nesting limit.
-            return json.dumps(request, allow_nan=False, check_circular=False)
+            # `json.dumps` of the request object, assembled from its members' texts so that a
+            # SharedValue is serialised once for all the requests it goes into.
+            members = [
+                ("kind", _serialize(kind)),
+                ("source", _serialize(script)),
+                ("inputs", _object_text(self.inputs)),
+                ("deniedInputs", _serialize(self.denied_inputs)),
+                ("ctx", _serialize(
+                    {key: self.ctx.values.get(key) for key in self.ctx.ordered_keys}
+                )),
+                ("deniedCtx", _serialize(self.ctx.denied_keys)),
+                ("outputs", _object_text(self.run_outputs)),
+                ("branches", _array_text(self.branches if kind == "merge" else ())),
+            ]
+            return "{" + ", ".join(f'"{name}": {text}' for name, text in members) + "}"
         except (TypeError, ValueError, RecursionError) as error:
             # Only the kind of failure: the message must not carry a scope value.
             raise ScopeError(f"scope: not JSON-serializable ({type(error).__name__})") from None
+
+
+def _serialize(value: object) -> str:
+    """The one JSON serialiser of scope values. ASCII only: the binding refuses lone surrogates
+    in strings passed to the VM. No marker dict of visited containers (a tenth of the encoding):
+    a cycle still fails, as a RecursionError at the nesting limit."""
+    return json.dumps(value, allow_nan=False, check_circular=False)
+
+
+def _piece(value: object) -> str:
+    return value.text if isinstance(value, SharedValue) else _serialize(value)
+
+
+def _key_text(key: object) -> str:
+    if isinstance(key, str):
+        return encode_basestring_ascii(key)
+    # json.dumps's coercion of a non-string key (an int becomes "1"), taken from json.dumps
+    return _serialize({key: None})[1 : -len(": null}")]
+
+
+def _object_text(mapping: Mapping[Any, object]) -> str:
+    """`json.dumps(mapping)` (default separators) with each SharedValue's own text."""
+    return "{" + ", ".join(_member_text(key, value) for key, value in mapping.items()) + "}"
+
+
+def _member_text(key: object, value: object) -> str:
+    if isinstance(value, SharedValue):
+        return value.member(key)
+    return f"{_key_text(key)}: {_serialize(value)}"
+
+
+def _array_text(items: Sequence[object]) -> str:
+    return "[" + ", ".join(_piece(item) for item in items) + "]"
+
+
+def _plain(value: object) -> JsonValue:
+    return value.value if isinstance(value, SharedValue) else value
 
 
 def _object(value: object, where: str) -> dict[str, JsonValue]:
@@ -198,10 +270,12 @@ def _check_json(value: object, where: str, depth: int) -> None:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise ScopeError(f"{where}: object keys must be strings")
-            _check_json(item, f"{where}.{key}", depth + 1)
+            if not (depth == -1 and isinstance(item, SharedValue)):  # admitted when made
+                _check_json(item, f"{where}.{key}", depth + 1)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            _check_json(item, f"{where}[{index}]", depth + 1)
+            if not (depth == -1 and isinstance(item, SharedValue)):
+                _check_json(item, f"{where}[{index}]", depth + 1)
     elif isinstance(value, float) and not math.isfinite(value):
         raise ScopeError(f"{where}: NaN and Infinity are not JSON; use null or a string")
     elif value is not None and not isinstance(value, bool | int | float | str):

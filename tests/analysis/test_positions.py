@@ -7,9 +7,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from analysis import analyze
-from analysis.report import FileReport, to_json
-from analysis.source import line_starts
+from analysis.diagnostics import Diagnostic, Position, Severity
+from analysis.report import FileReport, to_json, to_sarif
+from analysis.source import SourceText, line_starts
 from tests.conftest import FIXTURES
+from tests.operations import lines_executed
 
 POSITION_FIXTURES = sorted((FIXTURES / "positions").glob("*.relavium.yaml"))
 
@@ -45,3 +47,30 @@ def test_line_starts_follow_the_lsp_line_breaks(text: str) -> None:
         if char == "\n" or (char == "\r" and text[index + 1 : index + 2] != "\n")
     ]
     assert line_starts(text) == expected
+
+
+@given(st.text(alphabet=st.sampled_from("ab\né😀\r€")), st.data())
+def test_utf16_columns_count_every_character_on_the_line(text: str, data: st.DataObject) -> None:
+    source = SourceText(text)
+    line = data.draw(st.integers(0, source.line_count - 1))
+    column = data.draw(st.integers(0, len(source.line_text(line))))
+    shown = source.line_text(line)[:column]
+    assert source.utf16_character(Position(line, column)) == len(shown.encode("utf-16-le")) // 2
+
+
+def test_reports_of_many_findings_on_one_long_line_grow_linearly() -> None:
+    """A finding's UTF-16 columns cost O(log n), not the length of its line: `check --format
+    json/sarif` of a one-line (flow style or minified) workflow with a finding per node was
+    quadratic. 10x the line and 10x the findings: about 10x the work."""
+
+    def cost(size: int) -> int:
+        source = SourceText("x: [" + "'é😀', " * size + "]")
+        findings = [
+            Diagnostic(source.range(offset, offset + 3), Severity.WARNING, "r", "m")
+            for offset in range(0, len(source.text), 7)
+        ]
+        reports = [FileReport("w.relavium.yaml", source, findings)]
+        return lines_executed(lambda: (to_json(reports), to_sarif(reports)), "analysis")
+
+    small, large = cost(300), cost(3_000)
+    assert large <= small * 12, (small, large)

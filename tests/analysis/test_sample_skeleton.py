@@ -13,6 +13,7 @@ from analysis.sample_skeleton import HOW_IT_IS_USED, sidecar_skeleton
 from analysis.workflow_run import run_workflow
 from sandbox import Outcome, Scope, evaluate
 from tests.conftest import EXAMPLES
+from tests.operations import lines_executed
 
 
 def in_process(source: str, kind: str, scope: Scope) -> Outcome:
@@ -177,3 +178,32 @@ def test_the_notes_are_stable_and_the_bundled_example_gets_a_valid_sidecar() -> 
     skeleton, _ = first
     assert "crm_token" not in skeleton["inputs"] and "crm_auth" not in skeleton["ctx"]
     parse_samples(json.dumps(skeleton), "s.json", "sidecar", is_json=True)
+
+
+def unresolved_context(count: int) -> str:
+    keys = "".join(
+        f"    - {{ key: k{i}, value: 'a {{{{ run.outputs.x{i} }}}} `: {{{{ inputs.y | json }}}}' }}"
+        "\n"
+        for i in range(count)
+    )
+    return ("schema_version: '1.0'\nworkflow:\n  id: w\n  context:\n" + keys
+            + "  nodes:\n    - { id: start, type: input }\n")
+
+
+def test_many_context_templates_cost_linear_work() -> None:
+    """Each context key's rendering notes were found by matching every note against every key:
+    n keys cost n². 10x the keys: about 10x the work."""
+    skeleton, notes = skeleton_of(unresolved_context(2))
+    assert skeleton["ctx"]["k1"].startswith("a {{ run.outputs.x1 }}")
+    assert sum(note.startswith("ctx `k1`: ") for note in notes) == 2
+
+    def cost(count: int) -> int:
+        result = analyze(unresolved_context(count))
+        assert result.workflow is not None and result.graph is not None
+        workflow, graph = result.workflow, result.graph
+        return lines_executed(
+            lambda: sidecar_skeleton(workflow, graph, in_process), "analysis/sample_skeleton.py"
+        )
+
+    small, large = cost(60), cost(600)
+    assert large <= small * 12, (small, large)

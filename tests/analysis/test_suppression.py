@@ -1,6 +1,7 @@
 """Inline suppression: `# relavium-lsp: ignore[rule-id]` on the line or on the node."""
 
 from analysis import AnalysisResult, analyze
+from tests.operations import lines_executed
 
 HEAD = """\
 schema_version: '1.0'
@@ -66,3 +67,32 @@ def test_hash_inside_a_block_scalar_is_text_not_a_suppression() -> None:
       save_to: |
         {{ inputs.nope }}  # relavium-lsp: ignore[invalid-template]"""
     assert rules(nodes) == ["invalid-template"]
+
+
+def commented_nodes(count: int) -> str:
+    """`count` nodes, each under a suppression comment (of another rule) and each with a
+    finding, one flow-style list with `count` items on one line besides."""
+    nodes = "".join(
+        "    # relavium-lsp: ignore[unreachable-node]\n"
+        f"    - {{ id: t{i}, type: transform, transform: 'run.outputs.missing{i}' }}\n"
+        for i in range(count)
+    )
+    edges = "".join(f"{{ from: start, to: t{i} }}, " for i in range(count))
+    return (
+        "schema_version: '1.0'\nworkflow:\n  id: w\n  nodes:\n    - { id: start, type: input }\n"
+        f"{nodes}  # relavium-lsp: ignore[unknown-edge-target]\n  edges: [{edges}]\n"
+    )
+
+
+def test_many_suppressed_items_with_findings_cost_linear_work() -> None:
+    """Each finding was matched against every commented item: n items with n findings cost n².
+    10x both: about 10x the work (Python lines run in the suppression module)."""
+    result = analyze(commented_nodes(3))
+    assert [d.rule for d in result.diagnostics] == ["unknown-output-reference"] * 3
+
+    def cost(count: int) -> int:
+        text = commented_nodes(count)
+        return lines_executed(lambda: analyze(text), "analysis/suppression.py")
+
+    small, large = cost(60), cost(600)
+    assert large <= small * 12, (small, large)

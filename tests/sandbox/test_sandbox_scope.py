@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sandbox import ContextProjection, SandboxError, Scope, ScopeError, evaluate
-from sandbox.scope import MAX_SCOPE_DEPTH
+from sandbox.scope import MAX_SCOPE_DEPTH, SharedValue
 
 Failure = Callable[..., SandboxError]
 
@@ -140,3 +141,65 @@ def test_from_json_accepts_or_names_a_field_never_crashes(document: object) -> N
             Scope.from_json(candidate)
         except ScopeError as error:
             assert str(error).startswith("scope")
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=4),
+    st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=4),
+    st.lists(JSON_VALUES, max_size=4),
+)
+def test_shared_values_make_the_request_the_plain_values_make(
+    inputs: dict[str, object], outputs: dict[str, object], branches: list[object]
+) -> None:
+    plain = Scope(inputs=inputs, run_outputs=outputs, branches=branches)
+    shared = Scope(
+        inputs={key: SharedValue(value, f"scope.inputs.{key}") for key, value in inputs.items()},
+        run_outputs={key: SharedValue(value, "o") for key, value in outputs.items()},
+        branches=[SharedValue(value, "b") for value in branches],
+    )
+    for kind in ("transform", "merge"):
+        assert shared.vm_request(kind, "x") == plain.vm_request(kind, "x")
+    assert shared.to_json() == plain.to_json()
+    # the same piece serves many requests, under other keys too
+    again = Scope(run_outputs={"z": shared.run_outputs.get(next(iter(outputs), ""), 1)})
+    assert again.vm_request("transform", "x") == Scope(
+        run_outputs={"z": outputs.get(next(iter(outputs), ""), 1)}
+    ).vm_request("transform", "x")
+
+
+def test_non_string_keys_are_coerced_as_json_dumps_does() -> None:
+    keys: dict[Any, object] = {1: "a", 2.5: "b", False: "c", None: "d"}
+    shared = Scope(inputs={key: SharedValue(value, "i") for key, value in keys.items()})
+    assert shared.vm_request("transform", "x") == Scope(inputs=keys).vm_request("transform", "x")
+
+
+def test_a_shared_value_is_admitted_when_made_with_the_field_named() -> None:
+    with pytest.raises(ScopeError, match=r"^scope\.run\.outputs\.a\.b: NaN"):
+        SharedValue({"b": float("nan")}, "scope.run.outputs.a")
+    with pytest.raises(ScopeError, match="nested deeper than"):
+        SharedValue(nested(MAX_SCOPE_DEPTH + 2), "scope.inputs.x")
+    SharedValue(nested(MAX_SCOPE_DEPTH + 1), "scope.inputs.x")  # the plain limit, no tighter
+    # only directly under a binding key: nested inside another value it is not JSON
+    with pytest.raises(ScopeError, match="SharedValue is not a JSON value"):
+        Scope.from_json({"inputs": {"x": {"y": SharedValue(1, "i")}}})
+
+
+def test_a_shared_value_that_cannot_be_serialised_fails_the_evaluation_as_scope() -> None:
+    huge = 10 ** 5000  # admitted (an int), but json.dumps refuses more than 4300 digits
+    shared = Scope(run_outputs={"a": SharedValue(huge, "scope.run.outputs.a")})
+    with pytest.raises(SandboxError) as caught:
+        evaluate("1", "transform", shared)
+    assert caught.value.reason == "scope"
+    with pytest.raises(SandboxError) as plain:
+        evaluate("1", "transform", Scope(run_outputs={"a": huge}))
+    assert str(plain.value) == str(caught.value)

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
 
 from analysis import analyze
 from analysis.diagnostics import Position
@@ -211,3 +212,106 @@ def test_client_point_and_line_at_agree_with_the_codec_at_every_offset(encoding:
         client = lines.to_client_position(lines.position_at(offset))
         assert lines.client_point(offset) == (client.line, client.character), offset
         assert lines.line_at(offset) == client.line, offset
+
+
+def reference_client_position(text: str, encoding: str, position: Position) -> types.Position:
+    """Character by character, with pygls' own unit counts (what LineIndex did before)."""
+    codec = PositionCodec(encoding)
+    lines = LineIndex(text, encoding)
+    clamped = lines.position_at(lines.offset(position))
+    prefix = lines.line_text(clamped.line)[: clamped.character]
+    return types.Position(line=clamped.line, character=codec.client_num_units(prefix))
+
+
+def reference_position(text: str, encoding: str, position: types.Position) -> Position:
+    codec = PositionCodec(encoding)
+    lines = LineIndex(text, encoding)
+    if position.line >= lines.line_count:
+        last = lines.line_count - 1
+        return Position(last, len(lines.line_text(last)))
+    units = 0
+    for column, char in enumerate(lines.line_text(position.line)):
+        units += codec.impl.code_units_for_char(char)
+        if units > position.character:
+            return Position(position.line, column)
+    return Position(position.line, len(lines.line_text(position.line)))
+
+
+@given(st.text(alphabet=st.sampled_from("ab\né😀\r\u2028ß€")), st.data())
+def test_conversions_count_units_as_pygls_does(text: str, data: st.DataObject) -> None:
+    for encoding in (UTF8, UTF16, UTF32):
+        index = LineIndex(text, encoding)
+        line = data.draw(st.integers(0, index.line_count))
+        ours = Position(line, data.draw(st.integers(0, 12)))
+        assert index.to_client_position(ours) == reference_client_position(text, encoding, ours)
+        theirs = types.Position(line=line, character=data.draw(st.integers(0, 24)))
+        assert index.from_client_position(theirs) == reference_position(text, encoding, theirs)
+        if line < index.line_count:
+            assert index.client_line_length(line) == codec_units(encoding, index.line_text(line))
+
+
+def codec_units(encoding: str, text: str) -> int:
+    return int(PositionCodec(encoding).client_num_units(text))
+
+
+def test_positions_on_one_long_line_cost_in_proportion_to_their_number() -> None:
+    """Converting a position costs O(log n), not the length of its line: a diagnostic, token
+    or hint per node of a workflow written on one line (flow style, or minified) made
+    publishing them quadratic. 10x the line and 10x the positions: about 10x the work."""
+
+    def cost(size: int) -> int:
+        text = "x: [" + "'é😀', " * size + "]"
+        offsets = range(0, len(text), 7)
+        positions = [Position(0, offset) for offset in offsets]
+        client = [types.Position(line=0, character=offset) for offset in offsets]
+
+        def convert() -> None:
+            for encoding in (UTF8, UTF16):
+                index = LineIndex(text, encoding)
+                for position in positions:
+                    index.to_client_position(position)
+                for unit in client:
+                    index.from_client_position(unit)
+                index.client_line_length(0)
+
+        return lines_executed(convert, "server", "analysis")
+
+    small, large = cost(300), cost(3_000)
+    assert large <= small * 13, (small, large)
+
+
+def reference_locate(
+    line: str, character: int, encoding: str
+) -> tuple[int, bool]:
+    """Character by character with pygls' unit counts (what `_locate` did before)."""
+    codec = PositionCodec(encoding)
+    units = 0
+    for column, char in enumerate(line):
+        units += codec.impl.code_units_for_char(char)
+        if units > character:
+            return column, False
+    return len(line), units < character
+
+
+@given(st.text(alphabet=st.sampled_from("abé😀€")), st.integers(0, 20))
+def test_a_change_is_located_and_clamped_as_pygls_counts_units(text: str, character: int) -> None:
+    for encoding in (UTF8, UTF16, UTF32):
+        (_, column), clamped = documents._locate(
+            [text], types.Position(line=0, character=character), encoding
+        )
+        assert (column, clamped) == reference_locate(text, character, encoding)
+
+
+def test_many_edits_on_one_long_line_cost_python_work_in_proportion() -> None:
+    """Locating an edit on a non-ASCII line stepped through every character before it in
+    Python: a replace-all on a one-line (flow-style, minified) workflow was quadratic. 10x the
+    line and 10x the edits: about 10x the Python work (the splice itself copies the line)."""
+
+    def cost(size: int) -> int:
+        text = "x: [" + "'é😀', " * size + "]"
+        edits = [partial((0, column), (0, column + 1), "y")
+                 for column in range(len(text), 4, -len(text) // size * 5)]
+        return lines_executed(lambda: apply_changes(text, edits, UTF16), "server", "analysis")
+
+    small, large = cost(200), cost(2_000)
+    assert large <= small * 12, (small, large)

@@ -10,6 +10,7 @@ from analysis import analyze
 from analysis.navigation import SymbolKind, symbol_index
 from analysis.rename import RenameRefused, plan_rename, rename_target
 from tests.conftest import EXAMPLES
+from tests.operations import lines_executed
 
 EXAMPLE = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")
 
@@ -140,3 +141,32 @@ def test_refuses_a_place_that_cannot_be_mapped_exactly() -> None:
     assert index.at(inexact[0].start) is None or index.at(inexact[0].start).exact
     with pytest.raises(RenameRefused, match="on line 63 is written in a way the server cannot"):
         renamed(text, "- id: classify", "triage", skip=6)
+
+
+def dot_readers(count: int) -> str:
+    readers = "".join(
+        f"    - id: r{i}\n      type: transform\n      transform: run.outputs.src.n + {i}\n"
+        for i in range(count)
+    )
+    edges = "".join(f"    - {{ from: src, to: r{i} }}\n" for i in range(count))
+    return (
+        "schema_version: '1.0'\nworkflow:\n  id: w\n  nodes:\n    - { id: start, type: input }\n"
+        "    - { id: src, type: transform, transform: '({ n: 1 })' }\n"
+        f"{readers}  edges:\n    - {{ from: start, to: src }}\n{edges}"
+    )
+
+
+def test_renaming_many_dot_reads_costs_linear_work() -> None:
+    """Each plain-scalar read that needs the bracket form walked the document down to its place
+    again: n reads in a list of n nodes cost n². 10x both: about 10x the work."""
+    assert "run.outputs[\"src-b\"].n + 2" in renamed(dot_readers(3), "id: src", "src-b", skip=4)
+
+    def cost(count: int) -> int:
+        workflow = analyze(dot_readers(count)).workflow
+        assert workflow is not None
+        index = symbol_index(workflow)
+        occurrence = rename_target(index, dot_readers(count).index("id: src") + 4)
+        return lines_executed(lambda: plan_rename(index, occurrence, "src-b"), "analysis/rename.py")
+
+    small, large = cost(60), cost(600)
+    assert large <= small * 12, (small, large)
