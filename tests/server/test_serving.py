@@ -9,13 +9,13 @@ from analysis import analyze
 from server.documents import Snapshot
 from server.serving import View
 
-RESULT = analyze("schema_version: '1.0'\n")
 TEXT = st.text(alphabet=st.sampled_from("ab\né😀"), max_size=30)
 EDIT = st.text(alphabet=st.sampled_from("xyz"), max_size=5)
 
 
 def view(old: str, new: str) -> View:
-    return View(Snapshot("file:///w.relavium.yaml", 1, old, RESULT, "utf-16"), new)
+    # the snapshot's line index comes from its analysis, so the analysis must be of `old`
+    return View(Snapshot("file:///w.relavium.yaml", 1, old, analyze(old), "utf-16"), new)
 
 
 @given(TEXT, EDIT, EDIT, TEXT)
