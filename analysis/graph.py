@@ -175,18 +175,43 @@ class Graph:
         the first authored parallel all of whose members feed the merge, then every other
         incoming node in authored order — a condition or parallel feeding it included (a
         condition adds a branch that has no output: `null` in `branches`)."""
-        nodes = self.workflow.nodes_by_id
-        authored = {node_id: position for position, node_id in enumerate(nodes)}
-        incoming = sorted(self.predecessors.get(merge_id, ()), key=authored.__getitem__)
-        paired: list[str] = []
-        for node in self.workflow.nodes:
-            if node.type != "parallel" or node.id is None or nodes.get(node.id) is not node:
-                continue
-            members = list(dict.fromkeys(m.id for m in node.parallel_of))
-            if members and all(member in incoming for member in members):
-                paired = members
-                break
+        incoming = sorted(self.predecessors.get(merge_id, ()), key=self._authored.__getitem__)
+        feeding = set(incoming)
+        parallels = self._parallel_members
+        # only a parallel with a member among the feeders can have all of them feeding
+        candidates = sorted({index for source in incoming
+                             for index in self._parallels_of_member.get(source, ())})
+        paired = next(
+            (parallels[index] for index in candidates if feeding.issuperset(parallels[index])),
+            [],
+        )
         return paired + [source for source in incoming if source not in paired]
+
+    @cached_property
+    def _authored(self) -> dict[str, int]:
+        """Each node id's place in the file (asked for every merge of a dry run)."""
+        return {node_id: position for position, node_id in enumerate(self.workflow.nodes_by_id)}
+
+    @cached_property
+    def _parallel_members(self) -> list[list[str]]:
+        """The distinct `parallel_of` ids of each parallel node with members, in authored order
+        (a node whose id another declaration took does not count)."""
+        nodes = self.workflow.nodes_by_id
+        return [
+            members
+            for node in self.workflow.nodes
+            if node.type == "parallel" and node.id is not None and nodes.get(node.id) is node
+            and (members := list(dict.fromkeys(m.id for m in node.parallel_of)))
+        ]
+
+    @cached_property
+    def _parallels_of_member(self) -> dict[str, list[int]]:
+        """The indices in `_parallel_members` of the parallels each node id is a member of."""
+        found: dict[str, list[int]] = {}
+        for index, members in enumerate(self._parallel_members):
+            for member in members:
+                found.setdefault(member, []).append(index)
+        return found
 
     @cached_property
     def secret_inputs(self) -> frozenset[str]:

@@ -2,6 +2,7 @@
 
 from analysis import analyze
 from analysis.graph import Graph
+from tests.operations import lines_executed
 
 
 def graph_of(text: str) -> Graph:
@@ -90,3 +91,31 @@ def test_cycle_path_and_its_edges() -> None:
     [cycle] = [d for d in result.diagnostics if d.rule == "cycle"]
     assert len(cycle.related) == len(graph.cycle) - 1
     assert " → ".join(graph.cycle) in cycle.message
+
+
+def fan_ins(count: int) -> str:
+    """`count` parallel nodes, each fanning out to two transforms that a merge of its own joins."""
+    nodes, edges = [], []
+    for i in range(count):
+        nodes += [f"    - {{ id: p{i}, type: parallel, parallel_of: [b{i}, a{i}] }}\n",
+                  f"    - {{ id: a{i}, type: transform, transform: '1' }}\n",
+                  f"    - {{ id: b{i}, type: transform, transform: '2' }}\n",
+                  f"    - {{ id: m{i}, type: merge, merge_strategy: concat }}\n"]
+        edges += [f"    - {{ from: start, to: p{i} }}\n", f"    - {{ from: a{i}, to: m{i} }}\n",
+                  f"    - {{ from: b{i}, to: m{i} }}\n"]
+    return ("schema_version: '1.0'\nworkflow:\n  id: fans\n  nodes:\n"
+            "    - { id: start, type: input }\n" + "".join(nodes) + "  edges:\n" + "".join(edges))
+
+
+def test_fan_in_order_of_every_merge_grows_linearly() -> None:
+    # A dry run asks for every merge's order; each answer rescanned every node (10x the merges:
+    # 100x the work). The witness is the graph's Python lines run, not time.
+    def cost(count: int) -> int:
+        graph = graph_of(fan_ins(count))
+        assert graph.fan_in_branches("m0") == ["b0", "a0"]
+        return lines_executed(
+            lambda: [graph.fan_in_branches(f"m{i}") for i in range(count)], "analysis"
+        )
+
+    small, large = cost(30), cost(300)
+    assert large <= small * 12, (small, large)
