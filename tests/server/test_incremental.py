@@ -3,31 +3,21 @@ YAML the edit touched (issue 12, target 3); what it finds is the same as a fresh
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 from lsprotocol import types
 
 import server.language_server as language_server
-from analysis import AnalysisResult, analyze
+from analysis import analyze
 from tests.analysis.large_workflow import large_workflow
-from tests.server.test_scheduling import URI, initialized_server
+from tests.server.test_scheduling import URI, initialized_server, watch_analyses
 
 
 async def test_an_edit_is_analysed_with_the_previous_version(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     given: list[tuple[str, str | None]] = []
-    real_analyze = language_server.analyze
-
-    def watched(
-        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
-        previous: AnalysisResult | None = None,
-    ) -> AnalysisResult:
-        given.append((text, previous.source.text if previous is not None else None))
-        return real_analyze(text, path, should_stop, previous)
-
-    monkeypatch.setattr(language_server, "analyze", watched)
+    watch_analyses(monkeypatch, language_server, lambda text, previous: given.append(
+        (text, previous.source.text if previous is not None else None)))
     ls = initialized_server()
     text = large_workflow(5)
     ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))

@@ -183,19 +183,27 @@ def watch_process_jobs(ls: RelaviumLanguageServer) -> list[asyncio.Future[Diagno
     return jobs
 
 
-def watch_server_analyses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The lengths of the texts analysed in the server process, as they start."""
-    in_server: list[int] = []
-    real_analyze = language_server.analyze
+def watch_analyses(
+    monkeypatch: pytest.MonkeyPatch, module: object,
+    seen: Callable[[str, AnalysisResult | None], object],
+) -> None:
+    """`seen(text, previous)` as each analysis `module` runs starts."""
+    real_analyze = analyze
 
     def watched(
         text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
         previous: AnalysisResult | None = None,
     ) -> AnalysisResult:
-        in_server.append(len(text))
+        seen(text, previous)
         return real_analyze(text, path, should_stop, previous)
 
-    monkeypatch.setattr(language_server, "analyze", watched)
+    monkeypatch.setattr(module, "analyze", watched)
+
+
+def watch_server_analyses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The lengths of the texts analysed in the server process, as they start."""
+    in_server: list[int] = []
+    watch_analyses(monkeypatch, language_server, lambda text, _: in_server.append(len(text)))
     return in_server
 
 
@@ -387,16 +395,7 @@ def test_the_analysis_process_analyses_a_text_once_and_answers_from_its_last_mod
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[tuple[str, AnalysisResult | None]] = []
-    real_analyze = scheduling.analyze
-
-    def watched(
-        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
-        previous: AnalysisResult | None = None,
-    ) -> AnalysisResult:
-        calls.append((text, previous))
-        return real_analyze(text, path, should_stop, previous)
-
-    monkeypatch.setattr(scheduling, "analyze", watched)
+    watch_analyses(monkeypatch, scheduling, lambda text, previous: calls.append((text, previous)))
     kept = KeptAnalyses()
     text = large_workflow(2)
     path = "/tmp/kept.relavium.yaml"
@@ -471,22 +470,17 @@ async def test_saving_while_the_version_is_analysed_does_not_analyse_it_again(
     ls.large_document_chars = sys.maxsize  # analysed in this process, where it can be held
     release = threading.Event()
     analysed: list[int] = []
-    real_analyze = language_server.analyze
 
-    def held(
-        text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
-        previous: AnalysisResult | None = None,
-    ) -> AnalysisResult:
+    def hold(text: str, previous: AnalysisResult | None) -> None:
         analysed.append(text.count("#"))
         release.wait()
-        return real_analyze(text, path, should_stop, previous)
 
     text = large_workflow(2)
     ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
     release.set()
     assert await ls.fresh_snapshot(URI, model=False) is not None
     release.clear()
-    monkeypatch.setattr(language_server, "analyze", held)
+    watch_analyses(monkeypatch, language_server, hold)
     change(ls, 2, text + "#")
     while not analysed:
         await asyncio.sleep(0.001)
