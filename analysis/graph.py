@@ -13,6 +13,7 @@ Contract:
   frozenset, never including the node itself unless it sits on a cycle); `cycle` → one cycle as
   a node-id path whose first and last element are equal (None when acyclic), with
   `cycle_edges` the `GraphEdge`s along it.
+- `positions` → each node id's place in the file (authored order).
 - `fan_in_branches(merge_id)` → the node ids in the order of the merge's `branches` array
   (the engine's `branchNodeIds`).
 - `secret_inputs` and `secret_context` → the declared secret input names and the context keys
@@ -122,7 +123,7 @@ class Graph:
 
     def _all_ancestors(self) -> None:
         """Every node's ancestors at once, as bit sets in topological order (acyclic only)."""
-        index = {node_id: position for position, node_id in enumerate(self.node_ids)}
+        index = self.positions
         pending = {node_id: len(self.predecessors.get(node_id, ())) for node_id in self.node_ids}
         ready = [node_id for node_id, count in pending.items() if count == 0]
         bits: dict[str, int] = {}
@@ -175,7 +176,7 @@ class Graph:
         the first authored parallel all of whose members feed the merge, then every other
         incoming node in authored order — a condition or parallel feeding it included (a
         condition adds a branch that has no output: `null` in `branches`)."""
-        incoming = sorted(self.predecessors.get(merge_id, ()), key=self._authored.__getitem__)
+        incoming = sorted(self.predecessors.get(merge_id, ()), key=self.positions.__getitem__)
         feeding = set(incoming)
         parallels = self._parallel_members
         # only a parallel with a member among the feeders can have all of them feeding
@@ -188,9 +189,10 @@ class Graph:
         return paired + [source for source in incoming if source not in paired]
 
     @cached_property
-    def _authored(self) -> dict[str, int]:
-        """Each node id's place in the file (asked for every merge of a dry run)."""
-        return {node_id: position for position, node_id in enumerate(self.workflow.nodes_by_id)}
+    def positions(self) -> dict[str, int]:
+        """Each node id's place in the file (`node_ids` order): the bit of its ancestor sets,
+        the tie-break of the plan order and of fan-in. Never changed once made."""
+        return {node_id: position for position, node_id in enumerate(self.node_ids)}
 
     @cached_property
     def _parallel_members(self) -> list[list[str]]:

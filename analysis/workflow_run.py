@@ -144,7 +144,7 @@ class WorkflowRun:
 
 def plan_order(workflow: Workflow, graph: Graph) -> list[str]:
     """The engine's plan order: Kahn's algorithm, the authored-first ready node next."""
-    authored = {node_id: position for position, node_id in enumerate(graph.node_ids)}
+    authored = graph.positions
     remaining = {node_id: len(graph.predecessors.get(node_id, ())) for node_id in graph.node_ids}
     ready = [(authored[node_id], node_id) for node_id in graph.node_ids
              if remaining[node_id] == 0]
