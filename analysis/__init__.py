@@ -18,8 +18,10 @@ Contract:
 - `analyze(text, path, previous=result)` gives the same result as without `previous` (the analysis
   of an earlier version of the same document); it reads again only the YAML list item or top-level
   entry an edit falls in when it can (`analysis.yaml_tree.read_yaml`), takes over the declarations
-  of the items that read shared (`analysis.model.build_workflow`) and the graph's ancestors and
-  cycle while the links are unchanged (`analysis.graph.build_graph`). Declarations taken over are
+  of the items that read shared (`analysis.model.build_workflow`), the graph's ancestors and
+  cycle while the links are unchanged (`analysis.graph.build_graph`) and the schema walk's
+  findings for the workflow lists and items whose text is unchanged (`analysis.schema.SchemaMemo`,
+  kept on the result as `schema_memo`). Declarations taken over are
   `previous`'s own objects, their scalar texts pointed at the new source (same text at their spans):
   `previous` stays valid.
 """
@@ -29,6 +31,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from analysis.diagnostics import Diagnostic, Position, Range, Severity
 from analysis.graph import Graph, build_graph
@@ -36,6 +39,9 @@ from analysis.model import Workflow, build_workflow
 from analysis.source import SourceText
 from analysis.suppression import apply_suppressions
 from analysis.yaml_tree import YamlDocument, read_yaml
+
+if TYPE_CHECKING:
+    from analysis.schema import SchemaMemo
 
 INTERNAL_ERROR = "internal-error"
 
@@ -49,6 +55,9 @@ class AnalysisResult:
     graph: Graph | None
     diagnostics: list[Diagnostic]
     suppressed: list[Diagnostic] = field(default_factory=list)
+    # The schema walk's findings by unit text, for the next version (`analysis.schema.SchemaMemo`:
+    # bounded by this document; a version whose YAML does not read keeps the previous one's).
+    schema_memo: SchemaMemo | None = None
 
     def last_good(self, previous: AnalysisResult | None) -> AnalysisResult | None:
         """This result if it has a model, else `previous` (the last one that had)."""
@@ -104,14 +113,15 @@ def analyze(
     checkpoint()
     source = SourceText(text)
     document = read_yaml(source, previous.document if previous is not None else None, checkpoint)
+    earlier_schema = previous.schema_memo if previous is not None else None
     if document.root is None and document.problems:
         return AnalysisResult(source, path, document, None, None,
-                              sorted(document.problems, key=_sort_key))
+                              sorted(document.problems, key=_sort_key), schema_memo=earlier_schema)
     checkpoint()
     workflow = build_workflow(document, previous.workflow if previous is not None else None)
     checkpoint()
     graph = build_graph(workflow, previous.graph if previous is not None else None)
-    context = RuleContext(source, document, workflow, graph)
+    context = RuleContext(source, document, workflow, graph, earlier_schema)
     found: list[Diagnostic] = []
     for rule in RULES.values():
         checkpoint()
@@ -125,4 +135,5 @@ def analyze(
             ))
     kept, suppressed = apply_suppressions(context, found)
     return AnalysisResult(source, path, document, workflow, graph,
-                          sorted(kept, key=_sort_key), sorted(suppressed, key=_sort_key))
+                          sorted(kept, key=_sort_key), sorted(suppressed, key=_sort_key),
+                          context.schema_memo or earlier_schema)
