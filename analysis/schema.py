@@ -85,9 +85,9 @@ def kebab_suggestion(text: str) -> str:
 
 # rule, severity, start, end (document offsets), message, data
 Finding = tuple[str, Severity, int, int, str, "dict[str, Any] | None"]
-# A unit's spec (by identity: specs are module constants), its path, and its text from the start
-# of its first line (the column and what precedes it on the line decide how it nests).
-UnitKey = tuple[int, str, str]
+# A unit's path (which decides its spec) and its text from the start of its first line (what
+# precedes it on the line decides how it nests: an indentation indicator `|2` counts from there).
+UnitKey = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -136,17 +136,16 @@ class Walk:
         """A value the engine loads but that can never work as meant."""
         self.out.append((rule, Severity.WARNING, node.start, node.end, message, None))
 
-    def unit(self, spec: Spec, node: YNode, path: str,
-             check: Callable[[Walk, YNode, str], None]) -> None:
-        """`check(self, node, path)` of a collection that `spec` describes, or what the previous
-        version's walk found in the same text under the same spec and path. A unit's check reads
-        nothing outside it (aliases, whose span is their anchor's, are never checked), its text
-        from its line's start decides its nodes, and its messages name the path."""
+    def unit(self, node: YNode, path: str, check: Callable[[Walk, YNode, str], None]) -> None:
+        """`check(self, node, path)` of a collection, or what the previous version's walk found
+        in the same text under the same path. A unit's check reads nothing outside it (aliases,
+        whose span is their anchor's, are never checked), its text from its line's start decides
+        its nodes, and its messages name the path."""
         if not isinstance(node, YMapping | YSequence):
             check(self, node, path)
             return
         text = self.ctx.source.text
-        key = (id(spec), path, text[text.rfind("\n", 0, node.start) + 1:node.end])
+        key = (path, text[text.rfind("\n", 0, node.start) + 1:node.end])
         self._inner.append(key)
         known = self.earlier.get(key)
         if known is None:
@@ -418,7 +417,7 @@ class Seq(Spec):
 
     def check(self, walk: Walk, node: YNode, path: str) -> None:
         if self.reuse:
-            walk.unit(self, node, path, self.check_list)
+            walk.unit(node, path, self.check_list)
         else:
             self.check_list(walk, node, path)
 
@@ -434,7 +433,7 @@ class Seq(Spec):
             if isinstance(item, YAlias):
                 continue
             if self.reuse:
-                walk.unit(item_spec, item, f"{path}[{index}]", item_spec.check)
+                walk.unit(item, f"{path}[{index}]", item_spec.check)
             else:
                 item_spec.check(walk, item, f"{path}[{index}]")
 

@@ -239,6 +239,21 @@ def test_an_edit_before_the_document_decides_again_what_tags_in_unchanged_items_
     assert any("min must be a number" in d.message for d in analyze(rebound).diagnostics)
 
 
+def test_an_item_s_text_at_another_column_is_checked_again() -> None:
+    """`|2` counts the block's indentation from the item's column: the same item text (from its
+    first key on) holds another value once its list's dashes move."""
+    nodes, edges = large_workflow(1).split("  edges:\n")
+    deep = nodes + "  edges:\n" + edges + "    - to: |2\n          Bad\n"
+    shallow = nodes + "  edges:\n" + edges.replace("    - ", "  - ") + "  - to: |2\n          Bad\n"
+    for before, after in ((deep, shallow), (shallow, deep)):
+        again = analyze(after, previous=analyze(before))
+        fresh = analyze(after)
+        assert again.diagnostics == fresh.diagnostics
+    assert {"  Bad\n", "    Bad\n"} == {
+        next(d.message.split("'")[1] for d in analyze(text).diagnostics
+             if d.message.startswith("workflow.edges[12].to")) for text in (deep, shallow)}
+
+
 def test_a_version_whose_yaml_does_not_read_keeps_the_previous_findings_for_the_next() -> None:
     before = large_workflow(20)
     previous = analyze(before)
