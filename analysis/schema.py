@@ -14,9 +14,9 @@ exportable (e.g. to JSON Schema). Its root is `ROOT` (the document: `schema_vers
 - `Text(enum, pattern, nonempty)`, `Number(integer, minimum, maximum, exclusive_minimum)`,
   `Boolean()`, `Free()` (anything; the loader types it unknown); `RelativePath`, `Regex` and
   `Url` are `Text` with the engine's further checks (`save_to`, `pattern`, an MCP `url`);
-- `Seq(item, min_items, reuse)` (`reuse`: an unchanged list's or item's findings come from the
-  previous version's walk, see `Walk.unit` and `SchemaMemo`); `MapOf(value)` (a mapping with
-  free keys: `metadata`, `env`);
+- `Seq(item, min_items, reuse, reuse_items)` (an unchanged list's, run of items' or item's
+  findings come from the previous version's walk, see `Walk.unit` and `SchemaMemo`);
+  `MapOf(value)` (a mapping with free keys: `metadata`, `env`);
 - `Obj(fields, required, refused, open)`: a strict mapping; `fields` maps each key to its spec
   in authored order, `refused` keys get a dedicated explanation, `extra` holds the cross-field
   rules the engine refines with (bound ordering, MCP transports);
@@ -41,9 +41,9 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.source import SourceText
@@ -90,26 +90,26 @@ Finding = tuple[str, Severity, int, int, str, "dict[str, Any] | None"]
 UnitKey = tuple[str, str]
 
 
-@dataclass(frozen=True)
-class Remembered:
-    """A unit's findings, with offsets relative to its start, and the keys of the units checked
-    inside it (a list's items), carried over with it when it is found again."""
+class Remembered(NamedTuple):
+    """A unit's findings, with offsets relative to its start, and every unit checked inside it
+    (a list's runs and items) with its key, carried over with it when it is found again."""
 
     findings: tuple[Finding, ...]
-    inner: tuple[UnitKey, ...]
+    inner: tuple[tuple[UnitKey, Remembered], ...]
 
 
 @dataclass(frozen=True)
 class SchemaMemo:
-    """What one version's walk found in each unit (a workflow list and each of its items), by
-    the unit's text: the next version checks again only the units whose text changed.
+    """What one version's walk found in each unit (a workflow list, each run of `RUN` of its
+    items, each item), by the unit's text: the next version checks again only the units whose
+    text changed, and looks up about `RUN` + items / `RUN` of them in a list of mappings.
 
     An `AnalysisResult` holds its own version's memo (taken over by a version whose YAML does
-    not read), and a walk looks only at the previous one: it holds each unit's text once, its
-    findings and keys — memory bounded by the document it was walked for (about twice its
-    text), freed with the result. `prologue`, the text before the document's root (directives
-    such as `%TAG`, which decide what a tag in a unit means), must be the same for its entries
-    to apply."""
+    not read), and a walk looks only at the previous one: it holds each unit's text (about
+    three times the lists' text), findings and keys — memory bounded by the document it was
+    walked for, freed with the result. `prologue`, the text before the document's root
+    (directives such as `%TAG`, which decide what a tag in a unit means), must be the same for
+    its entries to apply."""
 
     prologue: str
     units: dict[UnitKey, Remembered]
@@ -124,7 +124,8 @@ class Walk:
         self.earlier = earlier.units if earlier is not None and \
             earlier.prologue == self.prologue else {}
         self.units: dict[UnitKey, Remembered] = {}
-        self._inner: list[UnitKey] = []  # the keys of the units checked in the current one
+        # the units checked in the one being checked, with their own inner units
+        self._inner: list[tuple[UnitKey, Remembered]] = []
 
     def memo(self) -> SchemaMemo:
         return SchemaMemo(self.prologue, self.units)
@@ -136,47 +137,32 @@ class Walk:
         """A value the engine loads but that can never work as meant."""
         self.out.append((rule, Severity.WARNING, node.start, node.end, message, None))
 
-    def unit(self, node: YNode, path: str, check: Callable[[Walk, YNode, str], None]) -> None:
-        """`check(self, node, path)` of a collection, or what the previous version's walk found
-        in the same text under the same path. A unit's check reads nothing outside it (aliases,
-        whose span is their anchor's, are never checked), its text from its line's start decides
-        its nodes, and its messages name the path."""
-        if not isinstance(node, YMapping | YSequence):
-            check(self, node, path)
-            return
+    def unit(self, start: int, end: int, path: str, check: Callable[[], None]) -> None:
+        """`check()`, which walks the text from `start` to `end` under `path`, or what the
+        previous version's walk found in the same text under the same path. A unit's check
+        reads nothing outside it (aliases, whose span is their anchor's, are never checked), its
+        text from its line's start decides its nodes, and its messages name the path."""
         text = self.ctx.source.text
-        key = (path, text[text.rfind("\n", 0, node.start) + 1:node.end])
-        self._inner.append(key)
+        key = (path, text[text.rfind("\n", 0, start) + 1:end])
         known = self.earlier.get(key)
         if known is None:
             outer, outer_inner = self.out, self._inner
             self.out, self._inner = [], []
-            try:
-                check(self, node, path)
-                base = node.start
-                known = Remembered(
-                    tuple((rule, severity, start - base, end - base, message, data)
-                          for rule, severity, start, end, message, data in self.out),
-                    tuple(self._inner))
-            finally:
-                self.out, self._inner = outer, outer_inner
+            check()
+            known = Remembered(
+                tuple((rule, severity, at - start, to - start, message, data)
+                      for rule, severity, at, to, message, data in self.out),
+                tuple(self._inner))
+            self.out, self._inner = outer, outer_inner
         else:
-            self._carry(known)
+            self.units.update(known.inner)  # this version's too: the next edit may change one
         self.units[key] = known
+        self._inner.append((key, known))
+        self._inner.extend(known.inner)
         if known.findings:
-            base = node.start
-            self.out.extend((rule, severity, start + base, end + base, message,
+            self.out.extend((rule, severity, at + start, to + start, message,
                              dict(data) if data else None)
-                            for rule, severity, start, end, message, data in known.findings)
-
-    def _carry(self, known: Remembered) -> None:
-        """The units inside a unit found again are this version's too (the next edit may
-        change one of them)."""
-        for key in known.inner:
-            inner = self.earlier[key]
-            self.units[key] = inner
-            if inner.inner:
-                self._carry(inner)
+                            for rule, severity, at, to, message, data in known.findings)
 
 
 def _describe(node: YNode) -> str:
@@ -410,14 +396,16 @@ class Seq(Spec):
     item: Spec
     min_items: int = 0
     empty_help: str = ""  # what to do instead of an empty list
-    # The list and each of its items are units (`Walk.unit`): the previous version's findings
-    # are taken over for those whose text is unchanged. Worth its cost (a slice of the text, a
-    # lookup) for the workflow's lists of mappings, not for a list of scalars.
+    # The list and each run of `RUN` items are units (`Walk.unit`), and each item too with
+    # `reuse_items`: the previous version's findings are taken over for those whose text is
+    # unchanged. Worth its cost (a slice of the text, a lookup) for the workflow's lists of
+    # mappings, and for an item when its check costs more than that (a node's, not an edge's).
     reuse: bool = False
+    reuse_items: bool = False
 
     def check(self, walk: Walk, node: YNode, path: str) -> None:
-        if self.reuse:
-            walk.unit(node, path, self.check_list)
+        if self.reuse and isinstance(node, YMapping | YSequence):
+            walk.unit(node.start, node.end, path, partial(self.check_list, walk, node, path))
         else:
             self.check_list(walk, node, path)
 
@@ -425,17 +413,36 @@ class Seq(Spec):
         if not isinstance(node, YSequence):
             walk.report(INVALID_VALUE, node, f"{path} must be a list, not {_describe(node)}")
             return
-        if len(node.items) < self.min_items:
+        items = node.items
+        if len(items) < self.min_items:
             walk.report(INVALID_VALUE, node, f"{path} must have at least {self.min_items} "
                         f"item{'s' if self.min_items > 1 else ''}{self.empty_help}")
-        item_spec = self.item
-        for index, item in enumerate(node.items):
+        if not self.reuse or len(items) <= RUN:
+            self.check_items(walk, items, 0, path)
+            return
+        for first in range(0, len(items), RUN):
+            run = items[first:first + RUN]
+            if isinstance(run[0], YAlias) or isinstance(run[-1], YAlias):
+                self.check_items(walk, run, first, path)  # no span of its own
+            else:
+                walk.unit(run[0].start, run[-1].end, f"{path}[{first}:]",
+                          partial(self.check_items, walk, run, first, path))
+
+    def check_items(self, walk: Walk, items: list[YNode], first: int, path: str) -> None:
+        spec = self.item
+        for index, item in enumerate(items, first):
             if isinstance(item, YAlias):
                 continue
-            if self.reuse:
-                walk.unit(item, f"{path}[{index}]", item_spec.check)
+            item_path = f"{path}[{index}]"
+            if self.reuse_items and isinstance(item, YMapping | YSequence):
+                walk.unit(item.start, item.end, item_path,
+                          partial(spec.check, walk, item, item_path))
             else:
-                item_spec.check(walk, item, f"{path}[{index}]")
+                spec.check(walk, item, item_path)
+
+
+# Items per run: a keystroke in a list of n items looks up about RUN + n / RUN units.
+RUN = 32
 
 
 @dataclass
@@ -945,12 +952,13 @@ WORKFLOW = Obj({
     "tags": Seq(Text(), doc="Free labels."),
     "metadata": MapOf(Free(), doc="Free-form provenance (kept through parse and serialize)."),
     "trigger": TRIGGER,
-    "inputs": Seq(INPUT, reuse=True, doc="The values a run is started with."),
+    "inputs": Seq(INPUT, reuse=True, reuse_items=True,
+                  doc="The values a run is started with."),
     "context": Seq(Obj({
         "key": NAME_ID.described("The name read as {{ ctx.<key> }} and ctx.<key>."),
         "value": Text(doc="The value; may interpolate inputs and ctx, not run.outputs."),
     }, ("key", "value")), reuse=True, doc="Shared variables, resolved when the run starts."),
-    "agents": Seq(AgentEntry(), reuse=True,
+    "agents": Seq(AgentEntry(), reuse=True, reuse_items=True,
                   doc="Inline agents, or { $ref: path } to an .agent.yaml."),
     "tools": Obj({
         "allowedCommands": Seq(NONEMPTY, doc="Commands run_command may run (exact match)."),
@@ -965,7 +973,8 @@ WORKFLOW = Obj({
     }, ("max_cost_microcents", "on_exceed"), doc="A pre-egress cost cap (omit for none)."),
     "timeout_ms": POSITIVE_INT.described("The whole run's wall-clock cap in milliseconds."),
     "max_parallel": POSITIVE_INT.described("Cap on concurrent LLM calls."),
-    "nodes": Seq(NODE, min_items=1, reuse=True, doc="The workflow's steps."),
+    "nodes": Seq(NODE, min_items=1, reuse=True, reuse_items=True,
+                 doc="The workflow's steps."),
     "edges": Seq(EDGE, reuse=True, doc="Directed connections from → to."),
 }, ("id", "nodes", "edges"), doc="The workflow.")
 

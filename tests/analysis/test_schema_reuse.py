@@ -16,7 +16,7 @@ import pytest
 from analysis import AnalysisResult, analyze
 from analysis.diagnostics import Diagnostic
 from analysis.rules import RuleContext
-from analysis.schema import WORKFLOW, Spec, item_of
+from analysis.schema import RUN, WORKFLOW, Spec, item_of
 from tests.analysis.large_workflow import large_workflow
 from tests.analysis.test_incremental_read import edited, typed
 
@@ -87,7 +87,8 @@ BAD_EDGES = """\
 
 
 def base_text() -> str:
-    text = large_workflow(2)
+    """Lists longer than `RUN` (nodes, edges) and shorter, with findings of every kind."""
+    text = large_workflow(4)
     header_end = text.index("  nodes:\n")
     body = text[:header_end].split("  inputs:\n")[0]
     return (body.replace("  id: generated\n", "  id: generated\n  metadata: &shared { min: 1 }\n")
@@ -193,21 +194,23 @@ def counted_checks(*names: str) -> Iterator[Counter[str]]:
 
 
 @pytest.mark.parametrize(("anchor", "typing", "checked"), [
-    ('run.outputs["b10-shape"].block + 1', "2", "node"),  # a keystroke in a node
-    ("- id: b12-join\n", "      colour: red\n", "node"),  # a line into a node (later lines move)
-    ('run.outputs["b3-classify"].score > (', "\n        ", "node"),  # a line break in a scalar
-    ("{ from: b7-fan, to: b7-le", "x", "edge"),  # a keystroke in an edge
-    ("{ name: topic, type: string", ", description: é", "input"),
-    ("{ key: team, value: 'support", "-fr", "context"),
-    ("system_prompt: You help", " the", "agent"),
+    ('run.outputs["b10-shape"].block + 1', "2", {"node": 1}),  # a keystroke in a node
+    # a line into a node (later lines move)
+    ("- id: b12-join\n", "      colour: red\n", {"node": 1}),
+    ('run.outputs["b3-classify"].score > (', "\n        ", {"node": 1}),  # a line break
+    # an edge's run of items (edges are not units of their own: as quick to check again)
+    ("{ from: b7-fan, to: b7-le", "x", {"edge": RUN}),
+    ("{ name: topic, type: string", ", description: é", {"input": 1}),
+    ("{ key: team, value: 'support", "-fr", {"context": 1}),
+    ("system_prompt: You help", " the", {"agent": 1}),
 ])
 def test_after_an_edit_only_the_item_it_changed_is_checked_again(
-        anchor: str, typing: str, checked: str) -> None:
+        anchor: str, typing: str, checked: dict[str, int]) -> None:
     before = large_workflow(20)
     previous = analyze(before)
     with counted_checks(*UNITS) as counts:
         again = analyze(typed(before, anchor, typing), previous=previous)
-    assert counts == {checked: 1}
+    assert counts == checked
     with counted_checks(*UNITS) as counts:
         fresh = analyze(typed(before, anchor, typing))
     # the counter counts
@@ -241,17 +244,26 @@ def test_an_edit_before_the_document_decides_again_what_tags_in_unchanged_items_
 
 def test_an_item_s_text_at_another_column_is_checked_again() -> None:
     """`|2` counts the block's indentation from the item's column: the same item text (from its
-    first key on) holds another value once its list's dashes move."""
+    first key on) holds another value once more spaces follow its dash."""
     nodes, edges = large_workflow(1).split("  edges:\n")
-    deep = nodes + "  edges:\n" + edges + "    - to: |2\n          Bad\n"
-    shallow = nodes + "  edges:\n" + edges.replace("    - ", "  - ") + "  - to: |2\n          Bad\n"
-    for before, after in ((deep, shallow), (shallow, deep)):
+    narrow = nodes + "    - type: |2\n          transfor\n  edges:\n" + edges
+    wide = nodes + "    -   type: |2\n          transfor\n  edges:\n" + edges
+    for before, after in ((narrow, wide), (wide, narrow)):
         again = analyze(after, previous=analyze(before))
         fresh = analyze(after)
         assert again.diagnostics == fresh.diagnostics
-    assert {"  Bad\n", "    Bad\n"} == {
+    assert {"  transfor\n", "transfor\n"} == {
         next(d.message.split("'")[1] for d in analyze(text).diagnostics
-             if d.message.startswith("workflow.edges[12].to")) for text in (deep, shallow)}
+             if d.message.startswith("workflow.nodes[11].type")) for text in (narrow, wide)}
+
+
+def test_runs_of_the_same_text_keep_their_own_item_paths() -> None:
+    """Two runs of `RUN` identical items: each one's findings name its own items."""
+    nodes, edges = large_workflow(1).split("  edges:\n")
+    text = nodes + "    - { id: x, type: bogus }\n" * (3 * RUN) + "  edges:\n" + edges
+    previous = analyze(text)
+    after = typed(text, 'run.outputs["b0-shape"].block + 1', "2")  # in the first run
+    assert analyze(after, previous=previous).diagnostics == analyze(after).diagnostics
 
 
 def test_a_version_whose_yaml_does_not_read_keeps_the_previous_findings_for_the_next() -> None:
