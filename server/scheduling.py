@@ -402,6 +402,8 @@ class KeptAnalyses:
     def __init__(self) -> None:
         # path → (last analysis, last analysis with a model), the most recent document last
         self._kept: dict[str, tuple[AnalysisResult, AnalysisResult | None]] = {}
+        # entries no longer kept, until `release`
+        self._dropped: list[tuple[AnalysisResult, AnalysisResult | None] | None] = []
 
     def analysis(self, text: str, path: str | None, should_stop: Callable[[], bool]
                  ) -> AnalysisResult:
@@ -413,11 +415,17 @@ class KeptAnalyses:
             last if last is not None and last.source.text == text
             else analyze(text, path, should_stop, last)
         )
-        self._kept.pop(path, None)
+        self._dropped.append(self._kept.pop(path, None))
         self._kept[path] = (result, result if result.workflow is not None else good)
         while len(self._kept) > KEPT_ANALYSES:
-            del self._kept[next(iter(self._kept))]
+            self._dropped.append(self._kept.pop(next(iter(self._kept))))
         return result
+
+    def release(self) -> None:
+        """Free the analyses no longer kept. The worker calls this once its answer is sent:
+        freeing the previous version's analysis (what the new one did not take over) took
+        8 ms of each 1-character edit's round trip at 1,000 nodes."""
+        self._dropped.clear()
 
     def last_model(self, path: str | None) -> AnalysisResult | None:
         return self._kept[path][1] if path is not None and path in self._kept else None
@@ -468,6 +476,7 @@ def worker_main() -> None:
                          partial(cancelled.__contains__, number))
         cancelled.discard(number)
         _write_frame(stdout, answer)
+        kept.release()
 
 
 def _write_frame(stream: IO[bytes], message: tuple[Any, ...]) -> None:

@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import threading
+import weakref
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -417,6 +418,28 @@ def test_the_analysis_process_analyses_a_text_once_and_answers_from_its_last_mod
     assert kept.last_model(None) is None
     kept.analysis(text, None, lambda: False)
     assert calls[-1] == (text, None)
+
+
+def test_the_analysis_process_frees_what_it_no_longer_keeps_only_when_released() -> None:
+    """Freeing the previous version's analysis is left until the answer is sent (`release`):
+    done inside `analysis` it took 8 ms of each edit's round trip at 1,000 nodes."""
+    kept = KeptAnalyses()
+    text = large_workflow(2)
+    path = "/tmp/kept.relavium.yaml"
+    first = weakref.ref(kept.analysis(text, path, lambda: False))
+    second = kept.analysis(text + "#\n", path, lambda: False)
+    assert first() is not None
+    kept.release()
+    assert first() is None  # freed by reference counting, no collection needed
+    others = [f"/tmp/other-{other}.relavium.yaml" for other in range(scheduling.KEPT_ANALYSES)]
+    for other in others:  # the least recent document is forgotten
+        kept.analysis(text, other, lambda: False)
+    forgotten = weakref.ref(second)
+    del second
+    assert forgotten() is not None
+    kept.release()
+    assert forgotten() is None
+    assert kept.last_model(others[0]) is not None
 
 
 async def test_only_an_analysis_that_builds_on_an_earlier_one_sets_how_long_edits_wait() -> None:
