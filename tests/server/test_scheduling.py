@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import os
 import pickle
 import signal
 import sys
 import threading
+import unittest.mock
 import weakref
 from collections.abc import Callable
 from typing import TypeVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lsprotocol import types
 
 import server.language_server as language_server
@@ -30,6 +34,7 @@ from server.scheduling import AnalysisQueue, Answer, Diagnosis, KeptAnalyses, Qu
 from server.serving import View, placed_answer
 from server.settings import Settings
 from tests.analysis.large_workflow import large_workflow
+from tests.server.questions import analysed_text
 
 T = TypeVar("T")
 URI = "file:///tmp/scheduling/burst.relavium.yaml"
@@ -555,3 +560,157 @@ async def test_saving_while_the_version_is_analysed_does_not_analyse_it_again(
     assert analysed == [1]
     ls.analysis_process.close()
     ls.thread_pool.shutdown()
+
+
+# A document's next text goes to the analysis process as an edit of the text it was sent before
+# (`scheduling._Edit`); each test asks the worker what it analysed.
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    common=st.tuples(st.text("ab\nÄ😀"), st.text("ab\nÄ😀")),
+    removed=st.text("ab\nÄ😀", max_size=12),
+    inserted=st.text("ab\nÄ😀", max_size=12),
+    chunk=st.integers(1, 9),
+)
+def test_a_difference_is_the_one_span_replaced(
+    common: tuple[str, str], removed: str, inserted: str, chunk: int
+) -> None:
+    old, new = common[0] + removed + common[1], common[0] + inserted + common[1]
+    with unittest.mock.patch.object(scheduling, "_CHUNK", chunk):
+        start, end, replaced_by = scheduling._difference(old, new)
+    assert new == old[:start] + replaced_by + old[end:]
+    prefix = common_prefix_length(old, new)
+    assert start == prefix  # the longest common prefix, then the longest suffix of the rest
+    rest_old, rest_new = old[prefix:], new[prefix:]
+    suffix = common_prefix_length(rest_old[::-1], rest_new[::-1])
+    assert (len(old) - end, len(replaced_by)) == (suffix, len(rest_new) - suffix)
+
+
+def common_prefix_length(first: str, second: str) -> int:
+    length = 0
+    while length < min(len(first), len(second)) and first[length] == second[length]:
+        length += 1
+    return length
+
+
+def test_the_worker_takes_an_edit_only_of_the_text_it_holds() -> None:
+    texts = scheduling._Texts()
+    edit = scheduling._Edit
+    assert texts.received(1, "abc", "/a") == "abc"
+    assert texts.received(2, edit(1, 1, 2, "XY"), "/a") == "aXYc"
+    assert texts.received(3, edit(1, 0, 0, "-"), "/a") is None  # 1 is not the text it holds
+    assert texts.received(4, edit(2, 4, 4, "!"), "/a") == "aXYc!"
+    assert texts.received(5, edit(4, 0, 0, ""), None) is None  # no document to hold it for
+    assert texts.received(6, "whole", None) == "whole"
+    for number, other in enumerate(range(scheduling.KEPT_ANALYSES), start=7):
+        texts.received(number, "other", f"/other-{other}")
+    assert texts.received(20, edit(4, 0, 0, ""), "/a") is None  # forgotten: least recent
+
+
+def watch_sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, object]]:
+    """(job number, text or edit) of each job sent to an analysis process, as sent."""
+    sent: list[tuple[int, object]] = []
+    real_send = scheduling._Worker.send
+
+    def send(worker: scheduling._Worker, message: tuple[object, ...]) -> None:
+        if message[0] == "analyze":
+            sent.append((message[1], message[2]))  # type: ignore[arg-type]
+        real_send(worker, message)
+
+    monkeypatch.setattr(scheduling._Worker, "send", send)
+    return sent
+
+
+async def analysed(process: scheduling.AnalysisProcess, text: str) -> str:
+    answer = await process.ask(text, "/tmp/edits.relavium.yaml", lambda: False, analysed_text)
+    value: str = answer.value
+    return value
+
+
+async def test_a_document_s_next_text_is_sent_as_an_edit_and_analysed_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sent = watch_sent(monkeypatch)
+    ls = initialized_server()
+    text = large_workflow(40)
+    typo = text.replace("type: transform", "type: transfrom", 1)
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    assert await ls.fresh_snapshot(URI, model=False) is not None
+    change(ls, 2, typo)
+    snapshot = await ls.fresh_snapshot(URI, model=False)
+    assert snapshot is not None and snapshot.version == 2
+    assert "invalid-value" in {d.rule for d in snapshot.result.diagnostics}
+    at = typo.index("transfrom")  # "transform": "or" became "ro"
+    assert sent == [(sent[0][0], text), (sent[1][0], scheduling._Edit(sent[0][0], at + 6, at + 8,
+                                                                     "ro"))]
+    answered = await ls.ask_analysis_process(URI, analysed_text)
+    assert answered is not None and answered[1] == typo
+    ls.analysis_process.close()
+    ls.thread_pool.shutdown()
+
+
+async def test_texts_sent_smallest_first_are_edits_of_each_other_in_the_order_sent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Queued jobs go smallest text first, so a document's older, longer text can follow a
+    newer one (an ask about a version beside the diagnosis of the next)."""
+    sent = watch_sent(monkeypatch)
+    process = scheduling.AnalysisProcess()
+    text = large_workflow(3)
+    texts = [text + "#" * 30, text + "# shorter", text + "#" * 20, text]
+    answers = await asyncio.gather(*(analysed(process, each) for each in texts))
+    assert answers == texts
+    assert [number for number, _ in sent] == [0, 3, 1, 2]  # the first runs at once
+    assert isinstance(sent[0][1], str)
+    assert all(isinstance(edit, scheduling._Edit) and edit.base == base
+               for (base, _), (_, edit) in itertools.pairwise(sent))
+    process.close()
+
+
+async def test_a_worker_without_the_edited_text_is_sent_the_whole_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sent = watch_sent(monkeypatch)
+    process = scheduling.AnalysisProcess()
+    text = large_workflow(3)
+    assert await analysed(process, text) == text
+    worker = process._worker
+    assert worker is not None
+    # as if the worker had forgotten the document, or the text had been sent to another worker
+    path, (number, _) = next(iter(worker._sent.items()))
+    worker._sent[path] = (number + 100, text)
+    assert await analysed(process, text + "#") == text + "#"
+    assert sent[1] == (1, scheduling._Edit(number + 100, len(text), len(text), "#"))
+    assert sent[2] == (1, text + "#")  # the same job again, whole
+    assert await analysed(process, text + "##") == text + "##"  # and edits again after it
+    assert isinstance(sent[3][1], scheduling._Edit) and sent[3][1].base == 1
+    # a new worker has no text: the first it is sent is whole
+    os.kill(worker.process.pid, signal.SIGKILL)
+    with pytest.raises(scheduling.WorkerLost):
+        await analysed(process, text + "###")
+    assert await analysed(process, text) == text
+    assert sent[-1][1] == text and process.pid != worker.process.pid
+    process.close()
+
+
+async def test_a_stopped_job_s_text_is_what_the_next_is_an_edit_of(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scheduling, "STOP_GRACE_SECONDS", 60.0)  # it stops at a checkpoint
+    sent = watch_sent(monkeypatch)
+    process = scheduling.AnalysisProcess()
+    text = large_workflow(300)  # 3,000 nodes: a second or so
+    superseded = [False]
+    first = process.submit(text, "/tmp/edits.relavium.yaml", lambda: superseded[0])
+    while not sent:
+        await asyncio.sleep(0.001)
+    await asyncio.sleep(0.1)  # inside the analysis
+    superseded[0] = True
+    process.cancel_superseded()
+    with pytest.raises(AnalysisStopped):
+        await first
+    assert await analysed(process, text + "#") == text + "#"
+    assert sent[1] == (1, scheduling._Edit(0, len(text), len(text), "#"))
+    assert process.forced_stops == 0
+    process.close()
