@@ -409,9 +409,10 @@ class _Edit(NamedTuple):
     inserted: str
 
 
-# Texts are compared a chunk at a time in C: one character at a time in Python took
-# milliseconds for a 200 KB document.
-_CHUNK = 4096
+# Texts are compared a chunk at a time in C (one character at a time in Python took
+# milliseconds for a 200 KB document); 64 Ki characters, as each comparison has a fixed cost too:
+# 60 µs for an edit in the middle of a 1,000-node document, 110 µs with chunks of 4 Ki.
+_CHUNK = 64 * 1024
 
 
 def _difference(old: str, new: str) -> tuple[int, int, str]:
@@ -419,11 +420,12 @@ def _difference(old: str, new: str) -> tuple[int, int, str]:
     `new == old[:start] + inserted + old[end:]`, after the longest common prefix and then the
     longest common suffix of what is left."""
     limit = min(len(old), len(new))
-    start = _common_length(lambda low, high: old[low:high] == new[low:high], limit)
+    # `new`'s span is copied, `old`'s compared in place
+    start = _common_length(lambda low, high: old.startswith(new[low:high], low), limit)
     old_end, new_end = len(old), len(new)
 
     def same_ends(low: int, high: int) -> bool:  # spans counted from the ends
-        return old[old_end - high : old_end - low] == new[new_end - high : new_end - low]
+        return old.endswith(new[new_end - high : new_end - low], 0, old_end - low)
 
     suffix = _common_length(same_ends, limit - start)
     return start, old_end - suffix, new[start : new_end - suffix]
