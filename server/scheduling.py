@@ -34,13 +34,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 from typing import IO, Any, NamedTuple, TypeVar
 
 from analysis import AnalysisResult, AnalysisStopped, analyze
 from analysis.diagnostics import Diagnostic
 from analysis.source import SourceText
 from analysis.yaml_tree import YamlDocument
+from server.early_initialize import start_analysis_process
 
 T = TypeVar("T")
 
@@ -122,11 +122,6 @@ SPARE_POLL_SECONDS = 0.05
 _HEADER = struct.Struct("!Q")
 # what a worker says once it has imported the analysis
 _READY = (-1, "ready")
-_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
-_BOOT = (
-    f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); "
-    "from server.scheduling import worker_main; worker_main()"
-)
 
 
 @dataclass(frozen=True)
@@ -192,6 +187,8 @@ class AnalysisProcess:
         self._numbers = itertools.count()
         self._worker: _Worker | None = None
         self._spare: _Worker | None = None
+        # a process started before the server loaded, for the first worker (`adopt`)
+        self._started: subprocess.Popen[bytes] | None = None
         self.deaths = 0
         self.forced_stops = 0
 
@@ -231,11 +228,18 @@ class AnalysisProcess:
             self._worker.send(("cancel", job.number))
             asyncio.get_running_loop().call_later(STOP_GRACE_SECONDS, self._stop_by_force, job)
 
+    def adopt(self, process: subprocess.Popen[bytes]) -> None:
+        """Use `process`, a `start_analysis_process()`, for the next worker."""
+        self._started = process
+
     def close(self) -> None:
         for worker in (self._worker, self._spare):
             if worker is not None:
                 worker.kill()
         self._worker = self._spare = None
+        if self._started is not None:
+            _kill(self._started)
+            self._started = None
 
     def _stop_by_force(self, job: _Job) -> None:
         worker = self._worker
@@ -260,7 +264,8 @@ class AnalysisProcess:
         self._start_next()
 
     def _new_worker(self) -> _Worker:
-        return _Worker(self._answered, self._exited)
+        started, self._started = self._started, None
+        return _Worker(self._answered, self._exited, started)
 
     def _start_next(self) -> None:
         while self._running is None and self._queue:
@@ -322,6 +327,7 @@ class _Worker:
         self,
         answered: Callable[[_Worker, tuple[Any, ...]], None],
         exited: Callable[[_Worker], None],
+        process: subprocess.Popen[bytes] | None = None,
     ) -> None:
         loop = asyncio.get_running_loop()
         self.ready = False  # set when it has imported the analysis and can start a job at once
@@ -329,10 +335,8 @@ class _Worker:
         self.asked: str | None = None
         # per document, the job that last sent the worker its text, and that text (`_Edit`)
         self._sent: dict[str, tuple[int, str]] = {}
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", "-c", _BOOT],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None,
-        )
+        # `serve` starts the first one before the server has loaded (`start_analysis_process`)
+        self.process = process or start_analysis_process()
         self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
 
         def write() -> None:
@@ -379,8 +383,12 @@ class _Worker:
 
     def kill(self) -> None:
         self._outbox.put(None)
-        self.process.kill()
-        self.process.wait()
+        _kill(self.process)
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    process.kill()
+    process.wait()
 
 
 def _read_frame(stream: IO[bytes], unpickled: Callable[[bytes], Any] = pickle.loads) -> Any:

@@ -29,6 +29,7 @@ from analysis import AnalysisResult, AnalysisStopped, analyze
 from analysis.highlighting import expression_tokens
 from analysis.outline import folds, outline, runnable
 from server import scheduling
+from server.early_initialize import start_analysis_process
 from server.language_server import RelaviumLanguageServer, create_server
 from server.scheduling import AnalysisQueue, Answer, Diagnosis, KeptAnalyses, Question
 from server.serving import View, placed_answer
@@ -714,3 +715,18 @@ async def test_a_stopped_job_s_text_is_what_the_next_is_an_edit_of(
     assert sent[1] == (1, scheduling._Edit(0, len(text), len(text), "#"))
     assert process.forced_stops == 0
     process.close()
+
+
+async def test_a_process_started_before_the_server_loaded_is_the_first_worker() -> None:
+    started = start_analysis_process()
+    process = scheduling.AnalysisProcess()
+    process.adopt(started)
+    text = large_workflow(3)
+    assert await analysed(process, text) == text
+    assert process.pid == started.pid
+    process.close()
+    assert started.poll() is not None
+    unused = start_analysis_process()  # no large document came: closing ends it too
+    process.adopt(unused)
+    process.close()
+    assert unused.poll() is not None
