@@ -95,6 +95,8 @@ class AnalysisQueue:
                     self._ready.wait()
                 _, _, run = heapq.heappop(self._jobs)
             run()
+            # what the job held (an analysis's previous version) is not kept until the next job
+            del run
 
 
 # Documents at least this long (characters) are diagnosed in the analysis process. Below it an

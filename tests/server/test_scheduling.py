@@ -730,3 +730,24 @@ async def test_a_process_started_before_the_server_loaded_is_the_first_worker() 
     process.adopt(unused)
     process.close()
     assert unused.poll() is not None
+
+
+async def test_an_edit_s_previous_analysis_is_freed_once_the_new_one_is_published() -> None:
+    """Not before (freeing it is not part of the edit's round trip), and not when the next
+    analysis starts: its thread held it until then, and freed it in that analysis's time."""
+    ls = initialized_server()
+    ls.large_document_chars = sys.maxsize  # analysed in this process
+    text = large_workflow(2)
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    first = await ls.fresh_snapshot(URI, model=False)
+    assert first is not None and first.is_good
+    previous = weakref.ref(first.result)
+    del first
+    heard: list[bool] = []
+    ls.on_analysis(lambda snapshot: heard.append(previous() is not None))
+    change(ls, 2, text + "#")
+    second = await ls.fresh_snapshot(URI, model=False)
+    assert second is not None and second.version == 2
+    assert heard == [True] and previous() is None
+    ls.analysis_process.close()
+    ls.thread_pool.shutdown()
