@@ -18,10 +18,11 @@ Contract:
 - `analyze(text, path, previous=result)` gives the same result as without `previous` (the analysis
   of an earlier version of the same document); it reads again only the YAML list item or top-level
   entry an edit falls in when it can (`analysis.yaml_tree.read_yaml`), takes over the declarations
-  of the items that read shared (`analysis.model.build_workflow`) and the graph's ancestors and
-  cycle while the links are unchanged (`analysis.graph.build_graph`). Declarations taken over are
-  `previous`'s own objects, their scalar texts pointed at the new source (same text at their spans):
-  `previous` stays valid — the items after the edit are copies, moved on by the edit's length.
+  of the items that read shared (`analysis.model.build_workflow`), their graph edges, and the
+  graph's links, ancestors and cycle while they are unchanged (`analysis.graph.build_graph`).
+  Declarations taken over are `previous`'s own objects, their scalar texts pointed at the new
+  source (same text at their spans): `previous` stays valid — the items after the edit are
+  copies, moved on by the edit's length.
 - `analyze(text, path, previous=result, take_over=True)` is for a caller that owns `result`
   alone (no other thread reads it: the analysis process's `server.scheduling.KeptAnalyses`):
   the items after the edit are moved in place instead of copied, so their declarations are

@@ -99,6 +99,33 @@ def test_a_keystroke_takes_over_every_declaration_but_the_edited_one() -> None:
     assert previous.given_up
 
 
+def test_a_keystroke_takes_over_the_graph_s_edges_and_links_while_they_link_the_same_ids(
+) -> None:
+    before = large_workflow(6)
+    previous = analyze(before, PATH)
+    assert previous.graph is not None
+    old_edges, old_links = list(previous.graph.edges), previous.graph.successors
+    text = typed(before, MIDDLE, "2")
+    again = analyze(text, PATH, previous=previous, take_over=True)
+    assert again.graph is not None
+    assert again.graph.successors is old_links
+    assert again.graph.edges == old_edges and all(
+        new is old for new, old in zip(again.graph.edges, old_edges, strict=True))
+    # an edge item edited into closing a loop: its edges are made again, and the links
+    again = analyze(text.replace("{ from: b1-note, to: b1-pass }",
+                                 "{ from: b1-note, to: b1-route }"),
+                    PATH, previous=again, take_over=True)
+    assert again.graph is not None and again.graph.successors is not old_links
+    assert view(again) == view(analyze(again.source.text, PATH))
+    assert again.graph.cycle is not None
+    # the agent's system prompt now reads an output: every node of that agent, taken over,
+    # has a data edge from it
+    text = typed(again.source.text, "You help team {{ ctx.team }}", ' {{ run.outputs["start"] }}')
+    again = analyze(text, PATH, previous=again, take_over=True)
+    assert view(again) == view(analyze(text, PATH))
+    assert again.graph is not None and "start" in again.graph.predecessors["b5-classify"]
+
+
 def stopping_at(call: int, at_stop: Callable[[], None]) -> Callable[[], bool]:
     """A `should_stop` that answers True at its `call`-th question, after calling `at_stop`."""
     asked = [0]
