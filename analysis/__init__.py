@@ -26,12 +26,14 @@ Contract:
 - `analyze(text, path, previous=result, take_over=True)` is for a caller that owns `result`
   alone (no other thread reads it: the analysis process's `server.scheduling.KeptAnalyses`):
   the items after the edit are moved in place instead of copied, so their declarations are
-  taken over too. Once it returns, `result` is given up (`given_up`): its `document`, `workflow`
-  and `graph` are the new result's parts or stale, only its `source`, `path` and diagnostics
-  hold, and it is never built on again (an analysis passed it reads afresh). When the analysis
-  stops or raises, `result` is first put back exactly as it was (tree moved back, scalar texts
-  pointed at its source), so the next version can build on it. Caches on shared objects hold
-  offsets relative to their scalar (`analysis.model.ScalarText`), which a move keeps right.
+  taken over too. Once it returns having moved some (the edit changed the length and was read
+  alone), `result` is given up (`given_up`): its `document`, `workflow` and `graph` are the new
+  result's parts or stale, only its `source`, `path` and diagnostics hold, and it is never
+  built on again (an analysis passed it reads afresh); otherwise it stays valid as without
+  `take_over`. When the analysis stops or raises, `result` is first put back exactly as it was
+  (tree moved back, scalar texts pointed at its source), so the next version can build on it.
+  Caches on shared objects hold offsets relative to their scalar (`analysis.model.ScalarText`),
+  which a move keeps right.
 """
 
 from __future__ import annotations
@@ -128,8 +130,9 @@ def analyze(
         if previous.workflow is not None:
             point_back(previous.workflow)
         raise
-    document.moved = None
-    previous.given_up = True
+    if document.moved is not None:
+        document.moved = None
+        previous.given_up = True
     return result
 
 

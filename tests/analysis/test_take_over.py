@@ -186,6 +186,24 @@ def test_an_analysis_that_fails_after_the_move_gives_the_previous_one_back_exact
     assert view(previous) == seen and not previous.given_up
 
 
+@pytest.mark.parametrize(("anchor", "typing"), [
+    ("agent_ref: writer", ": ["),  # a syntax error: the whole text is read, no model
+    ("label: Start }", "\n    - { id: extra, type: input }"),  # a new item: read whole
+])
+def test_an_analysis_that_moves_nothing_leaves_the_previous_one_valid(
+    anchor: str, typing: str
+) -> None:
+    """What the analysis process answers questions from when the new text has no model: it
+    must not be given up."""
+    before = large_workflow(3)
+    previous = analyze(before, PATH)
+    seen = view(previous)
+    text = typed(before, anchor, typing)
+    again = analyze(text, PATH, previous=previous, take_over=True)
+    assert view(again) == view(analyze(text, PATH))
+    assert view(previous) == seen and not previous.given_up
+
+
 def test_a_given_up_analysis_is_not_built_on_again() -> None:
     before = large_workflow(3)
     previous = analyze(before, PATH)
