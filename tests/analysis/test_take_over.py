@@ -6,6 +6,7 @@ exactly what it was; without `take_over`, `previous` stays as it was (issue 12, 
 
 from __future__ import annotations
 
+import gc
 import random
 from collections.abc import Callable
 from typing import Any
@@ -16,6 +17,7 @@ import analysis
 from analysis import AnalysisResult, AnalysisStopped, analyze
 from analysis.model import ScalarText, Workflow
 from tests.analysis.large_workflow import large_workflow
+from tests.analysis.test_collector import collector  # noqa: F401 (a fixture)
 from tests.analysis.test_incremental_read import corpus, edited, model_shape, shape, typed
 
 PATH = "w.relavium.yaml"
@@ -232,3 +234,23 @@ def test_without_take_over_the_previous_analysis_stays_as_it_was(seed: int) -> N
         analyze(edited(previous.source.text, rng), PATH, previous=previous)
         assert view(previous, own_source=False) == seen
         assert not previous.given_up
+
+
+@pytest.mark.usefixtures("collector")
+def test_a_burst_of_analyses_taking_over_leaves_no_cyclic_garbage() -> None:
+    """Given-up results, put-back ones and the graph's record of what each declaration made
+    all go by reference counting (the collector's passes were the latency spikes)."""
+    text = large_workflow(3)
+    previous = analyze(text, PATH)
+    analyze(typed(text, MIDDLE.replace("b3", "b1"), "0"), PATH)  # warm the caches
+    gc.collect()
+    gc.disable()  # a collection in the middle would free the garbage this counts
+    for keystroke in range(6):
+        text = typed(text, MIDDLE.replace("b3", "b1"), str(keystroke))
+        if keystroke % 2:
+            with pytest.raises(AnalysisStopped):
+                analyze(text, PATH, stopping_at(5, lambda: None), previous, take_over=True)
+        else:
+            previous = analyze(text, PATH, previous=previous, take_over=True)
+    del previous
+    assert gc.collect() == 0
