@@ -291,3 +291,16 @@ def test_an_alias_where_the_schema_expects_a_value_is_left_to_the_alias_diagnost
     rules = Counter(d.rule for d in analyze(text).diagnostics)
     assert rules["internal-error"] == 0 and rules["yaml-syntax"] >= 1
 
+
+
+def test_an_analysis_given_up_to_a_take_over_still_lends_its_findings() -> None:
+    """Its tree went to the next version, but its memo holds texts and findings, not nodes."""
+    before = large_workflow(20)
+    first = analyze(before)
+    analyze(typed(before, 'run.outputs["b10-shape"].block + 1', "2"), previous=first,
+            take_over=True)
+    assert first.given_up
+    after = typed(before, 'run.outputs["b12-shape"].block + 1', "3")
+    with counted_checks("node") as counts:
+        again = analyze(after, previous=first)
+    assert counts == {"node": 1} and again.diagnostics == analyze(after).diagnostics
