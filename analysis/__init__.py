@@ -19,7 +19,10 @@ Contract:
   of an earlier version of the same document); it reads again only the YAML list item or top-level
   entry an edit falls in when it can (`analysis.yaml_tree.read_yaml`), takes over the declarations
   of the items that read shared (`analysis.model.build_workflow`), their graph edges, and the
-  graph's links, ancestors and cycle while they are unchanged (`analysis.graph.build_graph`).
+  graph's links, ancestors and cycle while they are unchanged (`analysis.graph.build_graph`),
+  and the schema walk's findings for the workflow lists and items whose text is unchanged
+  (`analysis.schema.SchemaMemo`, kept on the result as `schema_memo`: by text, so it holds
+  whether the items were copied or moved).
   Declarations taken over are `previous`'s own objects, their scalar texts pointed at the new
   source (same text at their spans): `previous` stays valid — the items after the edit are
   copies, moved on by the edit's length.
@@ -41,6 +44,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from analysis.diagnostics import Diagnostic, Position, Range, Severity
 from analysis.graph import Graph, build_graph
@@ -48,6 +52,9 @@ from analysis.model import Workflow, build_workflow, point_back
 from analysis.source import SourceText
 from analysis.suppression import apply_suppressions
 from analysis.yaml_tree import YamlDocument, read_yaml
+
+if TYPE_CHECKING:
+    from analysis.schema import SchemaMemo
 
 INTERNAL_ERROR = "internal-error"
 
@@ -64,6 +71,9 @@ class AnalysisResult:
     # Set once a `take_over` analysis took its tree and model: only `source`, `path` and the
     # diagnostics are still this result's.
     given_up: bool = field(default=False, repr=False, compare=False)
+    # The schema walk's findings by unit text, for the next version (`analysis.schema.SchemaMemo`:
+    # bounded by this document; a version whose YAML does not read keeps the previous one's).
+    schema_memo: SchemaMemo | None = None
 
     def last_good(self, previous: AnalysisResult | None) -> AnalysisResult | None:
         """This result if it has a model, else `previous` (the last one that had)."""
@@ -143,14 +153,15 @@ def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult
     from analysis.rules import RULES, RuleContext
 
     source = document.source
+    earlier_schema = previous.schema_memo if previous is not None else None
     if document.root is None and document.problems:
         return AnalysisResult(source, path, document, None, None,
-                              sorted(document.problems, key=_sort_key))
+                              sorted(document.problems, key=_sort_key), schema_memo=earlier_schema)
     checkpoint()
     workflow = build_workflow(document, previous.workflow if previous is not None else None)
     checkpoint()
     graph = build_graph(workflow, previous.graph if previous is not None else None)
-    context = RuleContext(source, document, workflow, graph)
+    context = RuleContext(source, document, workflow, graph, earlier_schema)
     found: list[Diagnostic] = []
     for rule in RULES.values():
         checkpoint()
@@ -164,4 +175,5 @@ def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult
             ))
     kept, suppressed = apply_suppressions(context, found)
     return AnalysisResult(source, path, document, workflow, graph,
-                          sorted(kept, key=_sort_key), sorted(suppressed, key=_sort_key))
+                          sorted(kept, key=_sort_key), sorted(suppressed, key=_sort_key),
+                          schema_memo=context.schema_memo or earlier_schema)
