@@ -19,13 +19,12 @@ Contract:
   of an earlier version of the same document); it reads again only the YAML list item or top-level
   entry an edit falls in when it can (`analysis.yaml_tree.read_yaml`), takes over the declarations
   of the items that read shared (`analysis.model.build_workflow`), their graph edges, and the
-  graph's links, ancestors and cycle while they are unchanged (`analysis.graph.build_graph`),
-  and the schema walk's findings for the workflow lists and items whose text is unchanged
+  graph's links, ancestors and cycle while they are unchanged (`analysis.graph.build_graph`), and
+  the schema walk's findings for the workflow lists and items whose text is unchanged
   (`analysis.schema.SchemaMemo`, kept on the result as `schema_memo`: by text, so it holds
-  whether the items were copied or moved).
-  Declarations taken over are `previous`'s own objects, their scalar texts pointed at the new
-  source (same text at their spans): `previous` stays valid — the items after the edit are
-  copies, moved on by the edit's length.
+  whether the items were copied or moved). Declarations taken over are `previous`'s own objects,
+  their scalar texts pointed at the new source (same text at their spans): `previous` stays
+  valid — the items after the edit are copies, moved on by the edit's length.
 - `analyze(text, path, previous=result, take_over=True)` is for a caller that owns `result`
   alone (no other thread reads it: the analysis process's `server.scheduling.KeptAnalyses`):
   the items after the edit are moved in place instead of copied, so their declarations are
@@ -68,12 +67,12 @@ class AnalysisResult:
     graph: Graph | None
     diagnostics: list[Diagnostic]
     suppressed: list[Diagnostic] = field(default_factory=list)
-    # Set once a `take_over` analysis took its tree and model: only `source`, `path` and the
-    # diagnostics are still this result's.
+    # Set once a `take_over` analysis took its tree and model: only `source`, `path`, the
+    # diagnostics and `schema_memo` are still this result's.
     given_up: bool = field(default=False, repr=False, compare=False)
     # The schema walk's findings by unit text, for the next version (`analysis.schema.SchemaMemo`:
     # bounded by this document; a version whose YAML does not read keeps the previous one's).
-    schema_memo: SchemaMemo | None = None
+    schema_memo: SchemaMemo | None = field(default=None, repr=False, compare=False)
 
     def last_good(self, previous: AnalysisResult | None) -> AnalysisResult | None:
         """This result if it has a model, else `previous` (the last one that had)."""
@@ -124,15 +123,17 @@ def analyze(
             raise AnalysisStopped
 
     checkpoint()
+    # texts and findings: they hold whatever became of `previous`'s tree
+    earlier_schema = previous.schema_memo if previous is not None else None
     if previous is not None and previous.given_up:
         previous = None  # its tree and model are another result's now: read afresh
     source = SourceText(text)
     document = read_yaml(source, previous.document if previous is not None else None, checkpoint,
                          take_over)
     if not take_over or previous is None:
-        return _analysis(path, document, previous, checkpoint)
+        return _analysis(path, document, previous, earlier_schema, checkpoint)
     try:
-        result = _analysis(path, document, previous, checkpoint)
+        result = _analysis(path, document, previous, earlier_schema, checkpoint)
     except BaseException:
         # stopped (or a bug): `previous` is again what it was, for the next version to build on
         if document.moved is not None:
@@ -147,13 +148,13 @@ def analyze(
 
 
 def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult | None,
-              checkpoint: Callable[[], None]) -> AnalysisResult:
+              earlier_schema: SchemaMemo | None, checkpoint: Callable[[], None]
+              ) -> AnalysisResult:
     """The analysis of a document read (`analyze` after `read_yaml`)."""
     # Imported here: loading the rules imports every rule module, and those import this package.
     from analysis.rules import RULES, RuleContext
 
     source = document.source
-    earlier_schema = previous.schema_memo if previous is not None else None
     if document.root is None and document.problems:
         return AnalysisResult(source, path, document, None, None,
                               sorted(document.problems, key=_sort_key), schema_memo=earlier_schema)

@@ -1,7 +1,9 @@
 """The workflow schema, as one declarative description, and its walk.
 
-Contract: `validate(ctx)` returns `unknown-key`, `missing-field` and `invalid-value` diagnostics
-for the whole file (the three rule modules each publish their own). Every message names the field
+Contract: `validate(ctx, earlier)` returns `unknown-key`, `missing-field` and `invalid-value`
+diagnostics for the whole file (the three rule modules each publish their own), the same with or
+without `earlier` (the previous version's `SchemaMemo`, whose findings it takes over for the
+lists and items whose text is unchanged), and this version's memo. Every message names the field
 by its path (`workflow.nodes[2].branches[0].target_node`, with the node id when known), the value,
 and what the engine expects. Fields whose checks belong to a dedicated rule are only type-checked
 here: `expression_type` (reserved-/unknown-expression-type), `when` (condition-when-type),

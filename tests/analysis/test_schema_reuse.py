@@ -141,8 +141,11 @@ def reused_units(result: AnalysisResult, previous: AnalysisResult) -> int:
     return sum(earlier.get(key) is found for key, found in result.schema_memo.units.items())
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_a_walk_after_edits_finds_what_a_walk_of_every_item_finds(seed: int) -> None:
+@pytest.mark.parametrize(("seed", "take_over"), [(0, False), (1, False), (2, True), (3, True)])
+def test_a_walk_after_edits_finds_what_a_walk_of_every_item_finds(
+        seed: int, take_over: bool) -> None:
+    """Also when each analysis takes the previous one over (the YAML after the edit moved in
+    place, as in the analysis process)."""
     rng = random.Random(seed)
     base = base_text()
     good, previous = base, analyze(base, "w.relavium.yaml")
@@ -153,7 +156,7 @@ def test_a_walk_after_edits_finds_what_a_walk_of_every_item_finds(seed: int) -> 
         # a chain of versions, each analysed with the one before (also when that one's YAML
         # did not read: then edited on from the last that did), back to the base now and then
         text = base if step % 30 == 29 else mutated(good, rng)
-        again = analyze(text, "w.relavium.yaml", previous=previous)
+        again = analyze(text, "w.relavium.yaml", previous=previous, take_over=take_over)
         fresh = analyze(text, "w.relavium.yaml")
         assert again.diagnostics == fresh.diagnostics, (previous.source.text, text)
         assert again.suppressed == fresh.suppressed, (previous.source.text, text)
@@ -288,3 +291,16 @@ def test_an_alias_where_the_schema_expects_a_value_is_left_to_the_alias_diagnost
     rules = Counter(d.rule for d in analyze(text).diagnostics)
     assert rules["internal-error"] == 0 and rules["yaml-syntax"] >= 1
 
+
+
+def test_an_analysis_given_up_to_a_take_over_still_lends_its_findings() -> None:
+    """Its tree went to the next version, but its memo holds texts and findings, not nodes."""
+    before = large_workflow(20)
+    first = analyze(before)
+    analyze(typed(before, 'run.outputs["b10-shape"].block + 1', "2"), previous=first,
+            take_over=True)
+    assert first.given_up
+    after = typed(before, 'run.outputs["b12-shape"].block + 1', "3")
+    with counted_checks("node") as counts:
+        again = analyze(after, previous=first)
+    assert counts == {"node": 1} and again.diagnostics == analyze(after).diagnostics
