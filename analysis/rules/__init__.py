@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from analysis.diagnostics import Diagnostic, Related, Severity
 from analysis.graph import Graph
-from analysis.model import Workflow
+from analysis.model import Branch, Edge, NodeDef, Workflow
+from analysis.rules._templates import Site
+from analysis.rules._templates import collect_sites as collect_template_sites
 from analysis.schema import validate
 from analysis.source import SourceText
 from analysis.yaml_tree import YamlDocument
@@ -37,7 +39,12 @@ DOCS_URL = "https://github.com/HodeTech/relavium-lsp/blob/main/docs/rules.md"
 
 @dataclass
 class RuleContext:
-    """Everything a rule may read. Offsets are document offsets (code points)."""
+    """Everything a rule may read. Offsets are document offsets (code points).
+
+    Besides the model, it holds facts several rules need, each derived once per analysis on
+    first use: twenty rules each walking every node, edge or expression to re-derive them cost
+    more than their checks (issue 12).
+    """
 
     source: SourceText
     document: YamlDocument
@@ -72,6 +79,58 @@ class RuleContext:
         from analysis.rules._expression_sites import collect_sites
 
         return collect_sites(self)
+
+    @cached_property
+    def template_sites(self) -> list[Site]:
+        """Every `{{ … }}` reference in every template field, in authored order (shared by the
+        template rules)."""
+        return collect_template_sites(self.workflow)
+
+    @cached_property
+    def nodes_by_type(self) -> dict[str | None, list[NodeDef]]:
+        """The nodes of each `type`, in authored order: most rules look at one or two types."""
+        result: dict[str | None, list[NodeDef]] = {}
+        for node in self.workflow.nodes:
+            found = result.get(node.type)
+            if found is None:
+                result[node.type] = [node]
+            else:
+                found.append(node)
+        return result
+
+    def nodes_of(self, node_type: str) -> list[NodeDef]:
+        """The nodes whose `type` is `node_type`, in authored order."""
+        return self.nodes_by_type.get(node_type, [])
+
+    @cached_property
+    def edges_by_source_type(self) -> dict[str | None, list[tuple[Edge, NodeDef]]]:
+        """Each edge whose source (`from` before any `:`) is a node, with that node (the first
+        with the id), grouped by the node's type, in authored order."""
+        nodes = self.workflow.nodes_by_id
+        result: dict[str | None, list[tuple[Edge, NodeDef]]] = {}
+        for edge in self.workflow.edges:
+            node = nodes.get(edge.source or "")
+            if node is None:
+                continue
+            found = result.get(node.type)
+            if found is None:
+                result[node.type] = [(edge, node)]
+            else:
+                found.append((edge, node))
+        return result
+
+    def edges_from(self, node_type: str) -> list[tuple[Edge, NodeDef]]:
+        """The edges out of nodes of type `node_type`, each with its source node."""
+        return self.edges_by_source_type.get(node_type, [])
+
+    @cached_property
+    def condition_edges(self) -> list[tuple[Edge, NodeDef, Branch | None]]:
+        """Each edge out of a condition node, with the node and the branch its handle names (as
+        the engine routes: the first that answers; None without a handle or a match)."""
+        return [
+            (edge, node, node.branch_for(edge.handle) if edge.handle is not None else None)
+            for edge, node in self.edges_from("condition")
+        ]
 
 
 @dataclass(frozen=True)

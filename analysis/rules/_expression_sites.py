@@ -24,10 +24,9 @@ from sandbox.syntax import SyntaxProblem, check_syntax
 class ExpressionSite:
     field: ExpressionField
     facts: ExpressionFacts
-
-    @property
-    def node(self) -> NodeDef:
-        return self.field.node
+    # The field's node, held here: the field's own link to it is weak, and every expression
+    # rule asks for it on every site.
+    node: NodeDef
 
     @property
     def label(self) -> str:
@@ -60,12 +59,14 @@ def field_label(field: ExpressionField) -> str:
 MAX_EXPRESSION_CHARS = 32 * 1024
 
 
-def evaluated_fields(ctx: RuleContext) -> Iterator[ExpressionField]:
-    """Every expression field the engine evaluates (and scans). A `merge_fn` beside a strategy
-    other than `custom` is ignored by the engine; unused-merge-fn reports it instead."""
-    for field in ctx.workflow.expression_fields():
-        if field.node.type != "merge" or field.node.merge_strategy == "custom":
-            yield field
+def evaluated_fields(ctx: RuleContext) -> Iterator[tuple[NodeDef, ExpressionField]]:
+    """Every expression field the engine evaluates (and scans), with its node. A `merge_fn`
+    beside a strategy other than `custom` is ignored by the engine; unused-merge-fn reports it
+    instead."""
+    for node in ctx.workflow.nodes:
+        field = node.expression
+        if field is not None and (node.type != "merge" or node.merge_strategy == "custom"):
+            yield node, field
 
 
 def expression_sites(ctx: RuleContext) -> list[ExpressionSite]:
@@ -76,8 +77,8 @@ def expression_sites(ctx: RuleContext) -> list[ExpressionSite]:
 
 def collect_sites(ctx: RuleContext) -> list[ExpressionSite]:
     return [
-        ExpressionSite(field, analyze_expression(field.value))
-        for field in evaluated_fields(ctx)
+        ExpressionSite(field, analyze_expression(field.value), node)
+        for node, field in evaluated_fields(ctx)
         if len(field.value) <= MAX_EXPRESSION_CHARS
     ]
 

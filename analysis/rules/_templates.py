@@ -1,8 +1,8 @@
-"""Shared walk for the template rules: every reference in every template field, with where."""
+"""Shared by the template rules: every reference in every template field, with where
+(`RuleContext.template_sites`, collected once per analysis)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from analysis.model import AgentDecl, ContextDecl, NodeDef, TemplateField, Workflow
@@ -37,7 +37,6 @@ class Site:
         return self.field.source_span(self.ref.start, self.ref.end)
 
 
-def sites(workflow: Workflow) -> Iterator[Site]:
-    for template in workflow.template_fields():
-        for ref in template.references:
-            yield Site(template, ref)
+def collect_sites(workflow: Workflow) -> list[Site]:
+    return [Site(template, ref)
+            for template in workflow.template_fields() for ref in template.references]

@@ -17,9 +17,7 @@ RESERVED = ("jmespath", "jsonlogic")
 def expression_types(ctx: RuleContext) -> Iterator[tuple[NodeDef, YScalar, str]]:
     """(node, value scalar, value) of every string `expression_type` on a condition/transform
     (on a merge node the key itself is refused: unknown-key)."""
-    for node in ctx.workflow.nodes:
-        if node.type not in ("condition", "transform"):
-            continue
+    for node in [*ctx.nodes_of("condition"), *ctx.nodes_of("transform")]:
         entry = node.entry("expression_type")
         if entry is None:
             continue

@@ -4,7 +4,7 @@ that names no node."""
 from collections.abc import Container, Iterator
 
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.model import NodeRef
+from analysis.model import NodeDef, NodeRef
 from analysis.naming import did_you_mean
 from analysis.rules import RuleContext
 
@@ -27,21 +27,24 @@ def _unknown_references(
             yield f"edges[{edge.index}].from", source, span
         if edge.to is not None and edge.to.id not in known:
             yield f"edges[{edge.index}].to", edge.to.id, edge.to.span
-    for node in ctx.workflow.nodes:
-        refs: list[tuple[str, NodeRef | None]]
-        if node.type == "condition":
-            refs = [(f"branches[{branch.index}].target_node", branch.target)
-                    for branch in node.branches]
-            refs.append(("default", node.default))
-        elif node.type == "parallel":
-            refs = [(f"parallel_of[{index}]", member)
-                    for index, member in enumerate(node.parallel_of)]
-        else:
-            continue
-        for field, ref in refs:
-            if ref is not None and ref.id not in known:
-                label = f"node '{node.id}'" if node.id else f"nodes[{node.index}]"
-                yield f"{label} {field}", ref.id, ref.span
+    for node in ctx.nodes_of("condition"):
+        refs = [(f"branches[{branch.index}].target_node", branch.target)
+                for branch in node.branches]
+        refs.append(("default", node.default))
+        yield from _unknown_fields(node, refs, known)
+    for node in ctx.nodes_of("parallel"):
+        yield from _unknown_fields(
+            node, [(f"parallel_of[{index}]", ref) for index, ref in enumerate(node.parallel_of)],
+            known)
+
+
+def _unknown_fields(
+    node: NodeDef, refs: list[tuple[str, NodeRef | None]], known: Container[str]
+) -> Iterator[tuple[str, str, tuple[int, int]]]:
+    for field, ref in refs:
+        if ref is not None and ref.id not in known:
+            label = f"node '{node.id}'" if node.id else f"nodes[{node.index}]"
+            yield f"{label} {field}", ref.id, ref.span
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
