@@ -76,11 +76,11 @@ def expression_sites(ctx: RuleContext) -> list[ExpressionSite]:
 
 
 def collect_sites(ctx: RuleContext) -> list[ExpressionSite]:
-    return [
-        ExpressionSite(field, analyze_expression(field.value), node)
-        for node, field in evaluated_fields(ctx)
-        if len(field.value) <= MAX_EXPRESSION_CHARS
-    ]
+    fields = [(node, field) for node, field in evaluated_fields(ctx)
+              if len(field.value) <= MAX_EXPRESSION_CHARS]
+    facts = analyze_expression.map([field.value for _, field in fields])
+    return [ExpressionSite(field, fact, node)
+            for (node, field), fact in zip(fields, facts, strict=True)]
 
 
 @text_cache(max_bytes=8 * 2**20)

@@ -15,10 +15,13 @@ from analysis.templates import TemplateRef
 class Site:
     field: TemplateField
     ref: TemplateRef
+    # The node, context entry or agent declaration holding the field, held here: the field's
+    # own link to it is weak, and the rules ask for it on most sites.
+    owner: object
 
     @property
     def where(self) -> str:
-        owner = self.field.owner
+        owner = self.owner
         if isinstance(owner, ContextDecl):
             return f"context '{owner.key}' value"
         if isinstance(owner, AgentDecl):
@@ -28,7 +31,7 @@ class Site:
 
     @property
     def in_context(self) -> bool:
-        return isinstance(self.field.owner, ContextDecl)
+        return isinstance(self.owner, ContextDecl)
 
     def name_span(self) -> tuple[int, int]:
         return self.field.source_span(self.ref.name_start, self.ref.name_end)
@@ -38,5 +41,10 @@ class Site:
 
 
 def collect_sites(workflow: Workflow) -> list[Site]:
-    return [Site(template, ref)
-            for template in workflow.template_fields() for ref in template.references]
+    sites: list[Site] = []
+    for template in workflow.template_fields():
+        references = template.references
+        if references:
+            owner = template.owner
+            sites.extend(Site(template, ref, owner) for ref in references)
+    return sites

@@ -31,7 +31,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         if site.field.name in VERBATIM_TEMPLATE_FIELDS:
             continue  # sent as written: the engine resolves nothing there
         what, names = declared[ref.kind]
-        owner = site.field.owner
+        owner = site.owner
         self_reference = isinstance(owner, ContextDecl) and ref.kind == "ctx" and (
             owner.key == ref.name)
         if ref.name in known[ref.kind] and not self_reference:

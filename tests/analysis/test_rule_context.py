@@ -47,8 +47,9 @@ def assert_facts_as_derived_by_walking(ctx: RuleContext) -> None:
         (edge, node, node.branch_for(edge.handle) if edge.handle is not None else None)
         for edge, node in sourced if node.type == "condition"]
 
-    assert [(site.field, site.ref) for site in ctx.template_sites] == [
-        (field, ref) for field in workflow.template_fields() for ref in field.references]
+    assert [(site.field, site.ref, site.owner) for site in ctx.template_sites] == [
+        (field, ref, field.owner) for field in workflow.template_fields()
+        for ref in field.references]
 
     assert [(site.field, site.node) for site in ctx.expression_sites] == [
         (field, field.node) for field in workflow.expression_fields()
@@ -100,6 +101,28 @@ def test_facts_on_random_workflows(nodes: list[dict[str, Any]],
     text = yaml.safe_dump({"schema_version": "1.0", "workflow": {
         "id": "w", "nodes": nodes,
         "edges": [{"from": source + handle, "to": target} for source, handle, target in edges],
+    }})
+    assert_facts_as_derived_by_walking(context(text))
+
+
+CLOSE_WHENS = st.sampled_from([1, 1.0, 2, "1", "01", "a", True, "true", None])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.lists(CLOSE_WHENS, max_size=4), min_size=1, max_size=2),
+    st.lists(st.tuples(st.integers(0, 1), st.sampled_from(
+        ["", ":1", ":01", ":1.0", ":2", ":a", ":true", ":0x1", ": 1", ":x"])), max_size=8),
+)
+def test_condition_edges_on_random_branches(whens: list[list[object]],
+                                            edges: list[tuple[int, str]]) -> None:
+    """Branches whose `when`s spell the same handle, or answer another's spelling as numbers."""
+    text = yaml.safe_dump({"schema_version": "1.0", "workflow": {
+        "id": "w",
+        "nodes": [{"id": f"c{index}", "type": "condition",
+                   "branches": [{"when": when, "target_node": "x"} for when in node_whens]}
+                  for index, node_whens in enumerate(whens)],
+        "edges": [{"from": f"c{index}{handle}", "to": "x"} for index, handle in edges],
     }})
     assert_facts_as_derived_by_walking(context(text))
 

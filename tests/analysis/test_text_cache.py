@@ -37,6 +37,32 @@ def test_an_entry_larger_than_the_bound_is_returned_but_not_kept() -> None:
     assert cache.held_bytes == 0
 
 
+def test_map_answers_and_counts_as_one_call_per_text() -> None:
+    computed: list[str] = []
+
+    def compute(text: str) -> tuple[str, ...]:
+        computed.append(text)
+        return (text.upper(),)
+
+    cost = estimated_bytes("a" * 100, ("x",))
+    one_by_one = TextCache(compute, max_bytes=3 * cost)
+    batched = TextCache(compute, max_bytes=3 * cost)
+    texts = ["a" * 100, "b" * 100, "a" * 100, "c" * 100]
+    expected = [one_by_one(text) for text in texts]
+    computed.clear()
+    assert batched.map(texts) == expected
+    assert computed == ["a" * 100, "b" * 100, "c" * 100]  # a repeated miss is computed once
+    assert (batched.calls, batched.misses) == (one_by_one.calls, one_by_one.misses) == (4, 3)
+    # Hits count as uses: "b" is the least recently used once "a" and "c" are looked up again,
+    # so it is the one to go when "d" arrives.
+    computed.clear()
+    assert batched.map(["c" * 100, "a" * 100, "d" * 100]) == [("C" * 100,), ("A" * 100,),
+                                                              ("D" * 100,)]
+    batched.map(["a" * 100, "c" * 100, "b" * 100])
+    assert computed == ["d" * 100, "b" * 100]
+    assert batched.held_bytes <= 3 * cost
+
+
 @pytest.fixture
 def fresh_caches() -> Iterator[None]:
     analyze_expression.clear()
