@@ -6,7 +6,7 @@ Not a rule (the leading underscore keeps the registry from loading it as one).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,14 +59,13 @@ def field_label(field: ExpressionField) -> str:
 MAX_EXPRESSION_CHARS = 32 * 1024
 
 
-def evaluated_fields(ctx: RuleContext) -> Iterator[tuple[NodeDef, ExpressionField]]:
+def evaluated_fields(ctx: RuleContext) -> list[tuple[NodeDef, ExpressionField]]:
     """Every expression field the engine evaluates (and scans), with its node. A `merge_fn`
     beside a strategy other than `custom` is ignored by the engine; unused-merge-fn reports it
     instead."""
-    for node in ctx.workflow.nodes:
-        field = node.expression
-        if field is not None and (node.type != "merge" or node.merge_strategy == "custom"):
-            yield node, field
+    return [(node, field) for node in ctx.workflow.nodes
+            if (field := node.expression) is not None
+            and (node.type != "merge" or node.merge_strategy == "custom")]
 
 
 def expression_sites(ctx: RuleContext) -> list[ExpressionSite]:
