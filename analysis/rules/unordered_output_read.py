@@ -73,7 +73,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     if graph.cycle is not None:
         return
     nodes = ctx.workflow.nodes_by_id
-    opaque = _opaque_agent_nodes(ctx)
+    opaque: frozenset[str] | None = None  # looked for once a read is not ordered
     for site in expression_sites(ctx):
         reads = site.facts.output_reads
         reader = site.node.id
@@ -81,14 +81,16 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             continue  # no id, or a duplicate id: the duplicate-id report comes first
         ancestors = graph.ancestors(reader)
         for read in reads:
+            if read.node_id in ancestors:
+                continue  # ordered before the reader: the common case
             target = nodes.get(read.node_id)
             if target is None:
                 continue  # not a node: unknown-output-reference
-            if read.node_id != reader and (
-                read.node_id in ancestors
-                or _could_be_ordered_unseen(graph, opaque, reader, read.node_id)
-            ):
-                continue
+            if read.node_id != reader:
+                if opaque is None:
+                    opaque = _opaque_agent_nodes(ctx)
+                if _could_be_ordered_unseen(graph, opaque, reader, read.node_id):
+                    continue
             related = (
                 [(*target.id_ref.span, f"node `{read.node_id}` is declared here")]
                 if target.id_ref is not None

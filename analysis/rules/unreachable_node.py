@@ -20,8 +20,9 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                if node.id is not None and nodes[node.id] is node]
     if not entries:
         return
+    predecessors = ctx.graph.predecessors
     for node_id, node in nodes.items():
-        if node.type == "input" or ctx.graph.predecessors.get(node_id) or node.id_ref is None:
+        if node.type == "input" or predecessors.get(node_id) or node.id_ref is None:
             continue
         yield ctx.diagnostic(
             RULE_ID, SEVERITY, *node.id_ref.span,
