@@ -10,6 +10,7 @@ import pytest
 from analysis import analyze
 from analysis.expressions import analyze_expression
 from analysis.rules._expression_sites import syntax_problem
+from analysis.templates import _engine_reads
 from analysis.text_cache import PER_ITEM_BYTES, TextCache, estimated_bytes
 from tests.analysis.large_workflow import large_workflow
 
@@ -97,6 +98,17 @@ def test_a_keystroke_reanalyses_only_the_expression_it_touched(fresh_caches: Non
     assert edited != text
     analyze(edited)
     assert analyze_expression.misses == misses + 1
+
+
+def test_a_template_reference_is_judged_once_across_versions() -> None:
+    """invalid-template asks whether the engine's lexer reads each reference's head; the verdict
+    stays on the reference, which an unchanged template shares with the next version (asking
+    the head's text cache again for every reference cost a look-up each per keystroke)."""
+    text = large_workflow(20)
+    analyze(text)
+    calls = _engine_reads.calls
+    analyze(text.replace("score * 2 }", "score * 3 }", 1))
+    assert _engine_reads.calls == calls
 
 
 def test_expression_facts_stay_within_the_bound() -> None:
