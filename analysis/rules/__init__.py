@@ -16,9 +16,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from analysis.diagnostics import Diagnostic, Related, Severity
 from analysis.graph import Graph
@@ -31,6 +31,8 @@ from analysis.yaml_tree import YamlDocument
 
 if TYPE_CHECKING:
     from analysis.rules._expression_sites import ExpressionSite
+
+T = TypeVar("T")
 
 # Where every rule has a section; diagnostics link `DOCS_URL#<rule-id>` (LSP codeDescription,
 # SARIF helpUri, hover).
@@ -50,6 +52,16 @@ class RuleContext:
     document: YamlDocument
     workflow: Workflow
     graph: Graph
+    _shared: dict[Callable[[RuleContext], Any], Any] = field(
+        default_factory=dict, init=False, repr=False)
+
+    def shared(self, derive: Callable[[RuleContext], T]) -> T:
+        """`derive(self)`, derived once per analysis for every rule that asks: for a fact a few
+        rules share that is defined beside one of them (reserved-expression-type's
+        `expression_types`)."""
+        if derive not in self._shared:
+            self._shared[derive] = derive(self)
+        return cast(T, self._shared[derive])
 
     def diagnostic(
         self,

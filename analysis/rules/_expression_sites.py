@@ -75,7 +75,7 @@ def expression_sites(ctx: RuleContext) -> list[ExpressionSite]:
 
 
 def collect_sites(ctx: RuleContext) -> list[ExpressionSite]:
-    fields = [(node, field) for node, field in evaluated_fields(ctx)
+    fields = [(node, field) for node, field in ctx.shared(evaluated_fields)
               if len(field.value) <= MAX_EXPRESSION_CHARS]
     facts = analyze_expression.map([field.value for _, field in fields])
     return [ExpressionSite(field, fact, node)

@@ -29,7 +29,7 @@ ENGINE_MAX_EXPRESSION_UNITS = 100_000
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for node, field in evaluated_fields(ctx):
+    for node, field in ctx.shared(evaluated_fields):
         if len(field.value) <= MAX_EXPRESSION_CHARS:
             continue
         start, end = field.scalar.span

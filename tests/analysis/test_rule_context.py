@@ -145,3 +145,16 @@ workflow:
     [(_, _, first), (_, _, none), (_, _, handle_less)] = ctx.condition_edges
     assert first is not None and first.index == 0
     assert none is None and handle_less is None
+
+
+def test_a_shared_fact_is_derived_once_per_analysis() -> None:
+    asked: list[RuleContext] = []
+
+    def node_count(ctx: RuleContext) -> int:
+        asked.append(ctx)
+        return len(ctx.workflow.nodes)
+
+    first, second = context(large_workflow(1)), context(large_workflow(2))
+    assert [first.shared(node_count), first.shared(node_count), second.shared(node_count)] == [
+        11, 11, 21]
+    assert asked == [first, second]
