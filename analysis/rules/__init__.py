@@ -25,7 +25,7 @@ from analysis.graph import Graph
 from analysis.model import Branch, Edge, NodeDef, Workflow
 from analysis.rules._templates import Site
 from analysis.rules._templates import collect_sites as collect_template_sites
-from analysis.schema import validate
+from analysis.schema import SchemaMemo, validate
 from analysis.source import SourceText
 from analysis.yaml_tree import YamlDocument
 
@@ -52,6 +52,11 @@ class RuleContext:
     document: YamlDocument
     workflow: Workflow
     graph: Graph
+    # The previous version's schema walk (`AnalysisResult.schema_memo`): what it found in the
+    # lists and items whose text this version has unchanged is taken over, not checked again.
+    earlier_schema: SchemaMemo | None = None
+    # This version's, once `schema_problems` has been asked for.
+    schema_memo: SchemaMemo | None = field(default=None, init=False)
     _shared: dict[Callable[[RuleContext], Any], Any] = field(
         default_factory=dict, init=False, repr=False)
 
@@ -81,7 +86,8 @@ class RuleContext:
     @cached_property
     def schema_problems(self) -> list[Diagnostic]:
         """The schema walk's findings (shared by unknown-key, missing-field, invalid-value, …)."""
-        return validate(self)
+        problems, self.schema_memo = validate(self, self.earlier_schema)
+        return problems
 
     @cached_property
     def expression_sites(self) -> list[ExpressionSite]:
