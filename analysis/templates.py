@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from analysis.naming import JS_WHITESPACE
 from analysis.text_cache import text_cache
@@ -65,6 +66,14 @@ class TemplateRef:
     name_end: int = 0
     edge: bool = False  # a `run.outputs["id"]` data edge
     filters: tuple[TemplateFilter, ...] = field(default=())
+
+    @cached_property
+    def engine_reads_head(self) -> bool:
+        """Whether the engine's lexer recognises this reference's head as written: it takes no
+        space around `.` and no `run.outputs.ID` dot form (those resolve to nothing and fail).
+        Kept on the reference: an unchanged template's references are the same objects in the
+        next version, so a keystroke elsewhere does not ask again."""
+        return _engine_reads(self.body)
 
 
 def _unquoted(text: str, start: int) -> Iterator[int]:
@@ -178,12 +187,6 @@ def _parse(text: str, start: int, body_start: int, close: int) -> TemplateRef:
                 edge=group == "bracket", filters=filters,
             )
     return TemplateRef(start, end, body, "run.id", filters=filters)
-
-
-def engine_reads_head(ref: TemplateRef) -> bool:
-    """Whether the engine's lexer recognises this reference's head as written: it takes no
-    space around `.` and no `run.outputs.ID` dot form (those resolve to nothing and fail)."""
-    return _engine_reads(ref.body)
 
 
 @text_cache(max_bytes=2**20)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import fields, is_dataclass
 from typing import Generic, TypeVar
 
@@ -73,6 +73,27 @@ class TextCache(Generic[V]):
         value = self.compute(text)
         self.put(text, value)
         return value
+
+    def map(self, texts: Sequence[str]) -> list[V]:
+        """`[self(text) for text in texts]`, the hits looked up under one hold of the lock: an
+        analysis looks up every expression of the document, and one lookup at a time cost ten
+        times the dictionary's own look-up."""
+        with self._lock:
+            entries = self._entries
+            self.calls += len(texts)
+            found = [entries.get(text) for text in texts]
+            missing = dict.fromkeys(
+                text for text, entry in zip(texts, found, strict=True) if entry is None)
+            self.misses += len(missing)
+            for text, entry in zip(texts, found, strict=True):
+                if entry is not None:
+                    entries.move_to_end(text)
+        computed: dict[str, V] = {}
+        for text in missing:
+            computed[text] = value = self.compute(text)
+            self.put(text, value)
+        return [entry[0] if entry is not None else computed[text]
+                for text, entry in zip(texts, found, strict=True)]
 
     def get(self, text: str) -> tuple[V] | None:
         """The value remembered for `text` (in a 1-tuple), or None (a miss, counted)."""

@@ -18,17 +18,21 @@ import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from analysis.diagnostics import Diagnostic, Related, Severity
 from analysis.graph import Graph
-from analysis.model import Workflow
+from analysis.model import Branch, Edge, NodeDef, Workflow
+from analysis.rules._templates import Site
+from analysis.rules._templates import collect_sites as collect_template_sites
 from analysis.schema import SchemaMemo, validate
 from analysis.source import SourceText
 from analysis.yaml_tree import YamlDocument
 
 if TYPE_CHECKING:
     from analysis.rules._expression_sites import ExpressionSite
+
+T = TypeVar("T")
 
 # Where every rule has a section; diagnostics link `DOCS_URL#<rule-id>` (LSP codeDescription,
 # SARIF helpUri, hover).
@@ -37,7 +41,12 @@ DOCS_URL = "https://github.com/HodeTech/relavium-lsp/blob/main/docs/rules.md"
 
 @dataclass
 class RuleContext:
-    """Everything a rule may read. Offsets are document offsets (code points)."""
+    """Everything a rule may read. Offsets are document offsets (code points).
+
+    Besides the model, it holds facts several rules need, each derived once per analysis on
+    first use: twenty rules each walking every node, edge or expression to re-derive them cost
+    more than their checks (issue 12).
+    """
 
     source: SourceText
     document: YamlDocument
@@ -48,6 +57,16 @@ class RuleContext:
     earlier_schema: SchemaMemo | None = None
     # This version's, once `schema_problems` has been asked for.
     schema_memo: SchemaMemo | None = field(default=None, init=False)
+    _shared: dict[Callable[[RuleContext], Any], Any] = field(
+        default_factory=dict, init=False, repr=False)
+
+    def shared(self, derive: Callable[[RuleContext], T]) -> T:
+        """`derive(self)`, derived once per analysis for every rule that asks: for a fact a few
+        rules share that is defined beside one of them (reserved-expression-type's
+        `expression_types`)."""
+        if derive not in self._shared:
+            self._shared[derive] = derive(self)
+        return cast(T, self._shared[derive])
 
     def diagnostic(
         self,
@@ -78,6 +97,80 @@ class RuleContext:
         from analysis.rules._expression_sites import collect_sites
 
         return collect_sites(self)
+
+    @cached_property
+    def template_sites(self) -> list[Site]:
+        """Every `{{ … }}` reference in every template field, in authored order (shared by the
+        template rules)."""
+        return collect_template_sites(self.workflow)
+
+    @cached_property
+    def nodes_by_type(self) -> dict[str | None, list[NodeDef]]:
+        """The nodes of each `type`, in authored order: most rules look at one or two types."""
+        result: dict[str | None, list[NodeDef]] = {}
+        for node in self.workflow.nodes:
+            found = result.get(node.type)
+            if found is None:
+                result[node.type] = [node]
+            else:
+                found.append(node)
+        return result
+
+    def nodes_of(self, node_type: str) -> list[NodeDef]:
+        """The nodes whose `type` is `node_type`, in authored order."""
+        return self.nodes_by_type.get(node_type, [])
+
+    @cached_property
+    def edges_by_source_type(self) -> dict[str | None, list[tuple[Edge, NodeDef]]]:
+        """Each edge whose source (`from` before any `:`) is a node, with that node (the first
+        with the id), grouped by the node's type, in authored order."""
+        nodes = self.workflow.nodes_by_id
+        result: dict[str | None, list[tuple[Edge, NodeDef]]] = {}
+        for edge in self.workflow.edges:
+            node = nodes.get(edge.source or "")
+            if node is None:
+                continue
+            found = result.get(node.type)
+            if found is None:
+                result[node.type] = [(edge, node)]
+            else:
+                found.append((edge, node))
+        return result
+
+    def edges_from(self, node_type: str) -> list[tuple[Edge, NodeDef]]:
+        """The edges out of nodes of type `node_type`, each with its source node."""
+        return self.edges_by_source_type.get(node_type, [])
+
+    @cached_property
+    def condition_edges(self) -> list[tuple[Edge, NodeDef, Branch | None]]:
+        """Each edge out of a condition node, with the node and the branch its handle names (as
+        the engine routes: the first that answers; None without a handle or a match)."""
+        finders: dict[NodeDef, Callable[[str], Branch | None]] = {}
+        result: list[tuple[Edge, NodeDef, Branch | None]] = []
+        for edge, node in self.edges_from("condition"):
+            branch = None
+            if edge.handle is not None:
+                find = finders.get(node)
+                if find is None:
+                    find = finders[node] = _branch_finder(node)
+                branch = find(edge.handle)
+            result.append((edge, node, branch))
+        return result
+
+
+def _branch_finder(node: NodeDef) -> Callable[[str], Branch | None]:
+    """`node.branch_for`, answered from a map of the branches' handles when no `when` is a
+    number: only a number's handle has other spellings (`01` names `when: 1`)."""
+    exact: dict[str, Branch] = {}
+    for branch in node.branches:
+        handle = branch.handle
+        if handle is None:
+            continue
+        assert branch.when is not None
+        if isinstance(branch.when.value, int | float) and not isinstance(branch.when.value, bool):
+            return node.branch_for
+        exact.setdefault(handle, branch)  # the engine routes by the first match
+    return exact.get
 
 
 @dataclass(frozen=True)

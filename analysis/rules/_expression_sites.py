@@ -6,7 +6,7 @@ Not a rule (the leading underscore keeps the registry from loading it as one).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,10 +24,9 @@ from sandbox.syntax import SyntaxProblem, check_syntax
 class ExpressionSite:
     field: ExpressionField
     facts: ExpressionFacts
-
-    @property
-    def node(self) -> NodeDef:
-        return self.field.node
+    # The field's node, held here: the field's own link to it is weak, and every expression
+    # rule asks for it on every site.
+    node: NodeDef
 
     @property
     def label(self) -> str:
@@ -60,12 +59,13 @@ def field_label(field: ExpressionField) -> str:
 MAX_EXPRESSION_CHARS = 32 * 1024
 
 
-def evaluated_fields(ctx: RuleContext) -> Iterator[ExpressionField]:
-    """Every expression field the engine evaluates (and scans). A `merge_fn` beside a strategy
-    other than `custom` is ignored by the engine; unused-merge-fn reports it instead."""
-    for field in ctx.workflow.expression_fields():
-        if field.node.type != "merge" or field.node.merge_strategy == "custom":
-            yield field
+def evaluated_fields(ctx: RuleContext) -> list[tuple[NodeDef, ExpressionField]]:
+    """Every expression field the engine evaluates (and scans), with its node. A `merge_fn`
+    beside a strategy other than `custom` is ignored by the engine; unused-merge-fn reports it
+    instead."""
+    return [(node, field) for node in ctx.workflow.nodes
+            if (field := node.expression) is not None
+            and (node.type != "merge" or node.merge_strategy == "custom")]
 
 
 def expression_sites(ctx: RuleContext) -> list[ExpressionSite]:
@@ -75,11 +75,11 @@ def expression_sites(ctx: RuleContext) -> list[ExpressionSite]:
 
 
 def collect_sites(ctx: RuleContext) -> list[ExpressionSite]:
-    return [
-        ExpressionSite(field, analyze_expression(field.value))
-        for field in evaluated_fields(ctx)
-        if len(field.value) <= MAX_EXPRESSION_CHARS
-    ]
+    fields = [(node, field) for node, field in ctx.shared(evaluated_fields)
+              if len(field.value) <= MAX_EXPRESSION_CHARS]
+    facts = analyze_expression.map([field.value for _, field in fields])
+    return [ExpressionSite(field, fact, node)
+            for (node, field), fact in zip(fields, facts, strict=True)]
 
 
 @text_cache(max_bytes=8 * 2**20)

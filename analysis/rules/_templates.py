@@ -1,8 +1,8 @@
-"""Shared walk for the template rules: every reference in every template field, with where."""
+"""Shared by the template rules: every reference in every template field, with where
+(`RuleContext.template_sites`, collected once per analysis)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from analysis.model import AgentDecl, ContextDecl, NodeDef, TemplateField, Workflow
@@ -15,10 +15,13 @@ from analysis.templates import TemplateRef
 class Site:
     field: TemplateField
     ref: TemplateRef
+    # The node, context entry or agent declaration holding the field, held here: the field's
+    # own link to it is weak, and the rules ask for it on most sites.
+    owner: object
 
     @property
     def where(self) -> str:
-        owner = self.field.owner
+        owner = self.owner
         if isinstance(owner, ContextDecl):
             return f"context '{owner.key}' value"
         if isinstance(owner, AgentDecl):
@@ -28,7 +31,7 @@ class Site:
 
     @property
     def in_context(self) -> bool:
-        return isinstance(self.field.owner, ContextDecl)
+        return isinstance(self.owner, ContextDecl)
 
     def name_span(self) -> tuple[int, int]:
         return self.field.source_span(self.ref.name_start, self.ref.name_end)
@@ -37,7 +40,11 @@ class Site:
         return self.field.source_span(self.ref.start, self.ref.end)
 
 
-def sites(workflow: Workflow) -> Iterator[Site]:
+def collect_sites(workflow: Workflow) -> list[Site]:
+    sites: list[Site] = []
     for template in workflow.template_fields():
-        for ref in template.references:
-            yield Site(template, ref)
+        references = template.references
+        if references:
+            owner = template.owner
+            sites.extend(Site(template, ref, owner) for ref in references)
+    return sites

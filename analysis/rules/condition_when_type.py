@@ -21,9 +21,7 @@ def _kind(value: object) -> str:
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for node in ctx.workflow.nodes:
-        if node.type != "condition":
-            continue
+    for node in ctx.nodes_of("condition"):
         seen: dict[tuple[str, object], YScalar] = {}
         for branch in node.branches:
             entry = branch.mapping.get("when")

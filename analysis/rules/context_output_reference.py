@@ -5,7 +5,6 @@ from collections.abc import Iterator
 
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.rules import RuleContext
-from analysis.rules._templates import sites
 
 RULE_ID = "context-output-reference"
 SEVERITY = Severity.ERROR
@@ -13,7 +12,7 @@ SUMMARY = "Context values may not use run.outputs (they are resolved before any 
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for site in sites(ctx.workflow):
+    for site in ctx.template_sites:
         if site.in_context and site.ref.kind == "run.outputs":
             yield ctx.diagnostic(
                 RULE_ID, SEVERITY, *site.span(),

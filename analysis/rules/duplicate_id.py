@@ -34,7 +34,9 @@ def _duplicates(
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     workflow = ctx.workflow
-    yield from _duplicates(ctx, "node id", (node.id_ref for node in workflow.nodes))
+    node_ids = [node.id_ref for node in workflow.nodes if node.id_ref is not None]
+    if len(node_ids) != len(workflow.nodes_by_id):  # which holds the first node of each id
+        yield from _duplicates(ctx, "node id", node_ids)
     yield from _duplicates(ctx, "input name", (decl.name_ref for decl in workflow.inputs))
     yield from _duplicates(ctx, "context key", (entry.key_ref for entry in workflow.context))
     yield from _duplicates(ctx, "agent id", (agent.id_ref for agent in workflow.agents))

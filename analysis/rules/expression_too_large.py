@@ -29,7 +29,7 @@ ENGINE_MAX_EXPRESSION_UNITS = 100_000
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for field in evaluated_fields(ctx):
+    for node, field in ctx.shared(evaluated_fields):
         if len(field.value) <= MAX_EXPRESSION_CHARS:
             continue
         start, end = field.scalar.span
@@ -46,5 +46,5 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             RULE_ID, severity, start, end,
             f"{field_label(field)} is {units:,} characters long; {verdict}. "
             "Move data into inputs or context, or split the work across nodes.",
-            data={"node": field.node.id, "field": field.name},
+            data={"node": node.id, "field": field.name},
         )

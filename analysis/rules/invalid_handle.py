@@ -13,12 +13,10 @@ SUMMARY = "An edge handle (`from: 'node:handle'`) that does not fit the source n
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    nodes = ctx.workflow.nodes_by_id
-    for edge in ctx.workflow.edges:
-        node = nodes.get(edge.source or "")
-        if node is None or edge.from_field is None:
+    for node_type, edges in ctx.edges_by_source_type.items():
+        if node_type == "condition":
             continue
-        if node.type != "condition":
+        for edge, node in edges:
             if edge.handle is not None:
                 where = f"edges[{edge.index}].from"
                 yield ctx.diagnostic(
@@ -27,7 +25,9 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                     f"only condition nodes have handles; write from: {node.id}",
                     {"replacement": node.id},
                 )
-            continue
+    for edge, node, branch in ctx.condition_edges:
+        if edge.from_field is None or branch is not None:
+            continue  # no `from` at all (missing-field), or a handle that names a branch
         handles = [b.handle for b in node.branches if b.handle is not None]
         where = f"edges[{edge.index}].from"
         if edge.handle is None:
@@ -38,7 +38,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"{where}: an edge out of condition '{node.id}' needs a handle naming a branch "
                 f"({choices})",
             )
-        elif node.branch_for(edge.handle) is None:
+        else:
             hint, data = did_you_mean(edge.handle, handles)
             # The engine reaches `default` only when no branch matches: it is not a handle.
             if edge.handle == "default" and node.default:

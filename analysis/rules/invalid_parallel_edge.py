@@ -12,9 +12,8 @@ SUMMARY = "An edge out of a parallel node must go to one of its parallel_of memb
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     nodes = ctx.workflow.nodes_by_id
-    for edge in ctx.workflow.edges:
-        node = nodes.get(edge.source or "")
-        if node is None or node.type != "parallel" or edge.to is None:
+    for edge, node in ctx.edges_from("parallel"):
+        if edge.to is None:
             continue
         members = [member.id for member in node.parallel_of]
         if edge.to.id in nodes and edge.to.id not in members:

@@ -10,8 +10,7 @@ from analysis.diagnostics import Diagnostic, Severity
 from analysis.model import VERBATIM_TEMPLATE_FIELDS, NodeDef, TemplateField
 from analysis.naming import JS_WHITESPACE, did_you_mean
 from analysis.rules import RuleContext
-from analysis.rules._templates import sites
-from analysis.templates import FILTER_ARGUMENTS, KNOWN_FILTERS, engine_reads_head
+from analysis.templates import FILTER_ARGUMENTS, KNOWN_FILTERS
 
 RULE_ID = "invalid-template"
 SEVERITY = Severity.ERROR
@@ -28,7 +27,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     for template in ctx.workflow.template_fields():
         if template.name == "save_to":
             yield from _save_to(ctx, template)
-    for site in sites(ctx.workflow):
+    for site in ctx.template_sites:
         ref = site.ref
         if site.field.name == "save_to" or site.field.name in VERBATIM_TEMPLATE_FIELDS:
             continue
@@ -38,7 +37,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"{site.where}: {{{{{ref.body}}}}} is not a template reference; use {HEADS}",
             )
             continue
-        if not engine_reads_head(ref):
+        if not ref.engine_reads_head:
             yield ctx.diagnostic(
                 RULE_ID, SEVERITY, *site.span(),
                 f"{site.where}: the engine cannot resolve {{{{{ref.body}}}}} as written (no "

@@ -65,13 +65,13 @@ GENERAL_ADVICE = (
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for site in expression_sites(ctx):
-        source = site.field.value
-        if not source.strip():
-            continue  # an empty expression is invalid-value's report
-        problem = syntax_problem(source)
+    # An empty expression is invalid-value's report.
+    sites = [site for site in expression_sites(ctx) if site.field.value.strip()]
+    verdicts = syntax_problem.map([site.field.value for site in sites])
+    for site, problem in zip(sites, verdicts, strict=True):
         if problem is None:
             continue
+        source = site.field.value
         # The engine's own docs fall into this trap (workflow-yaml.md, "A known trap").
         comment_trap = site.field.scalar.style in BLOCK_STYLES and source.startswith(
             "#", problem.offset

@@ -11,13 +11,10 @@ SUMMARY = "A handle edge must go to the target_node of the branch it names."
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    nodes = ctx.workflow.nodes_by_id
-    for edge in ctx.workflow.edges:
-        node = nodes.get(edge.source or "")
-        if node is None or node.type != "condition" or edge.handle is None or edge.to is None:
+    for edge, node, branch in ctx.condition_edges:
+        if edge.to is None or branch is None:
             continue
-        branch = node.branch_for(edge.handle)
-        if branch is not None and branch.target is not None and branch.target.id != edge.to.id:
+        if branch.target is not None and branch.target.id != edge.to.id:
             yield ctx.diagnostic(
                 RULE_ID, SEVERITY, *edge.to.span,
                 f"edges[{edge.index}]: branch '{edge.handle}' of condition '{node.id}' "

@@ -13,8 +13,8 @@ SUMMARY = "A merge node with merge_strategy: custom needs a merge_fn."
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for node in ctx.workflow.nodes:
-        if node.type != "merge" or node.merge_strategy != "custom":
+    for node in ctx.nodes_of("merge"):
+        if node.merge_strategy != "custom":
             continue
         strategy = node.entry("merge_strategy")
         merge_fn = node.entry("merge_fn")

@@ -14,21 +14,21 @@ SUMMARY = "expression_type jmespath/jsonlogic is reserved and refused; only js e
 RESERVED = ("jmespath", "jsonlogic")
 
 
-def expression_types(ctx: RuleContext) -> Iterator[tuple[NodeDef, YScalar, str]]:
+def expression_types(ctx: RuleContext) -> list[tuple[NodeDef, YScalar, str]]:
     """(node, value scalar, value) of every string `expression_type` on a condition/transform
-    (on a merge node the key itself is refused: unknown-key)."""
-    for node in ctx.workflow.nodes:
-        if node.type not in ("condition", "transform"):
-            continue
+    (on a merge node the key itself is refused: unknown-key). Shared with
+    unknown-expression-type: `ctx.shared(expression_types)`."""
+    found = []
+    for node in [*ctx.nodes_of("condition"), *ctx.nodes_of("transform")]:
         entry = node.entry("expression_type")
-        if entry is None:
-            continue
-        if isinstance(entry.value, YScalar) and isinstance(entry.value.value, str):
-            yield node, entry.value, entry.value.value
+        if entry is not None and isinstance(entry.value, YScalar) and isinstance(
+                entry.value.value, str):
+            found.append((node, entry.value, entry.value.value))
+    return found
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for node, scalar, value in expression_types(ctx):
+    for node, scalar, value in ctx.shared(expression_types):
         if value in RESERVED:
             field = "expression" if node.type == "condition" else "transform"
             yield ctx.diagnostic(

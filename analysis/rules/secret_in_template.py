@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.graph import taint_chain
 from analysis.rules import RuleContext
-from analysis.rules._templates import sites
 
 RULE_ID = "secret-in-template"
 SEVERITY = Severity.ERROR
@@ -16,7 +15,7 @@ SUMMARY = "Templates cannot read secrets: {{ secrets.x }} or a secret input/cont
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     taint = ctx.graph.template_taint
-    for site in sites(ctx.workflow):
+    for site in ctx.template_sites:
         ref = site.ref
         if site.field.name == "save_to":
             continue  # save_to may interpolate only {{ run.id }}: invalid-template says so

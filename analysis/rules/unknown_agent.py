@@ -20,8 +20,8 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     workflow = ctx.workflow
     if not workflow.agents_by_id or any(agent.is_ref for agent in workflow.agents):
         return
-    for node in workflow.nodes:
-        ref = node.agent_ref if node.type == "agent" else None
+    for node in ctx.nodes_of("agent"):
+        ref = node.agent_ref
         if ref is None or ref.id in workflow.agents_by_id:
             continue
         hint, data = did_you_mean(ref.id, workflow.agents_by_id)

@@ -12,7 +12,7 @@ SUMMARY = "expression_type must be js (the only expression language)."
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for node, scalar, value in expression_types(ctx):
+    for node, scalar, value in ctx.shared(expression_types):
         if value != "js" and value not in RESERVED:
             yield ctx.diagnostic(
                 RULE_ID, SEVERITY, scalar.start, scalar.end,

@@ -4,7 +4,7 @@ that names no node."""
 from collections.abc import Container, Iterator
 
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.model import NodeRef
+from analysis.model import NodeDef
 from analysis.naming import did_you_mean
 from analysis.rules import RuleContext
 
@@ -25,23 +25,25 @@ def _unknown_references(
             # `from: ':handle'` names no node id at all: the whole value is the span
             span = edge.source_span() if source else edge.from_field.scalar.span
             yield f"edges[{edge.index}].from", source, span
-        if edge.to is not None and edge.to.id not in known:
-            yield f"edges[{edge.index}].to", edge.to.id, edge.to.span
-    for node in ctx.workflow.nodes:
-        refs: list[tuple[str, NodeRef | None]]
-        if node.type == "condition":
-            refs = [(f"branches[{branch.index}].target_node", branch.target)
-                    for branch in node.branches]
-            refs.append(("default", node.default))
-        elif node.type == "parallel":
-            refs = [(f"parallel_of[{index}]", member)
-                    for index, member in enumerate(node.parallel_of)]
-        else:
-            continue
-        for field, ref in refs:
-            if ref is not None and ref.id not in known:
-                label = f"node '{node.id}'" if node.id else f"nodes[{node.index}]"
-                yield f"{label} {field}", ref.id, ref.span
+        to = edge.to
+        if to is not None and to.id not in known:
+            yield f"edges[{edge.index}].to", to.id, to.span
+    for node in ctx.nodes_of("condition"):
+        for branch in node.branches:
+            target = branch.target
+            if target is not None and target.id not in known:
+                yield _where(node, f"branches[{branch.index}].target_node"), target.id, target.span
+        if node.default is not None and node.default.id not in known:
+            yield _where(node, "default"), node.default.id, node.default.span
+    for node in ctx.nodes_of("parallel"):
+        for index, member in enumerate(node.parallel_of):
+            if member.id not in known:
+                yield _where(node, f"parallel_of[{index}]"), member.id, member.span
+
+
+def _where(node: NodeDef, field: str) -> str:
+    label = f"node '{node.id}'" if node.id else f"nodes[{node.index}]"
+    return f"{label} {field}"
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:

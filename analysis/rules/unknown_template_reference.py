@@ -9,7 +9,6 @@ from analysis.diagnostics import Diagnostic, Severity
 from analysis.model import VERBATIM_TEMPLATE_FIELDS, ContextDecl
 from analysis.naming import did_you_mean
 from analysis.rules import RuleContext
-from analysis.rules._templates import sites
 
 RULE_ID = "unknown-template-reference"
 SEVERITY = Severity.ERROR
@@ -25,14 +24,14 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     }
     # sets for the lookups (a list's `in` made this quadratic in the number of nodes)
     known = {kind: set(names) for kind, (_, names) in declared.items()}
-    for site in sites(workflow):
+    for site in ctx.template_sites:
         ref = site.ref
         if ref.kind not in declared or ref.name is None or site.field.name == "save_to":
             continue  # save_to allows only {{ run.id }}: invalid-template says so
         if site.field.name in VERBATIM_TEMPLATE_FIELDS:
             continue  # sent as written: the engine resolves nothing there
         what, names = declared[ref.kind]
-        owner = site.field.owner
+        owner = site.owner
         self_reference = isinstance(owner, ContextDecl) and ref.kind == "ctx" and (
             owner.key == ref.name)
         if ref.name in known[ref.kind] and not self_reference:

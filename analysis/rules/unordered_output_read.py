@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.expressions import OutputRead, ReadGrade
 from analysis.graph import Graph
-from analysis.model import Workflow
 from analysis.rules import RuleContext
 from analysis.rules._expression_sites import ExpressionSite, expression_sites, output_access
 
@@ -48,14 +47,13 @@ def _message(site: ExpressionSite, read: OutputRead, reader: str, graph: Graph) 
     return f"{site.label} {problem}: {outcome}. To fix, {fix}."
 
 
-def _opaque_agent_nodes(workflow: Workflow) -> frozenset[str]:
+def _opaque_agent_nodes(ctx: RuleContext) -> frozenset[str]:
     """Agent nodes whose agent's system prompt lives in another file (unknown data edges)."""
     return frozenset(
         node.id
-        for node in workflow.nodes
-        if node.type == "agent"
-        and node.id is not None
-        and ((agent := workflow.agent_for(node)) is None or agent.is_ref)
+        for node in ctx.nodes_of("agent")
+        if node.id is not None
+        and ((agent := ctx.workflow.agent_for(node)) is None or agent.is_ref)
     )
 
 
@@ -75,20 +73,24 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     if graph.cycle is not None:
         return
     nodes = ctx.workflow.nodes_by_id
-    opaque = _opaque_agent_nodes(ctx.workflow)
+    opaque: frozenset[str] | None = None  # looked for once a read is not ordered
     for site in expression_sites(ctx):
+        reads = site.facts.output_reads
         reader = site.node.id
-        if reader is None or nodes.get(reader) is not site.node:
+        if not reads or reader is None or nodes.get(reader) is not site.node:
             continue  # no id, or a duplicate id: the duplicate-id report comes first
-        for read in site.facts.output_reads:
+        ancestors = graph.ancestors(reader)
+        for read in reads:
+            if read.node_id in ancestors:
+                continue  # ordered before the reader: the common case
             target = nodes.get(read.node_id)
             if target is None:
                 continue  # not a node: unknown-output-reference
-            if read.node_id != reader and (
-                read.node_id in graph.ancestors(reader)
-                or _could_be_ordered_unseen(graph, opaque, reader, read.node_id)
-            ):
-                continue
+            if read.node_id != reader:
+                if opaque is None:
+                    opaque = _opaque_agent_nodes(ctx)
+                if _could_be_ordered_unseen(graph, opaque, reader, read.node_id):
+                    continue
             related = (
                 [(*target.id_ref.span, f"node `{read.node_id}` is declared here")]
                 if target.id_ref is not None

@@ -16,11 +16,13 @@ SUMMARY = "A node no edge leads to: it does not follow the input node (a forgott
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     nodes = ctx.workflow.nodes_by_id
-    entries = [node_id for node_id, node in nodes.items() if node.type == "input"]
+    entries = [node.id for node in ctx.nodes_of("input")
+               if node.id is not None and nodes[node.id] is node]
     if not entries:
         return
+    predecessors = ctx.graph.predecessors
     for node_id, node in nodes.items():
-        if node.type == "input" or ctx.graph.predecessors.get(node_id) or node.id_ref is None:
+        if node.type == "input" or predecessors.get(node_id) or node.id_ref is None:
             continue
         yield ctx.diagnostic(
             RULE_ID, SEVERITY, *node.id_ref.span,

@@ -11,10 +11,10 @@ SUMMARY = "merge_fn only runs with merge_strategy: custom."
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for node in ctx.workflow.nodes:
+    for node in ctx.nodes_of("merge"):
         entry = node.entry("merge_fn")
         strategy = node.merge_strategy
-        if node.type == "merge" and entry is not None and strategy not in (None, "custom"):
+        if entry is not None and strategy not in (None, "custom"):
             yield ctx.diagnostic(
                 RULE_ID, SEVERITY, entry.key.start, entry.key.end,
                 f"node '{node.id}': merge_fn is ignored with merge_strategy {strategy}; set "

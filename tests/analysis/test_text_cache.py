@@ -10,6 +10,7 @@ import pytest
 from analysis import analyze
 from analysis.expressions import analyze_expression
 from analysis.rules._expression_sites import syntax_problem
+from analysis.templates import _engine_reads
 from analysis.text_cache import PER_ITEM_BYTES, TextCache, estimated_bytes
 from tests.analysis.large_workflow import large_workflow
 
@@ -35,6 +36,32 @@ def test_an_entry_larger_than_the_bound_is_returned_but_not_kept() -> None:
     cache = TextCache(lambda text: tuple(text), max_bytes=10 * PER_ITEM_BYTES)
     assert cache("x" * 50) == tuple("x" * 50)
     assert cache.held_bytes == 0
+
+
+def test_map_answers_and_counts_as_one_call_per_text() -> None:
+    computed: list[str] = []
+
+    def compute(text: str) -> tuple[str, ...]:
+        computed.append(text)
+        return (text.upper(),)
+
+    cost = estimated_bytes("a" * 100, ("x",))
+    one_by_one = TextCache(compute, max_bytes=3 * cost)
+    batched = TextCache(compute, max_bytes=3 * cost)
+    texts = ["a" * 100, "b" * 100, "a" * 100, "c" * 100]
+    expected = [one_by_one(text) for text in texts]
+    computed.clear()
+    assert batched.map(texts) == expected
+    assert computed == ["a" * 100, "b" * 100, "c" * 100]  # a repeated miss is computed once
+    assert (batched.calls, batched.misses) == (one_by_one.calls, one_by_one.misses) == (4, 3)
+    # Hits count as uses: "b" is the least recently used once "a" and "c" are looked up again,
+    # so it is the one to go when "d" arrives.
+    computed.clear()
+    assert batched.map(["c" * 100, "a" * 100, "d" * 100]) == [("C" * 100,), ("A" * 100,),
+                                                              ("D" * 100,)]
+    batched.map(["a" * 100, "c" * 100, "b" * 100])
+    assert computed == ["d" * 100, "b" * 100]
+    assert batched.held_bytes <= 3 * cost
 
 
 @pytest.fixture
@@ -71,6 +98,17 @@ def test_a_keystroke_reanalyses_only_the_expression_it_touched(fresh_caches: Non
     assert edited != text
     analyze(edited)
     assert analyze_expression.misses == misses + 1
+
+
+def test_a_template_reference_is_judged_once_across_versions() -> None:
+    """invalid-template asks whether the engine's lexer reads each reference's head; the verdict
+    stays on the reference, which an unchanged template shares with the next version (asking
+    the head's text cache again for every reference cost a look-up each per keystroke)."""
+    text = large_workflow(20)
+    analyze(text)
+    calls = _engine_reads.calls
+    analyze(text.replace("score * 2 }", "score * 3 }", 1))
+    assert _engine_reads.calls == calls
 
 
 def test_expression_facts_stay_within_the_bound() -> None:
