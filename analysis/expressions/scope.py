@@ -184,7 +184,8 @@ class ScopedWalk:
 
     def _enter(self, node: Node, depth: int) -> None:
         """Make `node`, at `depth`, the current node: the path ends with it, its scope is open."""
-        self._leave_to(depth)
+        if len(self.path) > depth:  # else nothing to leave: the node is a child of the last one
+            self._leave_to(depth)
         self.path.append(node)
         kind = node.type
         if kind in SCOPES:
