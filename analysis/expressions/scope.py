@@ -156,7 +156,7 @@ class ScopedWalk:
     reference costs O(depth) per step and made long expressions (`a + a + … + a`, thousands of
     levels deep) cubic; this walk keeps the path itself. Iterating yields each node; `path` then
     ends with it, `is_free(name)` answers for it, and `skip_children()` prunes its subtree.
-    Given `targets` (sorted start bytes), it enters only subtrees that contain one of them.
+    Given `targets` (sorted byte offsets), it enters only subtrees that contain one of them.
     """
 
     def __init__(self, root: Node, name_of: NameOf, targets: Sequence[int] | None = None) -> None:

@@ -1,5 +1,6 @@
 """`ScopedWalk` given targets visits exactly what the whole walk visits among the nodes that hold
-a target, in the same order, with the same path and the same free names at each node."""
+a target, in the same order, with the same path and the same free names at each node; the
+expression scan's targets, found by a text search, give the facts the exact targets give."""
 
 from collections.abc import Iterator
 from random import Random
@@ -7,9 +8,12 @@ from random import Random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tree_sitter import Node, QueryCursor
 
+from analysis.expressions import facts
+from analysis.expressions.facts import _INTERESTING
 from analysis.expressions.js_text import decode_identifier
-from analysis.expressions.parsing import ParsedExpression
+from analysis.expressions.parsing import ParsedExpression, query
 from analysis.expressions.scope import ScopedWalk
 from tests.analysis.expressions.test_expression_fuzz import any_text, js_like
 
@@ -95,3 +99,61 @@ def test_a_pruned_root_yields_only_the_root() -> None:
         seen.append(node.type)
         walk.skip_children()
     assert seen == ["program"]
+
+
+# What the scan's targets were: the start of every identifier naming something of interest (or
+# escaped), and of every `async`, `await` and `import` — found on the tree. The text search that
+# replaced it finds more places; the facts must not change.
+_EXACT_CANDIDATES = query(
+    '[(identifier) (shorthand_property_identifier) "async" "await" (import)] @candidate'
+)
+_INTERESTING_BYTES = {name.encode() for name in _INTERESTING}
+
+
+def _exact_nodes(parsed: ParsedExpression) -> list[Node]:
+    found = QueryCursor(_EXACT_CANDIDATES).captures(parsed.root).get("candidate", [])
+    return [
+        node
+        for node in found
+        if node.type in ("async", "await", "import")
+        or (text := node.text or b"") in _INTERESTING_BYTES
+        or b"\\" in text
+    ]
+
+
+def _exact_candidates(parsed: ParsedExpression) -> list[int]:
+    return sorted(node.start_byte for node in _exact_nodes(parsed))
+
+
+def _facts_with(candidates: object, source: str) -> object:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(facts, "_candidates", candidates)
+        return facts.analyze_expression.__wrapped__(source)
+
+
+def _same_facts(source: str) -> None:
+    parsed = ParsedExpression(source)
+    searched = facts._candidates(parsed)
+    assert searched == sorted(searched)
+    # Every node the exact targets start is found (the text search may find more places).
+    for node in _exact_nodes(parsed):
+        assert any(node.start_byte <= byte < node.end_byte for byte in searched), node
+    assert _facts_with(_exact_candidates, source) == facts.analyze_expression.__wrapped__(source)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(js_like, any_text))
+def test_text_search_targets_give_the_facts_of_the_exact_targets(source: str) -> None:
+    _same_facts(source)
+
+
+@pytest.mark.parametrize("source", [
+    "'run.outputs.a' + /* run.outputs.b */ run.outputs.c // ctx.d",
+    "runner.outputs.a + x.run + { run } + { Date } + Daterun + branchesetTimeout",
+    "r\\u0075n.outputs['a'] + \\u0063tx.k + 'r\\u0075n' + `${inputs.x}run${ctx.y}`",
+    "async () => await import('x') + Math.random() + globalThis.Date",
+    "((run, ctx) => run.outputs.a + ctx.b)(x) + run.outputs['é-𝑥'] + inputs.é",
+    "/run/.test(ctx.a) ? Promise : typeof Date",
+])
+def test_text_search_targets_on_names_in_strings_comments_and_longer_names(source: str) -> None:
+    _same_facts(source)
