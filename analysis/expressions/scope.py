@@ -220,6 +220,10 @@ class ScopedWalk:
             depth = len(path) - 1
             while depth > 0 and path[depth].end_byte <= target:
                 depth -= 1
+            if depth + 1 < len(path):
+                # Left now, not when the next node is entered (a target may lie between
+                # children): each node is passed over by one target only.
+                self._leave_to(depth + 1)
             if pruned is not None:
                 # Nothing was entered below the pruned node: it ends the path.
                 if depth == pruned:

@@ -16,6 +16,7 @@ from analysis.expressions.js_text import decode_identifier
 from analysis.expressions.parsing import ParsedExpression, query
 from analysis.expressions.scope import ScopedWalk
 from tests.analysis.expressions.test_expression_fuzz import any_text, js_like
+from tests.operations import lines_executed
 
 _NAMES = ("run", "inputs", "ctx", "branches", "Date", "x", "a")
 # Opaque leaves are pruned as the expression scan prunes them; "arguments" and "arrow_function"
@@ -157,3 +158,20 @@ def test_text_search_targets_give_the_facts_of_the_exact_targets(source: str) ->
 ])
 def test_text_search_targets_on_names_in_strings_comments_and_longer_names(source: str) -> None:
     _same_facts(source)
+
+
+def _gap_targets_cost(scale: int) -> int:
+    """Lines executed walking to a target `scale` parentheses deep, then to `scale` targets in the
+    blank between two operands near the root, which no child holds."""
+    source = "(" * scale + "x" + ")" * scale + " +" + " " * (scale + 1) + "y"
+    parsed = ParsedExpression(source)
+    blank = parsed.data.index(b"+") + 2
+    targets = [parsed.data.index(b"x"), *range(blank, blank + scale)]
+    walk = ScopedWalk(parsed.root, lambda node: None, targets)
+    return lines_executed(lambda: list(walk), "analysis")
+
+
+def test_targets_between_children_after_a_deep_path_cost_linear_work() -> None:
+    # Each target used to look down the whole deep path again: 10x the input cost 100x.
+    small, large = _gap_targets_cost(60), _gap_targets_cost(600)
+    assert large <= 13 * small, (small, large)
