@@ -116,3 +116,17 @@ def test_a_check_exits_without_interpreter_teardown_and_loses_no_output(tmp_path
     usage = subprocess.run([sys.executable, "-c", PROGRAM_WITH_EXIT_HOOK, "check", "--jobs", "0",
                             str(clean)], capture_output=True, text=True, timeout=60)
     assert usage.returncode == 2 and "--jobs" in usage.stderr
+
+
+def test_a_check_keeps_only_the_last_files_analysis(tmp_path: Path) -> None:
+    # The last one is left for the process's exit to free at once; earlier ones are freed before
+    # the next file is analysed, so checking many files never holds two analyses.
+    from server.commands import check
+
+    first, second = tmp_path / "a.relavium.yaml", tmp_path / "b.relavium.yaml"
+    first.write_text(large_workflow(1), encoding="utf-8")
+    second.write_text(large_workflow(2), encoding="utf-8")
+    check._check_file(str(first))
+    assert [result.path for result in check._last_analysis] == [str(first)]
+    check._check_file(str(second))
+    assert [result.path for result in check._last_analysis] == [str(second)]
