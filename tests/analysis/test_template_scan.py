@@ -14,24 +14,24 @@ template_like = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=2)
 
 def _reference_marks(text: str, start: int) -> list[tuple[int, int]]:
     """(index, bracket depth) of each character outside strings, read one by one."""
-    found = []
-    depth, quote, index = 0, "", start
-    while index < len(text):
+    found: list[tuple[int, int]] = []
+    depth, quote, skip_next = 0, None, False
+    for index in range(start, len(text)):
         ch = text[index]
-        if quote:
-            if ch == "\\":
-                index += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
+        if skip_next:  # escaped by a backslash inside a string
+            skip_next = False
+            continue
+        if quote is not None:
+            skip_next = ch == "\\"
+            quote = None if ch == quote else quote
+            continue
+        if ch in "\"'":
             quote = ch
-        elif ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth = max(depth - 1, 0)
-        else:
+            continue
+        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(ch, 0)
+        depth = max(depth, 0)
+        if ch not in "[]()":
             found.append((index, depth))
-        index += 1
     return found
 
 
