@@ -559,9 +559,14 @@ class KeptAnalyses:
         if path is None:
             return analyze(text, path, should_stop)
         last, good = self._kept.get(path, (None, None))
+        # `last` is this memory's alone (questions are answered before the next job), so the
+        # analysis may take over its tree (moved in place, not copied); stopped, it gives it
+        # back as it was. `good` is never given up: it is `last` only while `last` has a model,
+        # and an analysis that moves any of it read the edit alone, so it has one and replaces
+        # `good`.
         result = (
             last if last is not None and last.source.text == text
-            else analyze(text, path, should_stop, last)
+            else analyze(text, path, should_stop, last, take_over=True)
         )
         self._dropped.append(self._kept.pop(path, None))
         self._kept[path] = (result, result if result.workflow is not None else good)

@@ -35,6 +35,8 @@ from server.scheduling import AnalysisQueue, Answer, Diagnosis, KeptAnalyses, Qu
 from server.serving import View, placed_answer
 from server.settings import Settings
 from tests.analysis.large_workflow import large_workflow
+from tests.analysis.test_incremental_read import typed
+from tests.analysis.test_take_over import MIDDLE, stopping_at, view
 from tests.server.questions import analysed_text
 
 T = TypeVar("T")
@@ -201,10 +203,10 @@ def watch_analyses(
 
     def watched(
         text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
-        previous: AnalysisResult | None = None,
+        previous: AnalysisResult | None = None, take_over: bool = False,
     ) -> AnalysisResult:
         seen(text, previous)
-        return real_analyze(text, path, should_stop, previous)
+        return real_analyze(text, path, should_stop, previous, take_over)
 
     monkeypatch.setattr(module, "analyze", watched)
 
@@ -487,6 +489,51 @@ def test_an_answer_leaves_out_the_text_it_is_about_and_the_server_puts_its_own_b
     assert isinstance(answered, Answer) and not answered.current
     assert answered.diagnosis.result.source.text == text
     assert answered.value == answer[2].value
+def test_the_analysis_process_builds_each_version_on_the_last_one_it_kept() -> None:
+    """A typing burst in the analysis process: each analysis takes over the last one's tree
+    and declarations (moved in place, not copied); one stopped gives them back as they were,
+    so the next one still builds on them; each finished one is a fresh analysis of its text."""
+    kept = KeptAnalyses()
+    path = "/tmp/burst.relavium.yaml"
+    text = large_workflow(6)
+    first = kept.analysis(text, path, lambda: False)
+    assert first.workflow is not None
+    last_node, last_edge = first.workflow.nodes[-1], first.workflow.edges[-1]
+    finished = []
+    for keystroke in range(12):
+        text = typed(text, MIDDLE, str(keystroke % 10))
+        if keystroke % 2:
+            with pytest.raises(AnalysisStopped):  # before one of the rules
+                kept.analysis(text, path, stopping_at(3 + keystroke, lambda: None))
+            continue
+        result = kept.analysis(text, path, lambda: False)
+        finished.append(result)
+        assert view(result) == view(analyze(text, path))
+        assert result.workflow is not None
+        # the declarations after the edit are still the first analysis's own objects
+        assert result.workflow.nodes[-1] is last_node and result.workflow.edges[-1] is last_edge
+    assert first.given_up and all(result.given_up for result in finished[:-1])
+    assert kept.last_model(path) is finished[-1] and not finished[-1].given_up
+
+
+async def test_the_server_s_own_analysis_leaves_the_snapshot_it_builds_on_as_it_was() -> None:
+    """In the server process requests read the last snapshot while the next version is
+    analysed: that analysis builds on it without moving or changing any of it."""
+    ls = initialized_server()
+    text = large_workflow(2)  # small: analysed in this process
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
+    snapshot = await ls.fresh_snapshot(URI, model=True)
+    assert snapshot is not None
+    seen = view(snapshot.result)
+    change(ls, 2, typed(text, MIDDLE.replace("b3", "b1"), "2"))
+    later = await ls.fresh_snapshot(URI, model=True)
+    assert later is not None and later.version == 2
+    assert view(later.result) == view(analyze(later.text, later.result.path))
+    assert later.result.workflow is not None and snapshot.result.workflow is not None
+    assert later.result.workflow.nodes[0] is snapshot.result.workflow.nodes[0]  # built on it
+    assert view(snapshot.result, own_source=False) == seen and not snapshot.result.given_up
+    ls.analysis_process.close()
+    ls.thread_pool.shutdown()
 
 
 async def test_only_an_analysis_that_builds_on_an_earlier_one_sets_how_long_edits_wait() -> None:
