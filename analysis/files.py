@@ -19,16 +19,22 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
-from pathspec import GitIgnoreSpec
-
-from analysis.sample_scope import is_sidecar
 from analysis.yaml_tree import MAX_SOURCE_BYTES
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml")
 YAML_SUFFIXES = (".yaml", ".yml")
 WORKFLOW_FOLDER = ".relavium"
+# Sample-scope sidecars (analysis.sample_scope) beside a workflow: sample values, not a workflow.
+SIDECAR_SUFFIXES = (".samples.json", ".samples.yaml", ".samples.yml")
+
+
+def is_sidecar(name: str) -> bool:
+    return name.lower().endswith(SIDECAR_SUFFIXES)
 
 
 def is_workflow_path(path: PurePath) -> bool:
@@ -86,7 +92,7 @@ def walk_workflow_files(
 
 
 # A .gitignore's folder (absolute) and its patterns.
-_Ignore = tuple[str, GitIgnoreSpec]
+_Ignore = tuple[str, "GitIgnoreSpec"]
 
 
 def _gitignore_in(folder: str) -> list[_Ignore]:
@@ -96,6 +102,10 @@ def _gitignore_in(folder: str) -> list[_Ignore]:
             lines = handle.read(MAX_SOURCE_BYTES).splitlines()
     except OSError:  # none here (or unreadable: git would not apply it either)
         return []
+    # Imported here: checking named files (the common CI and pre-commit call) matches no
+    # .gitignore, and pathspec's import was a tenth of `check`'s start-up.
+    from pathspec import GitIgnoreSpec
+
     return [(os.path.abspath(folder), GitIgnoreSpec.from_lines(lines))]
 
 

@@ -15,16 +15,16 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-from pathspec import GitIgnoreSpec
+from typing import TYPE_CHECKING, Any
 
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.rules import RULES
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 CONFIG_FILES = (".relavium-lsp.toml", "relavium-lsp.toml", "pyproject.toml")
 TOOL_TABLE = "relavium-lsp"
@@ -59,10 +59,16 @@ class ProjectConfig:
         relative = os.path.relpath(os.path.abspath(path), self.root)
         if relative == os.pardir or relative.startswith(os.pardir + os.sep):
             return False
+        if relative == os.curdir:
+            # The root itself is never excluded (git never ignores it either). A file is the root
+            # only when named without a configuration file: checking it needs no pathspec.
+            return False
         return bool(self._excluder.match_file(Path(relative).as_posix() + ("/" if is_dir else "")))
 
     @cached_property
     def _excluder(self) -> GitIgnoreSpec:
+        from pathspec import GitIgnoreSpec  # imported when a path is matched: see `excludes`
+
         return GitIgnoreSpec.from_lines([*self.exclude, *self.extend_exclude])
 
 
@@ -75,6 +81,8 @@ def _table(path: Path, data: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    import tomllib  # imported only when a configuration file is found
+
     try:
         with path.open("rb") as handle:
             data: dict[str, Any] = tomllib.load(handle)
@@ -138,6 +146,8 @@ def _globs(path: Path, table: dict[str, Any], key: str,
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(f"{path}: {key!r} must be a list of glob strings (gitignore-style, "
                           f"relative to {path.parent}), got {value!r}")
+    from pathspec import GitIgnoreSpec
+
     try:
         GitIgnoreSpec.from_lines(value)
     except ValueError as error:

@@ -33,13 +33,13 @@ from pathlib import Path
 from typing import Any
 
 from analysis.diagnostics import Severity
+from analysis.files import SIDECAR_SUFFIXES
 from analysis.graph import CONTROL_TYPES, Graph
 from analysis.model import ExpressionField, InputDecl, NodeDef, Workflow
 from analysis.source import SourceText
 from analysis.templates import TemplateRef
 from analysis.yaml_tree import YamlDocument, plain_value, read_yaml
 
-SIDECAR_SUFFIXES = (".samples.json", ".samples.yaml", ".samples.yml")
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml", ".yaml", ".yml")
 SAMPLE_KEYS = ("inputs", "ctx", "outputs", "branches", "nodes", "notes")
 # The nodes a dry run takes from the samples' `outputs`; it computes the others.
@@ -535,8 +535,4 @@ def within(path: Path, roots: Iterable[Path]) -> bool:
 
 def _reason(error: BaseException) -> str:
     return getattr(error, "strerror", None) or str(error)
-
-
-def is_sidecar(name: str) -> bool:
-    return name.lower().endswith(SIDECAR_SUFFIXES)
 

@@ -41,11 +41,12 @@ def code_points_in(text: str, utf16_units: int) -> int:
 
 # The characters that take more than one code unit, by encoding (LSP's names): one pattern per
 # unit beyond the first (UTF-8: from U+0080 two bytes, from U+0800 three, from U+10000 four).
+# Compiled on first use: each pattern over so wide a range takes ~10 ms to compile, and an
+# ASCII text or another encoding needs none of them.
 _ASTRAL = "[\U00010000-\U0010ffff]"
 _EXTRA_UNITS = {
-    "utf-16": (re.compile(_ASTRAL),),
-    "utf-8": (re.compile("[\x80-\U0010ffff]"), re.compile("[\u0800-\U0010ffff]"),
-              re.compile(_ASTRAL)),
+    "utf-16": (_ASTRAL,),
+    "utf-8": ("[\x80-\U0010ffff]", "[\u0800-\U0010ffff]", _ASTRAL),
     "utf-32": (),
 }
 
@@ -57,7 +58,8 @@ class CodeUnits:
 
     def __init__(self, text: str, encoding: str = "utf-16") -> None:
         patterns = () if text.isascii() else _EXTRA_UNITS.get(encoding, _EXTRA_UNITS["utf-16"])
-        self._wide = [[match.start() for match in pattern.finditer(text)] for pattern in patterns]
+        self._wide = [[match.start() for match in re.finditer(pattern, text)]
+                      for pattern in patterns]
 
     def units(self, start: int, end: int) -> int:
         """Code units of `text[start:end]`."""

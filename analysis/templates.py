@@ -76,35 +76,42 @@ class TemplateRef:
         return _engine_reads(self.body)
 
 
-def _unquoted(text: str, start: int) -> Iterator[int]:
-    """Indices from `start` of the characters outside `'…'`/`"…"` strings (where a backslash
-    escapes the next character): the only places a `}}` or a filter's `|` counts."""
+def _top_level(text: str, start: int, marks: re.Pattern[str]) -> Iterator[int]:
+    """Indices from `start` of the characters `marks` finds outside `'…'`/`"…"` strings (where a
+    backslash escapes the next character) and brackets/parentheses: the only places a `}}` or a
+    filter's `|` counts. `marks` finds quotes, backslashes, brackets and what the caller seeks;
+    the runs between them are passed over in one search."""
+    depth = 0
     quote = ""
-    index = start
-    while index < len(text):
+    escaped = -1  # the index of a character a backslash in a string escapes
+    for mark in marks.finditer(text, start):
+        index = mark.start()
+        if index == escaped:
+            continue
         ch = text[index]
         if quote:
             if ch == "\\":
-                index += 1
+                escaped = index + 1
             elif ch == quote:
                 quote = ""
         elif ch in "\"'":
             quote = ch
-        else:
+        elif ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth = max(depth - 1, 0)
+        elif depth == 0:
             yield index
-        index += 1
+
+
+_CLOSING_MARKS = re.compile(r"[\"'\\\[\]()}]")
+_SPLIT_MARKS = {delimiter: re.compile(rf"[\"'\\\[\](){delimiter}]") for delimiter in "|,"}
 
 
 def _closing(text: str, start: int) -> int:
     """Index of the `}}` closing a reference whose body starts at `start`, or -1."""
-    depth = 0
-    for index in _unquoted(text, start):
-        ch = text[index]
-        if ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth = max(depth - 1, 0)
-        elif ch == "}" and depth == 0 and text.startswith("}}", index):
+    for index in _top_level(text, start, _CLOSING_MARKS):
+        if text.startswith("}}", index):
             return index
     return -1
 
@@ -124,27 +131,12 @@ def find_references(text: str) -> tuple[TemplateRef, ...]:
 
 
 def _split_top_level(text: str, delimiter: str) -> list[tuple[int, int]]:
-    """(start, end) of each piece between top-level delimiters: outside quotes (with backslash
-    escapes) and brackets/parentheses, as the engine's splitTopLevel."""
+    """(start, end) of each piece between top-level delimiters (`|` or `,`): outside quotes
+    (with backslash escapes) and brackets/parentheses, as the engine's splitTopLevel."""
     pieces: list[tuple[int, int]] = []
-    start = depth = 0
-    quote = ""
-    escaped = False
-    for index, ch in enumerate(text):
-        if escaped:
-            escaped = False
-        elif quote:
-            if ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth = max(depth - 1, 0)
-        elif ch == delimiter and depth == 0:
+    start = 0
+    for index in _top_level(text, 0, _SPLIT_MARKS[delimiter]):
+        if text[index] == delimiter:
             pieces.append((start, index))
             start = index + 1
     pieces.append((start, len(text)))

@@ -58,11 +58,13 @@ def modules_after(*args: str) -> set[str]:
 
 # What `check` has no use for: the other subcommands' LSP types, dry run and worker pool, the
 # sandbox's evaluator (only its syntax check is used), the distribution metadata only `--version`
-# and SARIF output read, and a process pool for one file.
+# and SARIF output read, a process pool for one file, the gitignore matcher and TOML reader for a
+# named file with no configuration file or folder walk, the sample-scope module, and the quickjs
+# package's thread pool around the binding the syntax check uses.
 NOT_FOR_CHECK = ("lsprotocol", "pygls", "server.dry_run", "server.commands.run",
                  "server.commands.eval_cmd", "server.commands.serve", "sandbox.pool",
                  "sandbox.evaluator", "sandbox.vm", "importlib.metadata",
-                 "concurrent.futures.process")
+                 "concurrent.futures", "pathspec", "tomllib", "analysis.sample_scope", "quickjs")
 
 
 def test_check_imports_only_what_checking_needs(tmp_path: Path) -> None:
@@ -114,3 +116,17 @@ def test_a_check_exits_without_interpreter_teardown_and_loses_no_output(tmp_path
     usage = subprocess.run([sys.executable, "-c", PROGRAM_WITH_EXIT_HOOK, "check", "--jobs", "0",
                             str(clean)], capture_output=True, text=True, timeout=60)
     assert usage.returncode == 2 and "--jobs" in usage.stderr
+
+
+def test_a_check_keeps_only_the_last_files_analysis(tmp_path: Path) -> None:
+    # The last one is left for the process's exit to free at once; earlier ones are freed before
+    # the next file is analysed, so checking many files never holds two analyses.
+    from server.commands import check
+
+    first, second = tmp_path / "a.relavium.yaml", tmp_path / "b.relavium.yaml"
+    first.write_text(large_workflow(1), encoding="utf-8")
+    second.write_text(large_workflow(2), encoding="utf-8")
+    check._check_file(str(first))
+    assert [result.path for result in check._last_analysis] == [str(first)]
+    check._check_file(str(second))
+    assert [result.path for result in check._last_analysis] == [str(second)]

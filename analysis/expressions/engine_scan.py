@@ -98,21 +98,19 @@ def mask_literals(text: str) -> str | None:
     return "".join(out)
 
 
+# The rest of a literal after its opening quote, through the closing one: a backslash escapes the
+# next character; a template gives up at its first `${` (no match: the caller gives up too).
+_LITERAL_REST = {
+    "'": re.compile(r"(?:[^'\\]|\\.)*'", re.DOTALL),
+    '"': re.compile(r'(?:[^"\\]|\\.)*"', re.DOTALL),
+    "`": re.compile(r"(?:[^`\\$]|\\.|\$(?!\{))*`", re.DOTALL),
+}
+
+
 def _literal_end(text: str, start: int, quote: str) -> int | None:
     """One past the closing quote of the literal opened at `start`, or None (give up)."""
-    j = start + 1
-    length = len(text)
-    while j < length:
-        char = text[j]
-        if char == "\\":
-            j += 2
-            continue
-        if quote == "`" and char == "$" and text.startswith("{", j + 1):
-            return None
-        if char == quote:
-            return j + 1
-        j += 1
-    return None
+    rest = _LITERAL_REST[quote].match(text, start + 1)
+    return None if rest is None else rest.end()
 
 
 def _rebinds_run(code: str) -> bool:

@@ -43,6 +43,7 @@ def _parse(data: bytes) -> Node:
     return _PARSERS.parser.parse(lambda offset, _: data[offset : offset + _CHUNK_BYTES]).root_node
 
 _PREFIX = b"(\n"
+_PREFIX_LENGTH = len(_PREFIX)
 # A newline before the closing parenthesis, so a trailing `// comment` cannot swallow it.
 _SUFFIX = b"\n)"
 
@@ -187,13 +188,15 @@ class ParsedExpression:
 
     def offset(self, byte: int) -> int:
         """The code-point offset in `source` of a byte offset in the wrapped text (clamped)."""
-        relative = byte - len(_PREFIX)
+        relative = byte - _PREFIX_LENGTH
         if relative <= 0:
             return 0
         starts = self._byte_starts
-        if starts is None:
-            return min(relative, len(self.source))
-        return min(bisect_right(starts, relative) - 1, len(self.source))
+        if starts is not None:
+            relative = bisect_right(starts, relative) - 1
+        # (not min(): this runs for every span of every scan)
+        length = len(self.source)
+        return relative if relative < length else length
 
     def start(self, node: Node) -> int:
         return self.offset(node.start_byte)

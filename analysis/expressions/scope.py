@@ -8,7 +8,6 @@ enclosing function.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 
 from tree_sitter import Node
@@ -157,7 +156,7 @@ class ScopedWalk:
     reference costs O(depth) per step and made long expressions (`a + a + … + a`, thousands of
     levels deep) cubic; this walk keeps the path itself. Iterating yields each node; `path` then
     ends with it, `is_free(name)` answers for it, and `skip_children()` prunes its subtree.
-    Given `targets` (sorted start bytes), it enters only subtrees that contain one of them.
+    Given `targets` (sorted byte offsets), it enters only subtrees that contain one of them.
     """
 
     def __init__(self, root: Node, name_of: NameOf, targets: Sequence[int] | None = None) -> None:
@@ -179,32 +178,69 @@ class ScopedWalk:
         self._skip = True
 
     def __iter__(self) -> Iterator[Node]:
+        if self._targets is None:
+            return self._everything()
+        return self._toward(self._targets)
+
+    def _enter(self, node: Node, depth: int) -> None:
+        """Make `node`, at `depth`, the current node: the path ends with it, its scope is open."""
+        if len(self.path) > depth:  # else nothing to leave: the node is a child of the last one
+            self._leave_to(depth)
+        self.path.append(node)
+        kind = node.type
+        if kind in SCOPES:
+            names = declared_names(node, self._name_of)
+            for name in names:
+                self._declared[name] = self._declared.get(name, 0) + 1
+            self._frames.append((depth, names))
+        elif kind == "with_statement":
+            self._with_depths.append(depth)
+        self._skip = False
+
+    def _everything(self) -> Iterator[Node]:
         stack: list[tuple[Node, int]] = [(self._root, 0)]
         while stack:
             node, depth = stack.pop()
-            self._leave_to(depth)
-            self.path.append(node)
-            kind = node.type
-            if kind in SCOPES:
-                names = declared_names(node, self._name_of)
-                for name in names:
-                    self._declared[name] = self._declared.get(name, 0) + 1
-                self._frames.append((depth, names))
-            elif kind == "with_statement":
-                self._with_depths.append(depth)
-            self._skip = False
+            self._enter(node, depth)
             yield node
             if not self._skip:
-                stack.extend(
-                    (child, depth + 1)
-                    for child in reversed(node.children)
-                    if self._targets is None or self._holds_target(child)
-                )
+                stack.extend((child, depth + 1) for child in reversed(node.children))
 
-    def _holds_target(self, node: Node) -> bool:
-        assert self._targets is not None
-        first = bisect_left(self._targets, node.start_byte)
-        return first < len(self._targets) and self._targets[first] < node.end_byte
+    def _toward(self, targets: Sequence[int]) -> Iterator[Node]:
+        """The root, then the nodes whose span holds a target byte, in source order: for each
+        target, from the deepest node of the path that holds it down the one child holding it
+        (tree-sitter's cursor finds it; listing every child of every node on the way and testing
+        each was most of the walk)."""
+        self._enter(self._root, 0)
+        yield self._root
+        path = self.path
+        cursor = self._root.walk()
+        pruned = 0 if self._skip else None  # the depth of a node on the path not to enter
+        for target in targets:
+            depth = len(path) - 1
+            while depth > 0 and path[depth].end_byte <= target:
+                depth -= 1
+            if depth + 1 < len(path):
+                # Left now, not when the next node is entered (a target may lie between
+                # children): each node is passed over by one target only.
+                self._leave_to(depth + 1)
+            if pruned is not None:
+                # Nothing was entered below the pruned node: it ends the path.
+                if depth == pruned:
+                    continue
+                pruned = None
+            cursor.reset(path[depth])
+            while cursor.goto_first_child_for_byte(target) is not None:
+                child = cursor.node
+                assert child is not None
+                if child.start_byte > target:
+                    break  # the target lies between children: no child holds it
+                depth += 1
+                self._enter(child, depth)
+                yield child
+                if self._skip:
+                    pruned = depth
+                    break
 
     def _leave_to(self, depth: int) -> None:
         """Pop the path (and the scopes it opened) back to the parent of a node at `depth`."""

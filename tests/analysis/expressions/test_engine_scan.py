@@ -9,8 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
-from analysis.expressions.engine_scan import engine_output_reads, mask_literals
+from analysis.expressions.engine_scan import _literal_end, engine_output_reads, mask_literals
 
 
 def ids(expression: str) -> list[tuple[str, str]]:
@@ -136,3 +138,31 @@ def test_agrees_with_answers_recorded_from_the_engine(
     # Generated expressions (access shapes mixed with every give-up trigger, whitespace kinds and
     # identifier characters) and the reads the engine's own scan, run under Node, returned.
     assert engine_view(expression) == engine_answer
+
+
+def _literal_end_char_by_char(text: str, start: int, quote: str) -> int | None:
+    """The engine's literal reading, one character at a time (what `_literal_end` must equal)."""
+    j = start + 1
+    while j < len(text):
+        if text[j] == "\\":
+            j += 2
+            continue
+        if quote == "`" and text[j] == "$" and text.startswith("{", j + 1):
+            return None
+        if text[j] == quote:
+            return j + 1
+        j += 1
+    return None
+
+
+@settings(max_examples=500, deadline=None)
+@example("`", "a${b}`")
+@example("`", "a\\${b}`")
+@example('"', 'a\\"b"')
+@example("'", "a\\")
+@given(st.sampled_from(["'", '"', "`"]),
+       st.lists(st.sampled_from(["a", "'", '"', "`", "\\", "$", "{", "}", "\n", "é", "𝑥", " "]),
+                max_size=20).map("".join))
+def test_literal_ends_where_a_character_by_character_reading_ends(quote: str, body: str) -> None:
+    text = quote + body
+    assert _literal_end(text, 0, quote) == _literal_end_char_by_char(text, 0, quote)
