@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import BinaryIO
 
-from pathspec import GitIgnoreSpec
-
+from analysis.ignore_patterns import IgnorePatterns
 from analysis.sample_scope import is_sidecar
 from analysis.yaml_tree import MAX_SOURCE_BYTES
 
@@ -86,7 +85,7 @@ def walk_workflow_files(
 
 
 # A .gitignore's folder (absolute) and its patterns.
-_Ignore = tuple[str, GitIgnoreSpec]
+_Ignore = tuple[str, IgnorePatterns]
 
 
 def _gitignore_in(folder: str) -> list[_Ignore]:
@@ -96,7 +95,7 @@ def _gitignore_in(folder: str) -> list[_Ignore]:
             lines = handle.read(MAX_SOURCE_BYTES).splitlines()
     except OSError:  # none here (or unreadable: git would not apply it either)
         return []
-    return [(os.path.abspath(folder), GitIgnoreSpec.from_lines(lines))]
+    return [(os.path.abspath(folder), IgnorePatterns(lines))]
 
 
 def _inherited_gitignores(root: Path) -> list[_Ignore]:
@@ -117,8 +116,7 @@ def _ignored(path: Path, is_dir: bool, specs: list[_Ignore]) -> bool:
     verdict = None
     absolute = os.path.abspath(path)
     for base, spec in specs:
-        relative = Path(os.path.relpath(absolute, base)).as_posix() + ("/" if is_dir else "")
-        include = spec.check_file(relative).include
+        include = spec.verdict(Path(os.path.relpath(absolute, base)).as_posix(), is_dir)
         if include is not None:
             verdict = include
     return bool(verdict)
