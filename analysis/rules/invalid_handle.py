@@ -28,7 +28,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                     {"replacement": node.id},
                 )
             continue
-        handles = [b.handle for b in node.branches if b.handle is not None]
+        handles = node.handles
         where = f"edges[{edge.index}].from"
         if edge.handle is None:
             choices = (f"one of {', '.join(repr(f'{node.id}:{h}') for h in handles)}" if handles
