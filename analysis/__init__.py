@@ -18,10 +18,25 @@ Contract:
 - `analyze(text, path, previous=result)` gives the same result as without `previous` (the analysis
   of an earlier version of the same document); it reads again only the YAML list item or top-level
   entry an edit falls in when it can (`analysis.yaml_tree.read_yaml`), takes over the declarations
-  of the items that read shared (`analysis.model.build_workflow`) and the graph's ancestors and
-  cycle while the links are unchanged (`analysis.graph.build_graph`). Declarations taken over are
-  `previous`'s own objects, their scalar texts pointed at the new source (same text at their spans):
-  `previous` stays valid.
+  of the items that read shared (`analysis.model.build_workflow`), their graph edges, and the
+  graph's links, ancestors and cycle while they are unchanged (`analysis.graph.build_graph`),
+  and the schema walk's findings for the workflow lists and items whose text is unchanged
+  (`analysis.schema.SchemaMemo`, kept on the result as `schema_memo`: by text, so it holds
+  whether the items were copied or moved).
+  Declarations taken over are `previous`'s own objects, their scalar texts pointed at the new
+  source (same text at their spans): `previous` stays valid — the items after the edit are
+  copies, moved on by the edit's length.
+- `analyze(text, path, previous=result, take_over=True)` is for a caller that owns `result`
+  alone (no other thread reads it: the analysis process's `server.scheduling.KeptAnalyses`):
+  the items after the edit are moved in place instead of copied, so their declarations are
+  taken over too. Once it returns having moved some (the edit changed the length and was read
+  alone), `result` is given up (`given_up`): its `document`, `workflow` and `graph` are the new
+  result's parts or stale, only its `source`, `path` and diagnostics hold, and it is never
+  built on again (an analysis passed it reads afresh); otherwise it stays valid as without
+  `take_over`. When the analysis stops or raises, `result` is first put back exactly as it was
+  (tree moved back, scalar texts pointed at its source), so the next version can build on it.
+  Caches on shared objects hold offsets relative to their scalar (`analysis.model.ScalarText`),
+  which a move keeps right.
 """
 
 from __future__ import annotations
@@ -29,13 +44,17 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from analysis.diagnostics import Diagnostic, Position, Range, Severity
 from analysis.graph import Graph, build_graph
-from analysis.model import Workflow, build_workflow
+from analysis.model import Workflow, build_workflow, point_back
 from analysis.source import SourceText
 from analysis.suppression import apply_suppressions
 from analysis.yaml_tree import YamlDocument, read_yaml
+
+if TYPE_CHECKING:
+    from analysis.schema import SchemaMemo
 
 INTERNAL_ERROR = "internal-error"
 
@@ -49,6 +68,12 @@ class AnalysisResult:
     graph: Graph | None
     diagnostics: list[Diagnostic]
     suppressed: list[Diagnostic] = field(default_factory=list)
+    # Set once a `take_over` analysis took its tree and model: only `source`, `path` and the
+    # diagnostics are still this result's.
+    given_up: bool = field(default=False, repr=False, compare=False)
+    # The schema walk's findings by unit text, for the next version (`analysis.schema.SchemaMemo`:
+    # bounded by this document; a version whose YAML does not read keeps the previous one's).
+    schema_memo: SchemaMemo | None = None
 
     def last_good(self, previous: AnalysisResult | None) -> AnalysisResult | None:
         """This result if it has a model, else `previous` (the last one that had)."""
@@ -92,26 +117,51 @@ def _never() -> bool:
 
 def analyze(
     text: str, path: str | None = None, should_stop: Callable[[], bool] = _never,
-    previous: AnalysisResult | None = None,
+    previous: AnalysisResult | None = None, take_over: bool = False,
 ) -> AnalysisResult:
-    # Imported here: loading the rules imports every rule module, and those import this package.
-    from analysis.rules import RULES, RuleContext
-
     def checkpoint() -> None:
         if should_stop():
             raise AnalysisStopped
 
     checkpoint()
+    if previous is not None and previous.given_up:
+        previous = None  # its tree and model are another result's now: read afresh
     source = SourceText(text)
-    document = read_yaml(source, previous.document if previous is not None else None, checkpoint)
+    document = read_yaml(source, previous.document if previous is not None else None, checkpoint,
+                         take_over)
+    if not take_over or previous is None:
+        return _analysis(path, document, previous, checkpoint)
+    try:
+        result = _analysis(path, document, previous, checkpoint)
+    except BaseException:
+        # stopped (or a bug): `previous` is again what it was, for the next version to build on
+        if document.moved is not None:
+            document.moved.undo()
+        if previous.workflow is not None:
+            point_back(previous.workflow)
+        raise
+    if document.moved is not None:
+        document.moved = None
+        previous.given_up = True
+    return result
+
+
+def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult | None,
+              checkpoint: Callable[[], None]) -> AnalysisResult:
+    """The analysis of a document read (`analyze` after `read_yaml`)."""
+    # Imported here: loading the rules imports every rule module, and those import this package.
+    from analysis.rules import RULES, RuleContext
+
+    source = document.source
+    earlier_schema = previous.schema_memo if previous is not None else None
     if document.root is None and document.problems:
         return AnalysisResult(source, path, document, None, None,
-                              sorted(document.problems, key=_sort_key))
+                              sorted(document.problems, key=_sort_key), schema_memo=earlier_schema)
     checkpoint()
     workflow = build_workflow(document, previous.workflow if previous is not None else None)
     checkpoint()
     graph = build_graph(workflow, previous.graph if previous is not None else None)
-    context = RuleContext(source, document, workflow, graph)
+    context = RuleContext(source, document, workflow, graph, earlier_schema)
     found: list[Diagnostic] = []
     for rule in RULES.values():
         checkpoint()
@@ -125,4 +175,5 @@ def analyze(
             ))
     kept, suppressed = apply_suppressions(context, found)
     return AnalysisResult(source, path, document, workflow, graph,
-                          sorted(kept, key=_sort_key), sorted(suppressed, key=_sort_key))
+                          sorted(kept, key=_sort_key), sorted(suppressed, key=_sort_key),
+                          schema_memo=context.schema_memo or earlier_schema)

@@ -2,7 +2,8 @@
 
 Contract:
 - `build_graph(workflow)` never raises (`build_graph(workflow, previous)` gives an equal graph,
-  taking over ancestors and cycle from an earlier version's graph with the same links). Its `edges`
+  taking over from an earlier version's graph with the same node ids the edges of the
+  declarations it shares, and links, ancestors and cycle while they link the same ids). Its `edges`
   are the union the engine builds (see the workflow-yaml spec): `explicit` edges (the `from` id
   before the first `:`), `parallel` edges (parallel → each `parallel_of` member), `condition` edges
   (condition → each branch `target_node` and `default`) and `data` edges (`{{ run.outputs["id"] }}`
@@ -31,7 +32,15 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from analysis.model import DATA_EDGE_FIELDS, NodeDef, NodeRef, ScalarText, Workflow
+from analysis.model import (
+    DATA_EDGE_FIELDS,
+    AgentDecl,
+    Edge,
+    NodeDef,
+    NodeRef,
+    ScalarText,
+    Workflow,
+)
 from analysis.templates import TemplateRef
 
 CONTROL_TYPES = frozenset({"condition", "parallel"})
@@ -98,6 +107,9 @@ class Graph:
     successors: dict[str, list[str]] = field(default_factory=dict)
     predecessors: dict[str, list[str]] = field(default_factory=dict)
     _ancestors: dict[str, AbstractSet[str]] = field(default_factory=dict, repr=False)
+    # each declaration's edges by its slot (an edge's place in `edges:`, a node's id), with the
+    # declaration and a node's agent they were made from (see `build_graph`)
+    _made: dict[int | str, Made] = field(default_factory=dict, repr=False)
 
     def ancestors(self, node_id: str) -> AbstractSet[str]:
         if not self._ancestors and self.cycle is None:
@@ -302,10 +314,9 @@ def taint_chain(taint: dict[str, str | None], symbol: str) -> list[str]:
 
 
 def _data_edge_sources(
-    workflow: Workflow, node: NodeDef
+    node: NodeDef, agent: AgentDecl | None
 ) -> list[tuple[str, tuple[ScalarText, int, int]]]:
     fields = [t for t in node.templates if t.name in DATA_EDGE_FIELDS]
-    agent = workflow.agent_for(node) if node.type == "agent" else None
     if agent is not None and agent.system_prompt is not None:
         fields.append(agent.system_prompt)
     result: list[tuple[str, tuple[ScalarText, int, int]]] = []
@@ -316,35 +327,85 @@ def _data_edge_sources(
     return result
 
 
+# A declaration, the agent a node's data edges read, and the graph edges they make.
+Made = tuple[Edge | NodeDef, AgentDecl | None, list[GraphEdge]]
+
+
+def _explicit_edges(edge: Edge, nodes: dict[str, NodeDef]) -> list[GraphEdge]:
+    if edge.source in nodes and edge.to is not None and edge.to.id in nodes:
+        return [GraphEdge(edge.source, edge.to.id, "explicit", edge.to)]
+    return []
+
+
+def _node_edges(node_id: str, node: NodeDef, agent: AgentDecl | None,
+                nodes: dict[str, NodeDef]) -> list[GraphEdge]:
+    if node.type == "parallel":
+        return [GraphEdge(node_id, member.id, "parallel", member)
+                for member in node.parallel_of if member.id in nodes]
+    if node.type == "condition":
+        targets = [branch.target for branch in node.branches] + [node.default]
+        return [GraphEdge(node_id, target.id, "condition", target)
+                for target in targets if target is not None and target.id in nodes]
+    if node.type in ("agent", "human_gate"):
+        return [GraphEdge(source, node_id, "data", written)
+                for source, written in _data_edge_sources(node, agent) if source in nodes]
+    return []
+
+
+def _pairs(edges: list[GraphEdge]) -> list[tuple[str, str]]:
+    return [(edge.source, edge.target) for edge in edges]
+
+
 def build_graph(workflow: Workflow, previous: Graph | None = None) -> Graph:
-    """The workflow's graph. With `previous` (the graph of an earlier version of the document),
-    its ancestors and cycle are taken over when the node ids and links are the same: they are
-    computed from those alone, and a keystroke seldom changes them."""
+    """The workflow's graph. With `previous` (the graph of an earlier version of the document)
+    and the same node ids, a declaration it was made from (and a node's agent) gives the same
+    edges: they are taken over. While every other declaration's edges link the same ids, the
+    links, ancestors and cycle are taken over too: they follow from the ids and links alone, and
+    a keystroke seldom changes them."""
     nodes = workflow.nodes_by_id
+    node_ids = list(nodes)
+    same_ids = previous is not None and previous.node_ids == node_ids
+    known = previous._made if previous is not None and same_ids else {}
+    made: dict[int | str, Made] = {}
     edges: list[GraphEdge] = []
-    for edge in workflow.edges:
-        if edge.source in nodes and edge.to is not None and edge.to.id in nodes:
-            edges.append(GraphEdge(edge.source, edge.to.id, "explicit", edge.to))
+    same_links = same_ids
+
+    def take(slot: int | str, decl: Edge | NodeDef, agent: AgentDecl | None,
+             found: list[GraphEdge] | None) -> None:
+        """`decl`'s edges: `found`, or the previous graph's when None (only then asked for)."""
+        nonlocal same_links
+        earlier = known.get(slot)
+        if found is None:
+            assert earlier is not None
+            found = earlier[2]
+        elif same_links and (earlier is None or _pairs(found) != _pairs(earlier[2])):
+            same_links = False
+        made[slot] = (decl, agent, found)
+        edges.extend(found)
+
+    def unchanged(slot: int | str, decl: Edge | NodeDef, agent: AgentDecl | None) -> bool:
+        earlier = known.get(slot)
+        return earlier is not None and earlier[0] is decl and earlier[1] is agent
+
+    for index, edge in enumerate(workflow.edges):
+        take(index, edge, None, None if unchanged(index, edge, None)
+             else _explicit_edges(edge, nodes))
     for node_id, node in nodes.items():
-        if node.type == "parallel":
-            edges.extend(GraphEdge(node_id, member.id, "parallel", member)
-                         for member in node.parallel_of if member.id in nodes)
-        elif node.type == "condition":
-            targets = [branch.target for branch in node.branches] + [node.default]
-            edges.extend(GraphEdge(node_id, target.id, "condition", target)
-                         for target in targets if target is not None and target.id in nodes)
-        elif node.type in ("agent", "human_gate"):
-            edges.extend(GraphEdge(source, node_id, "data", written)
-                         for source, written in _data_edge_sources(workflow, node)
-                         if source in nodes)
-    graph = Graph(workflow, list(nodes), edges)
-    for link in edges:
-        successors = graph.successors.setdefault(link.source, [])
-        if link.target not in successors:
-            successors.append(link.target)
-            graph.predecessors.setdefault(link.target, []).append(link.source)
-    if previous is not None and previous.node_ids == graph.node_ids and (
-            previous.successors == graph.successors):
+        agent = workflow.agent_for(node) if node.type == "agent" else None
+        take(node_id, node, agent, None if unchanged(node_id, node, agent)
+             else _node_edges(node_id, node, agent, nodes))
+    graph = Graph(workflow, node_ids, edges, _made=made)
+    if previous is not None and same_links and len(made) == len(known):
+        graph.successors, graph.predecessors = previous.successors, previous.predecessors
+    else:
+        for link in edges:
+            successors = graph.successors.setdefault(link.source, [])
+            if link.target not in successors:
+                successors.append(link.target)
+                graph.predecessors.setdefault(link.target, []).append(link.source)
+        same_links = same_ids and previous is not None and (
+            previous.successors == graph.successors)
+    if previous is not None and same_links:
         # both follow from the ids and the successors alone (ancestors are sets: the order of
         # predecessors does not matter)
         if "cycle" in previous.__dict__:

@@ -4,7 +4,8 @@ Contract (read by the server and the expression rules):
 - `build_workflow(document)` never raises and never rejects: it keeps whatever is well-typed and
   skips the rest (the schema rules report what is wrong). `build_workflow(document, previous)`
   gives an equal model, taking over `previous`'s declarations of the items `document` shares
-  with it. All spans are document offsets
+  with it (also those a `take_over` read moved in place: a declaration caches nothing that a
+  move would make wrong). All spans are document offsets
   (`SourceText.range(start, end)` makes a `Range`).
 - `Workflow`: `id`, `inputs`, `context`, `agents`, `nodes`, `edges` in authored order, plus
   `node(id)` (first node with that id), `expression_fields()` and `template_fields()`.
@@ -56,54 +57,68 @@ class ScalarText:
         self.value = scalar.text
 
     @cached_property
-    def _verbatim_start(self) -> int | None:
-        """Where value[0] sits when the source spells the value verbatim on one line (no escape,
-        no folding): then offsets are plain arithmetic and the re-scan is skipped."""
+    def _verbatim_skip(self) -> int | None:
+        """How far after the scalar's `content_start` value[0] sits when the source spells the
+        value verbatim on one line (no escape, no folding): then offsets are plain arithmetic
+        and the re-scan is skipped. Relative, as `_mapped` is: a scalar an incremental read
+        moved (`read_yaml(..., take_over=True)`) keeps its text, so its caches stay right."""
         scalar = self.scalar
         text = self.source.text
         if scalar.style is None:
-            start = scalar.content_start
+            skip = 0
             closing = ""
         elif scalar.style in ("'", '"'):
-            start = scalar.content_start + 1
+            skip = 1
             closing = scalar.style
         else:
             return None
+        start = scalar.content_start + skip
         after = start + len(self.value)
         if after + len(closing) != scalar.end or not text.startswith(self.value, start):
             return None
         if closing and text[after] != closing:
             return None
-        return start
+        return skip
+
+    @property
+    def _verbatim_start(self) -> int | None:
+        skip = self._verbatim_skip
+        return None if skip is None else self.scalar.content_start + skip
 
     @cached_property
-    def _map(self) -> tuple[list[int], list[int]] | None:
-        return map_scalar(self.source.text, self.scalar)
+    def _mapped(self) -> tuple[list[int], list[int], int] | None:
+        """`map_scalar`'s offsets and the `content_start` they were computed at."""
+        offsets = map_scalar(self.source.text, self.scalar)
+        return None if offsets is None else (*offsets, self.scalar.content_start)
 
     @property
     def exact(self) -> bool:
         """Whether offsets are exact (the re-scan reproduced the value)."""
-        return self._verbatim_start is not None or self._map is not None
+        return self._verbatim_skip is not None or self._mapped is not None
 
     def source_span(self, start: int, end: int) -> tuple[int, int]:
         """Document offsets of the decoded range `[start, end)` (an escape maps as a whole)."""
         start = min(max(start, 0), len(self.value))
         end = min(max(end, start), len(self.value))
-        if self._verbatim_start is not None:
-            return (self._verbatim_start + start, self._verbatim_start + end)
-        if self._map is None:
+        verbatim = self._verbatim_start
+        if verbatim is not None:
+            return (verbatim + start, verbatim + end)
+        if self._mapped is None:
             return (self.scalar.content_start, self.scalar.content_start)
-        starts, ends = self._map
-        return (starts[start], ends[end - 1] if end > start else starts[start])
+        starts, ends, base = self._mapped
+        moved = self.scalar.content_start - base
+        return (starts[start] + moved, (ends[end - 1] if end > start else starts[start]) + moved)
 
     def decoded_index_of(self, offset: int) -> int | None:
         """The decoded index whose source covers document `offset` (for cursor → value)."""
-        if self._verbatim_start is not None:
-            index = offset - self._verbatim_start
+        verbatim = self._verbatim_start
+        if verbatim is not None:
+            index = offset - verbatim
             return index if 0 <= index <= len(self.value) else None
-        if self._map is None:
+        if self._mapped is None:
             return None
-        starts, ends = self._map
+        starts, ends, base = self._mapped
+        offset -= self.scalar.content_start - base
         for index in range(len(self.value)):
             if starts[index] <= offset < max(ends[index], starts[index] + 1):
                 return index
@@ -511,10 +526,24 @@ def _section(items: YNode | None, build: Callable[[int, YMapping, SourceText], D
         if decl is None or decl.mapping is not item or decl.index != index:
             decl = build(index, item, source)
         else:
-            for text in decl.scalar_texts():
-                text.source = source
+            _point_at(decl, source)
         result.append(decl)
     return result
+
+
+def _point_at(decl: InputDecl | ContextDecl | AgentDecl | NodeDef | Edge,
+              source: SourceText) -> None:
+    for text in decl.scalar_texts():
+        text.source = source
+
+
+def point_back(workflow: Workflow) -> None:
+    """Point the scalar texts of every declaration at the workflow's own source again, after a
+    later version's `build_workflow` took them over and that version was dropped."""
+    for section in (workflow.inputs, workflow.context, workflow.agents, workflow.nodes,
+                    workflow.edges):
+        for decl in section:
+            _point_at(decl, workflow.source)
 
 
 def build_workflow(document: YamlDocument, previous: Workflow | None = None) -> Workflow:

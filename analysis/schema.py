@@ -14,8 +14,9 @@ exportable (e.g. to JSON Schema). Its root is `ROOT` (the document: `schema_vers
 - `Text(enum, pattern, nonempty)`, `Number(integer, minimum, maximum, exclusive_minimum)`,
   `Boolean()`, `Free()` (anything; the loader types it unknown); `RelativePath`, `Regex` and
   `Url` are `Text` with the engine's further checks (`save_to`, `pattern`, an MCP `url`);
-- `Seq(item, min_items, reuse)` (`reuse`: an unchanged item's findings come from an earlier
-  walk, see `Walk.item`); `MapOf(value)` (a mapping with free keys: `metadata`, `env`);
+- `Seq(item, min_items, reuse, reuse_items)` (an unchanged list's, run of items' or item's
+  findings come from the previous version's walk, see `Walk.unit` and `SchemaMemo`);
+  `MapOf(value)` (a mapping with free keys: `metadata`, `env`);
 - `Obj(fields, required, refused, open)`: a strict mapping; `fields` maps each key to its spec
   in authored order, `refused` keys get a dedicated explanation, `extra` holds the cross-field
   rules the engine refines with (bound ordering, MCP transports);
@@ -40,13 +41,12 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.source import SourceText
-from analysis.text_cache import TextCache
 from analysis.yaml_tree import (
     YAlias,
     YMapping,
@@ -85,17 +85,50 @@ def kebab_suggestion(text: str) -> str:
 
 # rule, severity, start, end (document offsets), message, data
 Finding = tuple[str, Severity, int, int, str, "dict[str, Any] | None"]
+# A unit's path (which decides its spec) and its text from the start of its first line (what
+# precedes it on the line decides how it nests: an indentation indicator `|2` counts from there).
+UnitKey = tuple[str, str]
 
-# What a list item's check found, by the item's text, column, path and spec (see `Walk.item`):
-# a keystroke re-checks only the item it changed. Offsets are relative to the item's start.
-_ITEM_FINDINGS: TextCache[tuple[Finding, ...]] = TextCache(lambda key: (), max_bytes=8 * 2**20)
+
+class Remembered(NamedTuple):
+    """A unit's findings, with offsets relative to its start, and every unit checked inside it
+    (a list's runs and items) with its key, carried over with it when it is found again."""
+
+    findings: tuple[Finding, ...]
+    inner: tuple[tuple[UnitKey, Remembered], ...]
+
+
+@dataclass(frozen=True)
+class SchemaMemo:
+    """What one version's walk found in each unit (a workflow list, each run of `RUN` of its
+    items, each item), by the unit's text: the next version checks again only the units whose
+    text changed, and looks up about `RUN` + items / `RUN` of them in a list of mappings.
+
+    An `AnalysisResult` holds its own version's memo (taken over by a version whose YAML does
+    not read), and a walk looks only at the previous one: it holds each unit's text (about
+    three times the lists' text), findings and keys — memory bounded by the document it was
+    walked for, freed with the result. `prologue`, the text before the document's root
+    (directives such as `%TAG`, which decide what a tag in a unit means), must be the same for
+    its entries to apply."""
+
+    prologue: str
+    units: dict[UnitKey, Remembered]
 
 
 class Walk:
-    def __init__(self, ctx: RuleContext, reuse: bool = True) -> None:
+    def __init__(self, ctx: RuleContext, earlier: SchemaMemo | None = None) -> None:
         self.ctx = ctx
         self.out: list[Finding] = []
-        self.reuse = reuse
+        root = ctx.document.root
+        self.prologue = ctx.source.text[:root.start] if root is not None else ""
+        self.earlier = earlier.units if earlier is not None and \
+            earlier.prologue == self.prologue else {}
+        self.units: dict[UnitKey, Remembered] = {}
+        # the units checked in the one being checked, with their own inner units
+        self._inner: list[tuple[UnitKey, Remembered]] = []
+
+    def memo(self) -> SchemaMemo:
+        return SchemaMemo(self.prologue, self.units)
 
     def report(self, rule: str, node: YNode, message: str, **data: Any) -> None:
         self.out.append((rule, Severity.ERROR, node.start, node.end, message, data or None))
@@ -104,30 +137,32 @@ class Walk:
         """A value the engine loads but that can never work as meant."""
         self.out.append((rule, Severity.WARNING, node.start, node.end, message, None))
 
-    def item(self, spec: Spec, node: YNode, path: str) -> None:
-        """`spec.check` of a list item that is a mapping, or what an earlier analysis found in
-        the same text at the same column under the same path: a check reads only its item (its
-        text decides its nodes, the column how they nest), and its messages name the path."""
-        if not self.reuse or not isinstance(node, YMapping):
-            spec.check(self, node, path)
-            return
+    def unit(self, start: int, end: int, path: str, check: Callable[[], None]) -> None:
+        """`check()`, which walks the text from `start` to `end` under `path`, or what the
+        previous version's walk found in the same text under the same path. A unit's check
+        reads nothing outside it (aliases, whose span is their anchor's, are never checked), its
+        text from its line's start decides its nodes, and its messages name the path."""
         text = self.ctx.source.text
-        column = node.start - text.rfind("\n", 0, node.start) - 1
-        key = f"{id(spec)} {column} {path}\n{text[node.start:node.end]}"
-        known = _ITEM_FINDINGS.get(key)
+        key = (path, text[text.rfind("\n", 0, start) + 1:end])
+        known = self.earlier.get(key)
         if known is None:
-            inner = Walk(self.ctx, reuse=False)
-            spec.check(inner, node, path)
-            base = node.start
-            found = tuple((rule, severity, start - base, end - base, message, data)
-                          for rule, severity, start, end, message, data in inner.out)
-            _ITEM_FINDINGS.put(key, found)
+            outer, outer_inner = self.out, self._inner
+            self.out, self._inner = [], []
+            check()
+            known = Remembered(
+                tuple((rule, severity, at - start, to - start, message, data)
+                      for rule, severity, at, to, message, data in self.out),
+                tuple(self._inner))
+            self.out, self._inner = outer, outer_inner
         else:
-            found = known[0]
-        base = node.start
-        self.out.extend((rule, severity, start + base, end + base, message,
-                         dict(data) if data else None)
-                        for rule, severity, start, end, message, data in found)
+            self.units.update(known.inner)  # this version's too: the next edit may change one
+        self.units[key] = known
+        self._inner.append((key, known))
+        self._inner.extend(known.inner)
+        if known.findings:
+            self.out.extend((rule, severity, at + start, to + start, message,
+                             dict(data) if data else None)
+                            for rule, severity, at, to, message, data in known.findings)
 
 
 def _describe(node: YNode) -> str:
@@ -361,21 +396,53 @@ class Seq(Spec):
     item: Spec
     min_items: int = 0
     empty_help: str = ""  # what to do instead of an empty list
-    # Reuse an earlier analysis's findings for an unchanged item (`Walk.item`): worth its cost
-    # (a key of the item's text, a lookup) only for items whose check is long, such as nodes.
+    # The list and each run of `RUN` items are units (`Walk.unit`), and each item too with
+    # `reuse_items`: the previous version's findings are taken over for those whose text is
+    # unchanged. Worth its cost (a slice of the text, a lookup) for the workflow's lists of
+    # mappings, and for an item when its check costs more than that (a node's, not an edge's).
     reuse: bool = False
+    reuse_items: bool = False
 
     def check(self, walk: Walk, node: YNode, path: str) -> None:
+        if self.reuse and isinstance(node, YMapping | YSequence):
+            walk.unit(node.start, node.end, path, partial(self.check_list, walk, node, path))
+        else:
+            self.check_list(walk, node, path)
+
+    def check_list(self, walk: Walk, node: YNode, path: str) -> None:
         if not isinstance(node, YSequence):
             walk.report(INVALID_VALUE, node, f"{path} must be a list, not {_describe(node)}")
             return
-        if len(node.items) < self.min_items:
+        items = node.items
+        if len(items) < self.min_items:
             walk.report(INVALID_VALUE, node, f"{path} must have at least {self.min_items} "
                         f"item{'s' if self.min_items > 1 else ''}{self.empty_help}")
-        check = walk.item if self.reuse else lambda spec, item, path: spec.check(walk, item, path)
-        for index, item in enumerate(node.items):
-            if not isinstance(item, YAlias):
-                check(self.item, item, f"{path}[{index}]")
+        if not self.reuse or len(items) <= RUN:
+            self.check_items(walk, items, 0, path)
+            return
+        for first in range(0, len(items), RUN):
+            run = items[first:first + RUN]
+            if isinstance(run[0], YAlias) or isinstance(run[-1], YAlias):
+                self.check_items(walk, run, first, path)  # no span of its own
+            else:
+                walk.unit(run[0].start, run[-1].end, f"{path}[{first}:]",
+                          partial(self.check_items, walk, run, first, path))
+
+    def check_items(self, walk: Walk, items: list[YNode], first: int, path: str) -> None:
+        spec = self.item
+        for index, item in enumerate(items, first):
+            if isinstance(item, YAlias):
+                continue
+            item_path = f"{path}[{index}]"
+            if self.reuse_items and isinstance(item, YMapping | YSequence):
+                walk.unit(item.start, item.end, item_path,
+                          partial(spec.check, walk, item, item_path))
+            else:
+                spec.check(walk, item, item_path)
+
+
+# Items per run: a keystroke in a list of n items looks up about RUN + n / RUN units.
+RUN = 32
 
 
 @dataclass
@@ -645,7 +712,8 @@ VALIDATION_BY_TYPE: dict[str, Obj] = {
 def _input_extra(walk: Walk, node: YMapping, path: str) -> None:
     input_type = _tag_of(node, "type")
     validation = node.get("validation")
-    if validation is not None and (input_type in INPUT_TYPES or input_type is None):
+    if validation is not None and not isinstance(validation.value, YAlias) \
+            and (input_type in INPUT_TYPES or input_type is None):
         VALIDATION_BY_TYPE[str(input_type or "string")].check(walk, validation.value,
                                                              f"{path}.validation")
     default = node.get("default")
@@ -884,12 +952,14 @@ WORKFLOW = Obj({
     "tags": Seq(Text(), doc="Free labels."),
     "metadata": MapOf(Free(), doc="Free-form provenance (kept through parse and serialize)."),
     "trigger": TRIGGER,
-    "inputs": Seq(INPUT, doc="The values a run is started with."),
+    "inputs": Seq(INPUT, reuse=True, reuse_items=True,
+                  doc="The values a run is started with."),
     "context": Seq(Obj({
         "key": NAME_ID.described("The name read as {{ ctx.<key> }} and ctx.<key>."),
         "value": Text(doc="The value; may interpolate inputs and ctx, not run.outputs."),
-    }, ("key", "value")), doc="Shared variables, resolved when the run starts."),
-    "agents": Seq(AgentEntry(), doc="Inline agents, or { $ref: path } to an .agent.yaml."),
+    }, ("key", "value")), reuse=True, doc="Shared variables, resolved when the run starts."),
+    "agents": Seq(AgentEntry(), reuse=True, reuse_items=True,
+                  doc="Inline agents, or { $ref: path } to an .agent.yaml."),
     "tools": Obj({
         "allowedCommands": Seq(NONEMPTY, doc="Commands run_command may run (exact match)."),
         "allowedCommandGlobs": Seq(NONEMPTY, doc="Command patterns run_command may run."),
@@ -903,14 +973,16 @@ WORKFLOW = Obj({
     }, ("max_cost_microcents", "on_exceed"), doc="A pre-egress cost cap (omit for none)."),
     "timeout_ms": POSITIVE_INT.described("The whole run's wall-clock cap in milliseconds."),
     "max_parallel": POSITIVE_INT.described("Cap on concurrent LLM calls."),
-    "nodes": Seq(NODE, min_items=1, reuse=True, doc="The workflow's steps."),
-    "edges": Seq(EDGE, doc="Directed connections from → to."),
+    "nodes": Seq(NODE, min_items=1, reuse=True, reuse_items=True,
+                 doc="The workflow's steps."),
+    "edges": Seq(EDGE, reuse=True, doc="Directed connections from → to."),
 }, ("id", "nodes", "edges"), doc="The workflow.")
 
 
 def _schema_version(walk: Walk, node: YMapping, path: str) -> None:
     entry = node.get("schema_version")
-    if entry is None or (isinstance(entry.value, YScalar) and entry.value.value == "1.0"):
+    if entry is None or isinstance(entry.value, YAlias) or (
+            isinstance(entry.value, YScalar) and entry.value.value == "1.0"):
         return
     walk.report(INVALID_VALUE, entry.value,
                 f"schema_version must be the string '1.0', not {_describe(entry.value)}; "
@@ -1092,15 +1164,18 @@ def schema_place(text: str, start: int, end: int, replacement: str) -> Place | N
     return _read_place(live, start)
 
 
-def validate(ctx: RuleContext) -> list[Diagnostic]:
-    walk = Walk(ctx)
+def validate(ctx: RuleContext, earlier: SchemaMemo | None = None
+             ) -> tuple[list[Diagnostic], SchemaMemo | None]:
+    """The walk's diagnostics and its memo (`earlier`, the previous version's, when there was
+    nothing to walk); units whose text `earlier` holds are not checked again."""
     root = ctx.document.root
     if root is None:
         return [ctx.diagnostic(
             MISSING_FIELD, Severity.ERROR, 0, 0,
             "the file is empty: a workflow needs schema_version: '1.0' and a workflow mapping",
             {"field": "schema_version"},
-        )]
+        )], earlier
+    walk = Walk(ctx, earlier)
     ROOT.check(walk, root, "")
     return [ctx.diagnostic(rule, severity, start, end, message, data)
-            for rule, severity, start, end, message, data in walk.out]
+            for rule, severity, start, end, message, data in walk.out], walk.memo()

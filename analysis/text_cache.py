@@ -1,8 +1,7 @@
 """A cache of results computed from a text, bounded by the memory its entries hold.
 
 Expression facts, syntax verdicts, tokens and template references are cached across document
-versions by their text, so a keystroke re-analyses only the expression it touched (the schema
-walk keeps node items' findings the same way, with `get`/`put`). A cache bounded
+versions by their text, so a keystroke re-analyses only the expression it touched. A cache bounded
 by entry count (the former `lru_cache(maxsize=4096)`) thrashed past ~6,800 nodes and, with a few
 long expressions, held hundreds of megabytes; this one evicts the least recently used entries
 once their estimated size passes `max_bytes`.

@@ -191,6 +191,8 @@ class YamlDocument:
     source: SourceText
     root: YNode | None
     problems: list[Diagnostic]
+    # What a `take_over` read moved in the earlier tree, until the analysis that asked is done.
+    moved: Moved | None = field(default=None, repr=False, compare=False)
 
     @cached_property
     def scalar_spans(self) -> list[tuple[int, int]]:
@@ -537,13 +539,17 @@ def too_large(source: SourceText, size: str) -> Diagnostic:
 
 def read_yaml(
     source: SourceText, previous: YamlDocument | None = None,
-    checkpoint: Callable[[], None] | None = None,
+    checkpoint: Callable[[], None] | None = None, take_over: bool = False,
 ) -> YamlDocument:
     """Compose `source` and convert it; never raises on any text (only what `checkpoint`
     raises: it is called as the conversion goes, so an analysis can stop in the middle of it).
     With `previous` (the same document before an edit), only the block-sequence item or
     top-level entry the edit falls in is read again when that is provably what a full read gives
-    (see `_reread`)."""
+    (see `_reread`): the nodes before the edit are shared, those after it are copies `delta`
+    characters further on. With `take_over` the caller gives `previous` up: the nodes after the
+    edit are moved there in place and shared too (no copy, and the model built on them stays
+    valid), and the result's `moved` says what moved, so that `moved.undo()` makes `previous`
+    what it was (`analysis.analyze` does, when it stops)."""
     text = source.text
     # A character is at least one UTF-8 byte: encode only when the length alone cannot tell.
     size = len(text) if len(text) > MAX_SOURCE_BYTES or text.isascii() else len(
@@ -551,7 +557,7 @@ def read_yaml(
     if size > MAX_SOURCE_BYTES:
         return YamlDocument(source, None, [too_large(source, f"{size} bytes")])
     if previous is not None:
-        document = _reread(source, previous)
+        document = _reread(source, previous, take_over)
         if document is not None:
             return document
     reader = _Reader(source)
@@ -671,7 +677,7 @@ def _syntax_problem(reader: _Reader, error: yaml.MarkedYAMLError) -> Diagnostic:
 _ITEM_PREFIX = re.compile(r"( *)- +\Z")
 
 
-def _reread(source: SourceText, previous: YamlDocument) -> YamlDocument | None:
+def _reread(source: SourceText, previous: YamlDocument, take_over: bool) -> YamlDocument | None:
     old, new = previous.source.text, source.text
     root = previous.root
     if (root is None or previous.problems or not new.endswith("\n") or "\r" in new
@@ -697,12 +703,13 @@ def _reread(source: SourceText, previous: YamlDocument) -> YamlDocument | None:
         region = _read_region(source, lines, line_start, boundary_indent)
         if not isinstance(region, YSequence) or len(region.items) != 1:
             return None
-        return YamlDocument(source, _replaced(path, region.items[0], delta), [])
-    return _reread_top_entry(source, root, old, new, start, shared_end)
+        carry = _Carry(delta, take_over)
+        return carry.document(source, _replaced(path, region.items[0], carry))
+    return _reread_top_entry(source, root, old, new, start, shared_end, take_over)
 
 
 def _reread_top_entry(source: SourceText, root: YNode, old: str, new: str, start: int,
-                      shared_end: int) -> YamlDocument | None:
+                      shared_end: int, take_over: bool) -> YamlDocument | None:
     """The same for a top-level entry of a block mapping (its key first on its line, column 0):
     it spans the lines up to the next one that starts with content at column 0. The edit may
     change the key (it must stay unique) but not its first column; a line at column 0 that
@@ -731,11 +738,10 @@ def _reread_top_entry(source: SourceText, root: YNode, old: str, new: str, start
     known = root.get(entry.key.text)
     if known is not None and known is not root.entries[index]:
         return None  # the new key repeats another one: a duplicate-key problem
-    entries = [*root.entries[:index], entry,
-               *(YEntry(_shifted(later.key, delta), _shifted(later.value, delta))
-                 for later in root.entries[index + 1 :])]
-    return YamlDocument(source, YMapping(root.start, root.end + delta, entries,
-                                         {entry.key.text: entry for entry in entries}), [])
+    carry = _Carry(delta, take_over)
+    entries = [*root.entries[:index], entry, *carry.entries(root.entries[index + 1 :])]
+    return carry.document(source, YMapping(root.start, root.end + delta, entries,
+                                           {entry.key.text: entry for entry in entries}))
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -835,24 +841,101 @@ def _read_region(source: SourceText, lines: str, line_start: int,
     return tree
 
 
-def _replaced(path: Path, item: YNode, delta: int) -> YNode:
+def _replaced(path: Path, item: YNode, carry: _Carry) -> YNode:
     """The tree along `path` with its last step's child replaced by `item`: the collections on
-    the path are new (their ends moved by `delta`), what comes before the edit is shared, what
-    comes after it is copied `delta` further on."""
+    the path are new (their ends moved by `carry.delta`), what comes before the edit is shared,
+    what comes after it is carried `delta` further on."""
     built = item
     for node, index in reversed(path):
         if isinstance(node, YSequence):
-            items = [*node.items[:index], built,
-                     *(_shifted(later, delta) for later in node.items[index + 1 :])]
-            built = YSequence(node.start, node.end + delta, items)
+            items = [*node.items[:index], built, *carry.nodes(node.items[index + 1 :])]
+            built = YSequence(node.start, node.end + carry.delta, items)
         else:
             entry = node.entries[index]
             entries = [*node.entries[:index], YEntry(entry.key, built),
-                       *(YEntry(_shifted(later.key, delta), _shifted(later.value, delta))
-                         for later in node.entries[index + 1 :])]
-            built = YMapping(node.start, node.end + delta, entries,
+                       *carry.entries(node.entries[index + 1 :])]
+            built = YMapping(node.start, node.end + carry.delta, entries,
                              {entry.key.text: entry for entry in entries})
     return built
+
+
+class _Carry:
+    """How an incremental read carries the nodes after the edit `delta` characters on: copies
+    (the earlier tree stays as it was), or with `take_over` the nodes themselves, moved in
+    place and listed for `Moved.undo`. Nothing moves when the edit keeps the length."""
+
+    def __init__(self, delta: int, take_over: bool) -> None:
+        self.delta = delta
+        self.moved: list[YNode] | None = [] if take_over else None
+
+    def nodes(self, nodes: list[YNode]) -> list[YNode]:
+        delta, moved = self.delta, self.moved
+        if delta == 0:
+            return nodes
+        if moved is None:
+            return [_shifted(node, delta) for node in nodes]
+        _move(nodes, delta)
+        moved += nodes
+        return nodes
+
+    def entries(self, entries: list[YEntry]) -> list[YEntry]:
+        delta, moved = self.delta, self.moved
+        if delta == 0:
+            return entries
+        if moved is None:
+            return [YEntry(_shifted(entry.key, delta), _shifted(entry.value, delta))
+                    for entry in entries]
+        carried = [node for entry in entries for node in (entry.key, entry.value)]
+        _move(carried, delta)
+        moved += carried
+        return entries
+
+    def document(self, source: SourceText, root: YNode) -> YamlDocument:
+        document = YamlDocument(source, root, [])
+        if self.moved:
+            document.moved = Moved(self.moved, self.delta)
+        return document
+
+
+@dataclass(eq=False, slots=True)
+class Moved:
+    """The subtrees of an earlier tree a `take_over` read moved `delta` characters on in
+    place."""
+
+    nodes: list[YNode]
+    delta: int
+
+    def undo(self) -> None:
+        """Move them back: the earlier tree is again exactly what it was."""
+        _move(self.nodes, -self.delta)
+
+
+def _move(nodes: list[YNode], delta: int) -> None:
+    """Move the subtrees `delta` characters on, in place (iterative: any depth). Scalars, most
+    of the nodes, are collected and moved in one loop rather than pushed and popped."""
+    scalar = YScalar
+    stack: list[Any] = []
+    scalars: list[Any] = []
+    push, add = stack.append, scalars.append
+    for node in nodes:
+        (add if node.__class__ is scalar else push)(node)
+    while stack:
+        current = stack.pop()
+        current.start += delta
+        current.end += delta
+        kind = current.__class__
+        if kind is YMapping:
+            for entry in current.entries:
+                add(entry.key)
+                value = entry.value
+                (add if value.__class__ is scalar else push)(value)
+        elif kind is YSequence:
+            for child in current.items:
+                (add if child.__class__ is scalar else push)(child)
+    for moved in scalars:
+        moved.start += delta
+        moved.end += delta
+        moved.content_start += delta
 
 
 def _shifted(node: Any, delta: int) -> Any:

@@ -471,8 +471,11 @@ class RelaviumLanguageServer(LanguageServer):
             # starting one beside it, so a document never has two analyses running.
             await asyncio.wait([state.computing])
         began = time.perf_counter()
-        # an analysis with an earlier one to build on (the open's has none)
-        warm = state.latest is not None
+        # The snapshot this analysis replaces, held until the listeners have published the new
+        # one: freeing its analysis (what the new one did not take over) is not part of an
+        # edit's round trip. An analysis with an earlier one to build on is `warm`.
+        replaced = state.latest
+        warm = replaced is not None
         snapshot = await self._analyze(state, model=False)
         if snapshot is None:
             return None

@@ -16,14 +16,14 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from analysis.diagnostics import Diagnostic, Related, Severity
 from analysis.graph import Graph
 from analysis.model import Workflow
-from analysis.schema import validate
+from analysis.schema import SchemaMemo, validate
 from analysis.source import SourceText
 from analysis.yaml_tree import YamlDocument
 
@@ -43,6 +43,11 @@ class RuleContext:
     document: YamlDocument
     workflow: Workflow
     graph: Graph
+    # The previous version's schema walk (`AnalysisResult.schema_memo`): what it found in the
+    # lists and items whose text this version has unchanged is taken over, not checked again.
+    earlier_schema: SchemaMemo | None = None
+    # This version's, once `schema_problems` has been asked for.
+    schema_memo: SchemaMemo | None = field(default=None, init=False)
 
     def diagnostic(
         self,
@@ -62,7 +67,8 @@ class RuleContext:
     @cached_property
     def schema_problems(self) -> list[Diagnostic]:
         """The schema walk's findings (shared by unknown-key, missing-field, invalid-value, …)."""
-        return validate(self)
+        problems, self.schema_memo = validate(self, self.earlier_schema)
+        return problems
 
     @cached_property
     def expression_sites(self) -> list[ExpressionSite]:

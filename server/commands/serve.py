@@ -4,7 +4,7 @@ import argparse
 import logging
 import sys
 
-from server.early_initialize import open_stdio
+from server.early_initialize import open_stdio, start_analysis_process
 
 NAME = "serve"
 HELP = "Run the language server over stdio (default) or TCP."
@@ -53,11 +53,17 @@ def main(args: argparse.Namespace) -> int:
         # before pygls, lsprotocol and the analysis are imported: the client's `initialize` is
         # answered without them (most of a second sooner)
         opening = open_stdio(protocol_stdout)
+    try:
+        analysis_process = start_analysis_process()
+    except OSError:
+        analysis_process = None  # the server reports it when a large document needs one
     from analysis import tune_collector
     from server.language_server import create_server
 
     tune_collector()
     server = create_server()
+    if analysis_process is not None:
+        server.analysis_process.adopt(analysis_process)
     tune_collector()  # again: freeze what creating the server imported
     # Analyses are CPU-bound Python on their own threads; the event loop answering requests
     # waits for the interpreter lock up to this long at each hand-over (5 ms by default). With

@@ -158,3 +158,25 @@ def test_a_killed_server_leaves_no_analysis_process(tmp_path: Path) -> None:
         assert _wait_gone(worker)
     finally:
         session.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_the_analysis_process_starts_with_the_server_and_diagnoses_the_first_large_one(
+    tmp_path: Path,
+) -> None:
+    """`serve` starts it before loading the server, so the two load side by side: a large
+    document's first diagnostics waited for the worker to load after the server had."""
+    session = RawSession({})
+    try:
+        deadline = time.monotonic() + 30
+        while not (workers := _children(session.process.pid)):  # no document is open yet
+            assert time.monotonic() < deadline, "no analysis process started"
+            time.sleep(0.05)
+        uri = session.open(tmp_path / "large.relavium.yaml", LARGE)
+        while not ((message := session.receive()).get("method")
+                   == "textDocument/publishDiagnostics" and message["params"]["uri"] == uri):
+            pass
+        assert [d["code"] for d in message["params"]["diagnostics"]] == ["invalid-value"]
+        assert _children(session.process.pid) == workers  # that process diagnosed it
+    finally:
+        session.close()
