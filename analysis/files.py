@@ -19,12 +19,10 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, BinaryIO
+from typing import BinaryIO
 
+from analysis.ignore_patterns import IgnorePatterns
 from analysis.yaml_tree import MAX_SOURCE_BYTES
-
-if TYPE_CHECKING:
-    from pathspec import GitIgnoreSpec
 
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml")
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -92,7 +90,7 @@ def walk_workflow_files(
 
 
 # A .gitignore's folder (absolute) and its patterns.
-_Ignore = tuple[str, "GitIgnoreSpec"]
+_Ignore = tuple[str, IgnorePatterns]
 
 
 def _gitignore_in(folder: str) -> list[_Ignore]:
@@ -102,11 +100,7 @@ def _gitignore_in(folder: str) -> list[_Ignore]:
             lines = handle.read(MAX_SOURCE_BYTES).splitlines()
     except OSError:  # none here (or unreadable: git would not apply it either)
         return []
-    # Imported here: checking named files (the common CI and pre-commit call) matches no
-    # .gitignore, and pathspec's import was a tenth of `check`'s start-up.
-    from pathspec import GitIgnoreSpec
-
-    return [(os.path.abspath(folder), GitIgnoreSpec.from_lines(lines))]
+    return [(os.path.abspath(folder), IgnorePatterns(lines))]
 
 
 def _inherited_gitignores(root: Path) -> list[_Ignore]:
@@ -127,8 +121,7 @@ def _ignored(path: Path, is_dir: bool, specs: list[_Ignore]) -> bool:
     verdict = None
     absolute = os.path.abspath(path)
     for base, spec in specs:
-        relative = Path(os.path.relpath(absolute, base)).as_posix() + ("/" if is_dir else "")
-        include = spec.check_file(relative).include
+        include = spec.verdict(Path(os.path.relpath(absolute, base)).as_posix(), is_dir)
         if include is not None:
             verdict = include
     return bool(verdict)

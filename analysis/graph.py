@@ -239,21 +239,11 @@ class Graph:
 
     @cached_property
     def secret_context(self) -> frozenset[str]:
-        tainted: set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for entry in self.workflow.context:
-                if entry.key is None or entry.key in tainted or entry.value is None:
-                    continue
-                for ref in entry.value.references:
-                    if (ref.kind == "inputs" and ref.name in self.secret_inputs) or (
-                        ref.kind == "ctx" and ref.name in tainted
-                    ):
-                        tainted.add(entry.key)
-                        changed = True
-                        break
-        return frozenset(tainted)
+        """What the sandbox denies: taint from secret inputs through context values only (not
+        `{{ secrets.X }}` nor input defaults, unlike `template_taint`)."""
+        taint = _spread(((f"inputs.{name}", None) for name in self.secret_inputs),
+                        _reads(_context_values(self.workflow)))
+        return frozenset(symbol[len("ctx."):] for symbol in taint if symbol.startswith("ctx."))
 
 
 def secret_taint(workflow: Workflow) -> dict[str, str | None]:
@@ -262,35 +252,54 @@ def secret_taint(workflow: Workflow) -> dict[str, str | None]:
     default or context value that reads `{{ secrets.X }}`, and whatever input default or context
     value reads a tainted one. Each maps to the symbol it got the secret from (None for a secret
     input itself), so a finding can name the chain."""
-    taint: dict[str, str | None] = {}
-    readers: dict[str, list[str]] = {}
-    queue: list[str] = []
+    inputs = [decl for decl in workflow.inputs if decl.name is not None]
+    values = [(f"inputs.{decl.name}", decl.default_references) for decl in inputs]
+    values += _context_values(workflow)
+    secret = {f"inputs.{decl.name}" for decl in inputs if decl.secret}
+    seeds: list[tuple[str, str | None]] = []
+    for symbol, refs in values:  # an input's own secrecy names it before its default's reads
+        if symbol in secret:
+            seeds.append((symbol, None))
+        seeds += [(symbol, f"secrets.{ref.name}") for ref in refs if ref.kind == "secrets"]
+    return _spread(seeds, _reads(values))
 
-    def seed(symbol: str, via: str | None) -> None:
+
+_Values = list[tuple[str, tuple[TemplateRef, ...]]]  # (symbol, the references in its value)
+
+
+def _context_values(workflow: Workflow) -> _Values:
+    return [(f"ctx.{entry.key}", entry.value.references)
+            for entry in workflow.context if entry.key is not None and entry.value is not None]
+
+
+def _reads(values: _Values) -> list[tuple[str, str]]:
+    """(reader, symbol read) for each `inputs.NAME` / `ctx.KEY` read in the values."""
+    return [(symbol, f"{ref.kind}.{ref.name}")
+            for symbol, refs in values for ref in refs if ref.kind in ("inputs", "ctx")]
+
+
+def _spread(
+    seeds: Iterable[tuple[str, str | None]], reads: Iterable[tuple[str, str]]
+) -> dict[str, str | None]:
+    """Each symbol tainted from `seeds` ((symbol, where it got the secret)) through `reads`
+    ((reader, symbol read)), mapped to the symbol it got it from; the first seed or read to
+    reach a symbol names it. A walk from the seeds: each read is followed once, so a long chain
+    of context keys costs its length (a fixed point over all entries cost its square)."""
+    taint: dict[str, str | None] = {}
+    queue: list[str] = []
+    for symbol, via in seeds:
         if symbol not in taint:
             taint[symbol] = via
             queue.append(symbol)
-
-    def scan(symbol: str, refs: Iterable[TemplateRef]) -> None:
-        for ref in refs:
-            if ref.kind == "secrets":
-                seed(symbol, f"secrets.{ref.name}")
-            elif ref.kind in ("inputs", "ctx"):
-                readers.setdefault(f"{ref.kind}.{ref.name}", []).append(symbol)
-
-    for decl in workflow.inputs:
-        if decl.name is None:
-            continue
-        if decl.secret:
-            seed(f"inputs.{decl.name}", None)
-        scan(f"inputs.{decl.name}", decl.default_references)
-    for entry in workflow.context:
-        if entry.key is not None and entry.value is not None:
-            scan(f"ctx.{entry.key}", entry.value.references)
+    readers: dict[str, list[str]] = {}
+    for reader, read in reads:
+        readers.setdefault(read, []).append(reader)
     while queue:
         target = queue.pop()
         for reader in readers.get(target, ()):
-            seed(reader, target)
+            if reader not in taint:
+                taint[reader] = target
+                queue.append(reader)
     return taint
 
 

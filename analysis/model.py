@@ -205,18 +205,6 @@ class Branch:
             return None
         return js_string(self.when.value)
 
-    def answers(self, handle: str) -> bool:
-        """Whether an edge's `cond:handle` names this branch, as the engine decides (dag.ts
-        validateHandle): the exact String(when), or for a numeric `when` any non-blank handle
-        whose Number(handle) equals it (`1.0`, `01`, `0x1`, ` 1` all name `when: 1`)."""
-        own = self.handle
-        if own is None:
-            return False
-        if own == handle:
-            return True
-        value = self.when.value if self.when is not None else None
-        return (isinstance(value, int | float) and not isinstance(value, bool)
-                and handle.strip(JS_WHITESPACE) != "" and js_number(handle) == value)
 
 
 def _string(node: YNode | None) -> NodeRef | None:
@@ -268,9 +256,40 @@ class NodeDef:
             ))
         return result
 
+    @cached_property
+    def handles(self) -> list[str]:
+        """The branches' handles, in order (a branch without a `when` has none)."""
+        return [handle for branch in self.branches if (handle := branch.handle) is not None]
+
+    @cached_property
+    def _branches_by_handle(self) -> tuple[dict[str, Branch], dict[float, Branch]]:
+        """The first branch of each handle, and of each numeric `when`'s value: one lookup per
+        edge (a scan per edge made a condition with many branches cost their square)."""
+        exact: dict[str, Branch] = {}
+        numeric: dict[float, Branch] = {}
+        for branch in self.branches:
+            handle = branch.handle
+            if handle is None:
+                continue
+            exact.setdefault(handle, branch)
+            value = branch.when.value if branch.when is not None else None
+            # NaN equals nothing, not even a NaN key
+            if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
+                numeric.setdefault(value, branch)
+        return exact, numeric
+
     def branch_for(self, handle: str) -> Branch | None:
-        """The first branch the handle names (the engine routes by the first match), or None."""
-        return next((branch for branch in self.branches if branch.answers(handle)), None)
+        """The first branch the handle names (the engine routes by the first match), or None.
+        A handle names a branch as the engine decides (dag.ts validateHandle): by the exact
+        String(when), or for a numeric `when` when non-blank and Number(handle) equals it
+        (`1.0`, `01`, `0x1`, ` 1` all name `when: 1`)."""
+        exact, numeric = self._branches_by_handle
+        found = exact.get(handle)
+        if numeric and handle.strip(JS_WHITESPACE) != "":
+            by_number = numeric.get(js_number(handle))
+            if by_number is not None and (found is None or by_number.index < found.index):
+                found = by_number
+        return found
 
     @cached_property
     def default(self) -> NodeRef | None:

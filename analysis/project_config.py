@@ -8,7 +8,8 @@ allowed values — the CLI exits 2 on it, the server shows it on the file and us
 CLI and the server read the same file through these two functions.
 
 Globs (`exclude`, `extend-exclude`) are gitignore-style patterns relative to the configuration
-file's folder, matched by `pathspec` (the maintained implementation of git's rules).
+file's folder, matched without backtracking by `analysis.ignore_patterns` (a hostile repository
+chooses them); a pattern git would never match is refused.
 """
 
 from __future__ import annotations
@@ -18,13 +19,11 @@ import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from analysis.diagnostics import Diagnostic, Severity
+from analysis.ignore_patterns import IgnorePatterns, invalid_patterns
 from analysis.rules import RULES
-
-if TYPE_CHECKING:
-    from pathspec import GitIgnoreSpec
 
 CONFIG_FILES = (".relavium-lsp.toml", "relavium-lsp.toml", "pyproject.toml")
 TOOL_TABLE = "relavium-lsp"
@@ -60,16 +59,12 @@ class ProjectConfig:
         if relative == os.pardir or relative.startswith(os.pardir + os.sep):
             return False
         if relative == os.curdir:
-            # The root itself is never excluded (git never ignores it either). A file is the root
-            # only when named without a configuration file: checking it needs no pathspec.
-            return False
-        return bool(self._excluder.match_file(Path(relative).as_posix() + ("/" if is_dir else "")))
+            return False  # the root itself is never excluded (git never ignores it either)
+        return self._excluder.ignores(Path(relative).as_posix(), is_dir)
 
     @cached_property
-    def _excluder(self) -> GitIgnoreSpec:
-        from pathspec import GitIgnoreSpec  # imported when a path is matched: see `excludes`
-
-        return GitIgnoreSpec.from_lines([*self.exclude, *self.extend_exclude])
+    def _excluder(self) -> IgnorePatterns:
+        return IgnorePatterns([*self.exclude, *self.extend_exclude])
 
 
 def _table(path: Path, data: dict[str, Any]) -> dict[str, Any] | None:
@@ -146,12 +141,11 @@ def _globs(path: Path, table: dict[str, Any], key: str,
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(f"{path}: {key!r} must be a list of glob strings (gitignore-style, "
                           f"relative to {path.parent}), got {value!r}")
-    from pathspec import GitIgnoreSpec
-
-    try:
-        GitIgnoreSpec.from_lines(value)
-    except ValueError as error:
-        raise ConfigError(f"{path}: {key!r} holds an invalid glob: {error}") from None
+    invalid = next(invalid_patterns(value), None)
+    if invalid is not None:
+        pattern, reason = invalid
+        raise ConfigError(f"{path}: {key!r} holds an invalid glob {pattern!r} ({reason}); "
+                          "fix or remove it (gitignore syntax, docs/configuration.md)")
     return tuple(value)
 
 

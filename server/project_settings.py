@@ -4,7 +4,8 @@ found from the workspace folder, under the editor's settings.
 Editor settings override the file key by key: `relavium.rules` entries win over the file's `rules`
 entries for the same rule id, `relavium.sampleScope` over `sample-scope`. An invalid file is shown
 as an error diagnostic on the file itself (the server then uses the editor settings alone) and
-cleared once the file is fixed.
+cleared once the file is fixed. A document the file's `exclude` covers gets no diagnostics, as
+`check` skips it (`excluded_document`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import re
 from pathlib import Path
 
 from lsprotocol import types
-from pygls.uris import from_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
 from analysis.project_config import ConfigError, ProjectConfig, find_config, load_config
 from server.settings import Settings
@@ -32,6 +33,13 @@ def load_for(root: str | None) -> tuple[ProjectConfig | None, Path | None, Confi
         return load_config(found), found, None
     except ConfigError as error:
         return None, found, error
+
+
+def excluded_document(project: ProjectConfig | None, uri: str) -> bool:
+    """Whether the file behind `uri` is one the configuration's `exclude` / `extend-exclude`
+    covers, as `check` would skip it when named (an unsaved document never is)."""
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    return project is not None and path is not None and project.excludes(Path(path))
 
 
 def merged(editor: Settings, project: ProjectConfig | None) -> Settings:

@@ -145,32 +145,8 @@ class RuleContext:
     def condition_edges(self) -> list[tuple[Edge, NodeDef, Branch | None]]:
         """Each edge out of a condition node, with the node and the branch its handle names (as
         the engine routes: the first that answers; None without a handle or a match)."""
-        finders: dict[NodeDef, Callable[[str], Branch | None]] = {}
-        result: list[tuple[Edge, NodeDef, Branch | None]] = []
-        for edge, node in self.edges_from("condition"):
-            branch = None
-            if edge.handle is not None:
-                find = finders.get(node)
-                if find is None:
-                    find = finders[node] = _branch_finder(node)
-                branch = find(edge.handle)
-            result.append((edge, node, branch))
-        return result
-
-
-def _branch_finder(node: NodeDef) -> Callable[[str], Branch | None]:
-    """`node.branch_for`, answered from a map of the branches' handles when no `when` is a
-    number: only a number's handle has other spellings (`01` names `when: 1`)."""
-    exact: dict[str, Branch] = {}
-    for branch in node.branches:
-        handle = branch.handle
-        if handle is None:
-            continue
-        assert branch.when is not None
-        if isinstance(branch.when.value, int | float) and not isinstance(branch.when.value, bool):
-            return node.branch_for
-        exact.setdefault(handle, branch)  # the engine routes by the first match
-    return exact.get
+        return [(edge, node, None if edge.handle is None else node.branch_for(edge.handle))
+                for edge, node in self.edges_from("condition")]
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     for edge, node, branch in ctx.condition_edges:
         if edge.from_field is None or branch is not None:
             continue  # no `from` at all (missing-field), or a handle that names a branch
-        handles = [b.handle for b in node.branches if b.handle is not None]
+        handles = node.handles
         where = f"edges[{edge.index}].from"
         if edge.handle is None:
             choices = (f"one of {', '.join(repr(f'{node.id}:{h}') for h in handles)}" if handles

@@ -18,8 +18,11 @@ SUMMARY = "A template reference to an undeclared input, context key or node."
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     workflow = ctx.workflow
     declared = {
-        "inputs": ("input", [d.name for d in workflow.inputs if d.name is not None]),
-        "ctx": ("context key", [e.key for e in workflow.context if e.key is not None]),
+        # each name once: one declared n times, with n findings, made n² work below
+        "inputs": ("input", list(dict.fromkeys(
+            d.name for d in workflow.inputs if d.name is not None))),
+        "ctx": ("context key", list(dict.fromkeys(
+            e.key for e in workflow.context if e.key is not None))),
         "run.outputs": ("node", list(workflow.nodes_by_id)),
     }
     # sets for the lookups (a list's `in` made this quadratic in the number of nodes)

@@ -1,20 +1,39 @@
 """Diagnostics: pushed after each (debounced) analysis, or pulled by clients that support
 `textDocument/diagnostic` and `workspace/diagnostic/refresh` — never both. Either way none go
 out before the client's settings are in (see `server/features/configuration.py`), and a settings
-change re-diagnoses every open document."""
+change re-diagnoses every open document. A document the project configuration excludes gets no
+analysis diagnostics (as `check` skips it, and as ruff's and ESLint's servers do), only those of a
+dry run the user asked for; the log says why once per opening."""
 
 from __future__ import annotations
 
 from lsprotocol import types
 
-from server.documents import Snapshot, is_workflow_uri
+from server import project_settings
+from server.documents import Snapshot, is_workflow_uri, uri_to_path
 from server.dry_run import dry_run_diagnostics
 from server.handlers import guarded
 from server.language_server import RelaviumLanguageServer
 from server.lsp_diagnostics import SOURCE, to_lsp_diagnostics
+from server.settings import Settings
 
 
 def register(ls: RelaviumLanguageServer) -> None:
+    explained: dict[str, int] = {}  # uri → the opening whose exclusion the log explained
+
+    def analysis_diagnostics(snapshot: Snapshot, settings: Settings) -> list[types.Diagnostic]:
+        config = ls.project_config
+        if not project_settings.excluded_document(config, snapshot.uri):
+            return to_lsp_diagnostics(snapshot, settings)
+        state = ls.document(snapshot.uri)
+        opening = state.opening if state is not None else -1
+        if explained.get(snapshot.uri) != opening:
+            explained[snapshot.uri] = opening
+            assert config is not None
+            ls.log(f"relavium-lsp: no diagnostics for {uri_to_path(snapshot.uri)}: excluded by "
+                   f"`exclude` / `extend-exclude` in {config.path}")
+        return []
+
     def publish(snapshot: Snapshot) -> None:
         # held back until the settings are in; settling them re-publishes (see `refresh`)
         if not ls.pull_diagnostics and ls.settings_settled.is_set():
@@ -22,12 +41,13 @@ def register(ls: RelaviumLanguageServer) -> None:
                 types.PublishDiagnosticsParams(
                     uri=snapshot.uri,
                     version=snapshot.version,
-                    diagnostics=to_lsp_diagnostics(snapshot, ls.settings)
+                    diagnostics=analysis_diagnostics(snapshot, ls.settings)
                     + dry_run_diagnostics(ls.document(snapshot.uri), snapshot.version),
                 )
             )
 
     def clear(uri: str) -> None:
+        explained.pop(uri, None)
         if not ls.pull_diagnostics:
             ls.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
@@ -74,7 +94,7 @@ def register(ls: RelaviumLanguageServer) -> None:
         if params.previous_result_id == result_id:
             return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         return types.RelatedFullDocumentDiagnosticReport(
-            items=to_lsp_diagnostics(snapshot, settings)
+            items=analysis_diagnostics(snapshot, settings)
             + dry_run_diagnostics(state, snapshot.version),
             result_id=result_id,
         )

@@ -89,3 +89,36 @@ def test_ten_times_the_input_costs_at_most_about_ten_times_the_work(shape: str) 
     grown_large = operations(make(large)) - base
     assert grown_small > 0
     assert grown_large <= 13 * grown_small, (shape, grown_small, grown_large)
+
+
+def parallel_of_many(n: int) -> str:
+    """A parallel node with n members and an edge to each (and one edge to a non-member)."""
+    members = ", ".join(f"m{i}" for i in range(n))
+    nodes = "".join(f"    - {{ id: m{i}, type: transform, transform: '1' }}\n" for i in range(n))
+    edges = "".join(f"    - {{ from: p, to: m{i} }}\n" for i in range(n))
+    return ("schema_version: '1.0'\nworkflow:\n  id: fan\n  nodes:\n"
+            "    - { id: start, type: input }\n"
+            f"    - {{ id: p, type: parallel, parallel_of: [{members}] }}\n{nodes}"
+            "    - { id: stray, type: transform, transform: '1' }\n"
+            f"  edges:\n    - {{ from: start, to: p }}\n{edges}    - {{ from: p, to: stray }}\n")
+
+
+def context_key_repeated(n: int) -> str:
+    """One context key declared n times, each value reading itself (n findings)."""
+    entries = "    - { key: k, value: '{{ ctx.k }}' }\n" * n
+    return ("schema_version: '1.0'\nworkflow:\n  id: ctx\n  context:\n" + entries
+            + "  nodes:\n    - { id: start, type: input }\n  edges: []\n")
+
+
+# each: n → a whole workflow whose lists grow linearly with n
+DOCUMENTS: dict[str, Callable[[int], str]] = {
+    "a parallel's members, an edge to each": parallel_of_many,
+    "one context key repeated": context_key_repeated,
+}
+
+
+@pytest.mark.parametrize("shape", DOCUMENTS, ids=list(DOCUMENTS))
+def test_ten_times_the_workflow_lists_cost_at_most_about_ten_times_the_work(shape: str) -> None:
+    make = DOCUMENTS[shape]
+    small, large = operations(make(100)), operations(make(1000))
+    assert large <= 12 * small, (shape, small, large)

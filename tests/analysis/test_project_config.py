@@ -105,6 +105,7 @@ def test_config_and_no_config_flags(tmp_path: Path) -> None:
      "sample-scope"),
     ('exclude = "x/"\n', "'exclude' must be a list of glob strings"),
     ('extend-exclude = [1]\n', "'extend-exclude' must be a list of glob strings"),
+    ('exclude = ["ok/", "[ab"]\n', "'exclude' holds an invalid glob '[ab' (an unterminated ["),
     ('rules = "strict"\n', "'rules' must be a table of rule id = level (one of error, warning"),
     ("sample-scope = 3\n", "'sample-scope' must be a file path"),
     ("rules = {\n", "not valid TOML"),

@@ -15,7 +15,12 @@ from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, client_capabilities
 
 from tests.conftest import FINDINGS_WORKFLOW
-from tests.server.conftest import CLIENT_PROFILES, RelaviumClient, make_client
+from tests.server.conftest import (
+    CLIENT_PROFILES,
+    RelaviumClient,
+    make_client,
+    profile_capabilities,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -26,10 +31,11 @@ INVALID = '[tool.relavium-lsp]\nrules = { unknown-key = "loud" }\n'
 EDITOR = {"relavium": {"debounceMs": 0, "rules": {"unreachable-node": "hint"}}}
 
 
-async def start(lsp_client: RelaviumClient, root: Path) -> None:
+async def start(lsp_client: RelaviumClient, root: Path,
+                capabilities: types.ClientCapabilities | None = None) -> None:
     lsp_client.set_configuration(EDITOR)
     lsp_client.initialize_result = await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(CLIENT_PROFILES["vscode"]),
+        capabilities=capabilities or client_capabilities(CLIENT_PROFILES["vscode"]),
         initialization_options=EDITOR,
         root_uri=from_fs_path(str(root)),
         workspace_folders=[types.WorkspaceFolder(uri=str(from_fs_path(str(root))), name="w")],
@@ -103,3 +109,52 @@ async def test_an_invalid_file_is_a_diagnostic_on_it_and_defaults_apply(
     found = await codes_and_levels(misconfigured, invalid_root)
     assert found == [("unknown-key", types.DiagnosticSeverity.Error),
                      ("unreachable-node", types.DiagnosticSeverity.Hint)]
+
+
+@pytest.fixture(scope="module")
+def excluding_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = workspace_with(tmp_path_factory, '[tool.relavium-lsp]\nextend-exclude = ["drafts/"]\n')
+    (root / "drafts").mkdir()
+    (root / "drafts" / "d.relavium.yaml").write_text(FINDINGS, encoding="utf-8")
+    return root
+
+
+@pytest_lsp.fixture(config=SERVER, params=list(CLIENT_PROFILES), scope="module")
+async def excluding(
+    request: pytest.FixtureRequest, lsp_client: RelaviumClient, excluding_root: Path
+) -> AsyncIterator[None]:
+    """Pushed to (neovim) and pulling (VS Code)."""
+    lsp_client.profile = request.param
+    await start(lsp_client, excluding_root, profile_capabilities(request.param))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_a_document_the_project_excludes_gets_no_diagnostics_and_the_log_says_why(
+    excluding: RelaviumClient, excluding_root: Path
+) -> None:
+    # As `check` skips the file when named (and as ruff's and ESLint's servers do).
+    path = excluding_root / "drafts" / "d.relavium.yaml"
+    draft = str(from_fs_path(str(path)))
+    excluding.open(draft, FINDINGS)
+    assert await excluding.diagnostics_for(draft) == []
+
+    def explained() -> list[str]:
+        return [m.message for m in excluding.log_messages if "no diagnostics for" in m.message]
+    await excluding.wait_for(explained, "the log line")
+    assert explained() == [f"relavium-lsp: no diagnostics for {path}: excluded by `exclude` / "
+                           f"`extend-exclude` in {excluding_root / 'pyproject.toml'}"]
+    # Edited: still none, and said once per opening.
+    excluding.replace_all(draft, FINDINGS + "# more\n")
+    assert await excluding.diagnostics_for(draft) == []
+    assert len(explained()) == 1
+    # The same text outside the excluded folder is diagnosed; other features serve both.
+    kept = str(from_fs_path(str(excluding_root / "w.relavium.yaml")))
+    excluding.open(kept, FINDINGS)
+    assert {str(d.code) for d in await excluding.diagnostics_for(kept)} == {
+        "unknown-key", "unreachable-node"}
+    symbols = await excluding.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=draft)))
+    assert symbols
+    excluding.close(draft)
+    excluding.close(kept)

@@ -10,10 +10,10 @@ import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import type { Diagnostic, InlayHint } from 'vscode-languageserver-protocol';
 import { SERVER_DRY_RUN, documentArgument } from '../src/serverCommands';
-import { FIXTURES, PACKAGE_ROOT, REPO_ROOT } from './paths';
+import { PACKAGE_ROOT, REPO_ROOT, scratchFixtures } from './paths';
 import { ServerSession } from './serverSession';
 
-const FIXTURE = path.join(FIXTURES, 'problems.relavium.yaml');
+const FIXTURE = path.join(scratchFixtures(), 'problems.relavium.yaml');
 const TEXT = fs.readFileSync(FIXTURE, 'utf8');
 const URI = pathToFileURL(FIXTURE).href;
 const WHOLE = {

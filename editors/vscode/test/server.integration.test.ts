@@ -5,7 +5,9 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { ServerSession } from './serverSession';
-import { EXAMPLE_WORKFLOW, FIXTURES, REPO_ROOT } from './paths';
+import { EXAMPLE_WORKFLOW, REPO_ROOT, scratchFixtures } from './paths';
+
+const FIXTURES = scratchFixtures();
 
 let session: ServerSession;
 
