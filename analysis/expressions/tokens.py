@@ -111,12 +111,10 @@ class _Classifier:
 
     def _with_html_comments(self, tokens: list[Token]) -> list[Token]:
         """QuickJS's HTML-like comments (blanked before parsing, so not in the tree) as comment
-        tokens; in a text too broken to agree with itself, one no token may overlap."""
-        comments = self.parsed.html_comments
-        if not comments:
-            return tokens
+        tokens. Tokens never overlap: in a text too broken to agree with itself (an unclosed
+        template holding `//`: tree-sitter reads a comment inside the string) the first wins."""
         merged: list[Token] = []
-        pending = iter(sorted(comments))
+        pending = iter(sorted(self.parsed.html_comments))
         comment = next(pending, None)
         for token in [*tokens, None]:
             while comment is not None and (token is None or comment[0] < token.span.start):
