@@ -317,6 +317,10 @@ class RelaviumLanguageServer(LanguageServer):
             item.uri, item.version, item.text, opening=next(self._openings)
         )
         self._schedule(self.documents[item.uri], delay_ms=0)
+        from server.protocol import RelaviumProtocol
+
+        assert isinstance(self.protocol, RelaviumProtocol)
+        asyncio.get_running_loop().call_soon(self.protocol.prepare_keystrokes)
 
     def change_document(self, params: types.DidChangeTextDocumentParams) -> None:
         state = self.documents.get(params.text_document.uri)

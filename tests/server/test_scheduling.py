@@ -17,7 +17,7 @@ import threading
 import unittest.mock
 import weakref
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import given, settings
@@ -803,3 +803,42 @@ async def test_an_edit_s_previous_analysis_is_freed_once_the_new_one_is_publishe
     assert previous() is None
     ls.analysis_process.close()
     ls.thread_pool.shutdown()
+
+
+def _calls_into(folder: str, action: Callable[[], object]) -> int:
+    """Python function calls made in files under `folder` while `action` runs."""
+    count = 0
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal count
+        if event == "call" and frame.f_code.co_filename.startswith(folder):
+            count += 1
+
+    sys.setprofile(profile)
+    try:
+        action()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+async def test_opening_a_document_has_the_keystroke_structure_hooks_made() -> None:
+    """cattrs makes a message type's structure hook on first use (code generation, ~3 ms): the
+    session's first keystroke paid it. Opening a document makes them while its analysis runs."""
+    import cattrs.gen
+
+    generator = os.path.dirname(cattrs.gen.__file__)
+    keystroke = {
+        "jsonrpc": "2.0", "method": types.TEXT_DOCUMENT_DID_CHANGE,
+        "params": {"textDocument": {"uri": URI, "version": 7}, "contentChanges": [
+            {"range": {"start": {"line": 3, "character": 1}, "end": {"line": 3, "character": 4}},
+             "text": "é"}]},
+    }
+    unopened = initialized_server()
+    assert _calls_into(generator, lambda: unopened.protocol.structure_message(keystroke)) > 0
+    ls = initialized_server()
+    ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1,
+                                            text=large_workflow(1)))
+    await asyncio.sleep(0)  # the event loop's next turn
+    assert _calls_into(generator, lambda: ls.protocol.structure_message(keystroke)) == 0
+    ls.close_document(URI)
