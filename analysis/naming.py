@@ -6,21 +6,66 @@ from __future__ import annotations
 import difflib
 import math
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
+from functools import cached_property
+
+# How many name comparisons one `Suggestions` makes at most (~0.3 s of difflib at the worst).
+MAX_COMPARISONS = 50_000
 
 
-def closest(name: str, candidates: Iterable[str]) -> str | None:
-    """The most similar candidate (difflib ratio ≥ 0.6), for a "did you mean" hint and quick fix."""
-    matches = difflib.get_close_matches(name, list(candidates), n=1)
-    return matches[0] if matches else None
+class Suggestions:
+    """ "Did you mean" over one collection of names, asked about many unknown ones (a check
+    builds it once): the most similar name by difflib's ratio (≥ 0.6), as
+    `difflib.get_close_matches` finds it. Only names whose length allows a ratio of 0.6 (within
+    a factor of 7/3) are compared, which changes no answer; the same unknown name is answered
+    once; and after `MAX_COMPARISONS` comparisons, unknown names that would need more get no
+    hint. Comparing each of m unknown names with all n made m·n comparisons: 2,000 misspelt
+    references among 2,000 nodes took 30 s."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self._given = names  # read at the first question: most checks find nothing to ask
+        self._answers: dict[tuple[str, str | None], str | None] = {}
+        self.budget = MAX_COMPARISONS
+
+    @cached_property
+    def _by_length(self) -> tuple[list[int], list[str]]:
+        """The names sorted by length (stable: the given order within a length), and those
+        lengths."""
+        names = sorted(self._given, key=len)
+        return [len(name) for name in names], names
+
+    def closest(self, name: str, excluding: str | None = None) -> str | None:
+        """The most similar name other than `excluding`, or None."""
+        key = (name, excluding)
+        if key not in self._answers:
+            self._answers[key] = self._closest(name, excluding)
+        return self._answers[key]
+
+    def did_you_mean(self, name: str, excluding: str | None = None
+                     ) -> tuple[str, dict[str, str]]:
+        """(" (did you mean 'x'?)", {"replacement": "x"}) or ("", {})."""
+        match = self.closest(name, excluding)
+        if match is None:
+            return "", {}
+        return f" (did you mean '{match}'?)", {"replacement": match}
+
+    def _closest(self, name: str, excluding: str | None) -> str | None:
+        lengths, names = self._by_length
+        # difflib's ratio is at most 2·min(a, b) / (a + b): 0.6 needs 3/7·a ≤ b ≤ 7/3·a
+        low = bisect_left(lengths, -(-3 * len(name) // 7))
+        high = bisect_right(lengths, len(name) * 7 // 3)
+        if high - low > self.budget:
+            return None
+        self.budget -= high - low
+        compared = [known for known in names[low:high] if known != excluding]
+        matches = difflib.get_close_matches(name, compared, n=1)
+        return matches[0] if matches else None
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> tuple[str, dict[str, str]]:
-    """(" (did you mean 'x'?)", {"replacement": "x"}) or ("", {})."""
-    match = closest(name, candidates)
-    if match is None:
-        return "", {}
-    return f" (did you mean '{match}'?)", {"replacement": match}
+    """`Suggestions(candidates).did_you_mean(name)`, for one question about a collection."""
+    return Suggestions(candidates).did_you_mean(name)
 
 
 def article(word: str | None) -> str:

@@ -4,7 +4,8 @@ not a condition, a handle no branch has, or a handle-less edge out of a conditio
 from collections.abc import Iterator
 
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.naming import article, did_you_mean
+from analysis.model import NodeDef
+from analysis.naming import Suggestions, article
 from analysis.rules import RuleContext
 
 RULE_ID = "invalid-handle"
@@ -25,6 +26,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                     f"only condition nodes have handles; write from: {node.id}",
                     {"replacement": node.id},
                 )
+    suggestions: dict[NodeDef, Suggestions] = {}  # a condition's, asked about each bad edge
     for edge, node, branch in ctx.condition_edges:
         if edge.from_field is None or branch is not None:
             continue  # no `from` at all (missing-field), or a handle that names a branch
@@ -39,7 +41,8 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"({choices})",
             )
         else:
-            hint, data = did_you_mean(edge.handle, handles)
+            hint, data = suggestions.setdefault(node, Suggestions(handles)).did_you_mean(
+                edge.handle)
             # The engine reaches `default` only when no branch matches: it is not a handle.
             if edge.handle == "default" and node.default:
                 hint = (f"; 'default' is not a handle (the engine routes to '{node.default.id}' "

@@ -8,7 +8,7 @@ reported when the workflow declares no agents at all (they all come from elsewhe
 from collections.abc import Iterator
 
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.naming import did_you_mean
+from analysis.naming import Suggestions
 from analysis.rules import RuleContext
 
 RULE_ID = "unknown-agent"
@@ -20,11 +20,12 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     workflow = ctx.workflow
     if not workflow.agents_by_id or any(agent.is_ref for agent in workflow.agents):
         return
+    suggestions = Suggestions(workflow.agents_by_id)
     for node in ctx.nodes_of("agent"):
         ref = node.agent_ref
         if ref is None or ref.id in workflow.agents_by_id:
             continue
-        hint, data = did_you_mean(ref.id, workflow.agents_by_id)
+        hint, data = suggestions.did_you_mean(ref.id)
         yield ctx.diagnostic(
             RULE_ID, SEVERITY, *ref.span,
             f"node '{node.id}': agent_ref '{ref.id}' names no agent in workflow.agents{hint}; "

@@ -5,7 +5,7 @@ from collections.abc import Container, Iterator
 
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.model import NodeDef
-from analysis.naming import did_you_mean
+from analysis.naming import Suggestions
 from analysis.rules import RuleContext
 
 RULE_ID = "unknown-node"
@@ -48,8 +48,9 @@ def _where(node: NodeDef, field: str) -> str:
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     known = ctx.workflow.nodes_by_id
+    suggestions = Suggestions(known)
     for where, node_id, span in _unknown_references(ctx, known):
-        hint, data = did_you_mean(node_id, known)
+        hint, data = suggestions.did_you_mean(node_id)
         yield ctx.diagnostic(
             RULE_ID, SEVERITY, *span,
             f"{where} names node '{node_id}', which does not exist{hint}; use the id of a "

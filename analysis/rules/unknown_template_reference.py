@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.model import VERBATIM_TEMPLATE_FIELDS, ContextDecl
-from analysis.naming import did_you_mean
+from analysis.naming import Suggestions
 from analysis.rules import RuleContext
 
 RULE_ID = "unknown-template-reference"
@@ -27,20 +27,21 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     }
     # sets for the lookups (a list's `in` made this quadratic in the number of nodes)
     known = {kind: set(names) for kind, (_, names) in declared.items()}
+    suggestions = {kind: Suggestions(names) for kind, (_, names) in declared.items()}
     for site in ctx.template_sites:
         ref = site.ref
         if ref.kind not in declared or ref.name is None or site.field.name == "save_to":
             continue  # save_to allows only {{ run.id }}: invalid-template says so
         if site.field.name in VERBATIM_TEMPLATE_FIELDS:
             continue  # sent as written: the engine resolves nothing there
-        what, names = declared[ref.kind]
+        what = declared[ref.kind][0]
         owner = site.owner
         self_reference = isinstance(owner, ContextDecl) and ref.kind == "ctx" and (
             owner.key == ref.name)
         if ref.name in known[ref.kind] and not self_reference:
             continue
-        hint, data = did_you_mean(ref.name, [n for n in names if not self_reference or
-                                             n != ref.name])
+        hint, data = suggestions[ref.kind].did_you_mean(
+            ref.name, excluding=ref.name if self_reference else None)
         problem = "refers to itself" if self_reference else f"names no declared {what}"
         # getByPath gives undefined, and a first `| default(…)` turns that into its argument.
         defaulted = bool(ref.filters) and ref.filters[0].name == "default"
