@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from functools import cached_property
 from itertools import accumulate
 
@@ -154,3 +155,40 @@ def line_end(text: str, starts: list[int], line: int) -> int:
     if end > starts[line] and text[end - 1] == "\r":
         end -= 1
     return end
+
+
+# Texts are compared a chunk at a time in C (one character at a time in Python took
+# milliseconds for a 200 KB document); 64 Ki characters, as each comparison has a fixed cost too:
+# 60 µs for an edit in the middle of a 1,000-node document, 110 µs with chunks of 4 Ki.
+_CHUNK = 64 * 1024
+
+
+def changed_span(old: str, new: str) -> tuple[int, int, int]:
+    """The one span an edit replaced: (start, old_end, new_end) with
+    `new == old[:start] + new[start:new_end] + old[old_end:]`, after the longest common prefix
+    and then the longest common suffix of what is left."""
+    limit = min(len(old), len(new))
+    # `new`'s span is copied, `old`'s compared in place
+    start = _common_length(lambda low, high: old.startswith(new[low:high], low), limit)
+    old_end, new_end = len(old), len(new)
+
+    def same_ends(low: int, high: int) -> bool:  # spans counted from the ends
+        return old.endswith(new[new_end - high : new_end - low], 0, old_end - low)
+
+    suffix = _common_length(same_ends, limit - start)
+    return start, old_end - suffix, new_end - suffix
+
+
+def _common_length(same: Callable[[int, int], bool], limit: int) -> int:
+    """The largest n ≤ `limit` for which spans [0, n) match, given `same(low, high)`: whether
+    spans [low, high) match."""
+    length, step = 0, _CHUNK
+    while length < limit:
+        high = min(length + step, limit)
+        if same(length, high):
+            length = high
+        elif high - length == 1:
+            break
+        else:  # the first difference is within the next `step`: look at half of it
+            step = (high - length) // 2
+    return length

@@ -35,7 +35,7 @@ from yaml._yaml import CParser
 
 from analysis.diagnostics import Diagnostic, Related, Severity
 from analysis.naming import article
-from analysis.source import SourceText
+from analysis.source import SourceText, changed_span
 
 MAX_SOURCE_BYTES = 2 * 1024 * 1024  # UTF-8
 
@@ -684,8 +684,7 @@ def _reread(source: SourceText, previous: YamlDocument, take_over: bool) -> Yaml
             or "\r" in old or new.startswith("\ufeff") or old.startswith("\ufeff")
             or _for_libyaml(new) != (new, None)):
         return None
-    start = _common_prefix(old, new)
-    shared_end = _common_suffix(old, new, start)
+    start, changed_end, _ = changed_span(old, new)
     delta = len(new) - len(old)
     # the candidate items containing the edit, outermost first; the innermost is tried first
     for path, item_start, indent in reversed(_items_at(root, old, start)):
@@ -693,7 +692,7 @@ def _reread(source: SourceText, previous: YamlDocument, take_over: bool) -> Yaml
         if start <= line_start + indent:
             continue  # the edit touches the `-` or what is before it
         end, boundary_indent = _item_end(old, line_start, indent)
-        if len(old) - shared_end > end:
+        if changed_end > end:
             continue  # the edit reaches the boundary
         if _item_end(new, line_start, indent) != (end + delta, boundary_indent):
             return None  # the edit moved the boundary: lines joined or split the item
@@ -705,11 +704,11 @@ def _reread(source: SourceText, previous: YamlDocument, take_over: bool) -> Yaml
             return None
         carry = _Carry(delta, take_over)
         return carry.document(source, _replaced(path, region.items[0], carry))
-    return _reread_top_entry(source, root, old, new, start, shared_end, take_over)
+    return _reread_top_entry(source, root, old, new, start, changed_end, take_over)
 
 
 def _reread_top_entry(source: SourceText, root: YNode, old: str, new: str, start: int,
-                      shared_end: int, take_over: bool) -> YamlDocument | None:
+                      changed_end: int, take_over: bool) -> YamlDocument | None:
     """The same for a top-level entry of a block mapping (its key first on its line, column 0):
     it spans the lines up to the next one that starts with content at column 0. The edit may
     change the key (it must stay unique) but not its first column; a line at column 0 that
@@ -726,7 +725,7 @@ def _reread_top_entry(source: SourceText, root: YNode, old: str, new: str, start
         return None  # the key is not first on its line, or the edit touches its first column
     delta = len(new) - len(old)
     end, _ = _item_end(old, line_start, 0)
-    if len(old) - shared_end > end or _item_end(new, line_start, 0) != (end + delta, 0):
+    if changed_end > end or _item_end(new, line_start, 0) != (end + delta, 0):
         return None
     lines = new[line_start : end + delta]
     if "&" in lines or "\t" in lines or new.startswith(("-", "..."), end + delta):
@@ -742,29 +741,6 @@ def _reread_top_entry(source: SourceText, root: YNode, old: str, new: str, start
     entries = [*root.entries[:index], entry, *carry.entries(root.entries[index + 1 :])]
     return carry.document(source, YMapping(root.start, root.end + delta, entries,
                                            {entry.key.text: entry for entry in entries}))
-
-
-def _common_prefix(a: str, b: str) -> int:
-    low, high = 0, min(len(a), len(b))
-    while low < high:  # binary search on equal prefixes: each comparison runs in C
-        middle = (low + high + 1) // 2
-        if a[:middle] == b[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def _common_suffix(a: str, b: str, prefix: int) -> int:
-    """The length of the common suffix, not reaching into the common prefix."""
-    low, high = 0, min(len(a), len(b)) - prefix
-    while low < high:
-        middle = (low + high + 1) // 2
-        if a[len(a) - middle :] == b[len(b) - middle :]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 Path = list[tuple[YMapping | YSequence, int]]

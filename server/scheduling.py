@@ -38,7 +38,7 @@ from typing import IO, Any, NamedTuple, TypeVar
 
 from analysis import AnalysisResult, AnalysisStopped, analyze
 from analysis.diagnostics import Diagnostic
-from analysis.source import SourceText
+from analysis.source import SourceText, changed_span
 from analysis.yaml_tree import YamlDocument
 from server.early_initialize import start_analysis_process
 
@@ -376,7 +376,8 @@ class _Worker:
         if job.path is not None:
             before = None if whole else self._sent.pop(job.path, None)
             if before is not None:
-                sent = _Edit(before[0], *_difference(before[1], job.text))
+                start, old_end, new_end = changed_span(before[1], job.text)
+                sent = _Edit(before[0], start, old_end, job.text[start:new_end])
             _remember(self._sent, job.path, (job.number, job.text))
         self.send(("analyze", job.number, sent, job.path, job.question))
 
@@ -419,50 +420,15 @@ class _Edit(NamedTuple):
     inserted: str
 
 
-# Texts are compared a chunk at a time in C (one character at a time in Python took
-# milliseconds for a 200 KB document); 64 Ki characters, as each comparison has a fixed cost too:
-# 60 µs for an edit in the middle of a 1,000-node document, 110 µs with chunks of 4 Ki.
-_CHUNK = 64 * 1024
-
-
-def _difference(old: str, new: str) -> tuple[int, int, str]:
-    """The one span of `old` that `new` replaces: (start, end, inserted) with
-    `new == old[:start] + inserted + old[end:]`, after the longest common prefix and then the
-    longest common suffix of what is left."""
-    limit = min(len(old), len(new))
-    # `new`'s span is copied, `old`'s compared in place
-    start = _common_length(lambda low, high: old.startswith(new[low:high], low), limit)
-    old_end, new_end = len(old), len(new)
-
-    def same_ends(low: int, high: int) -> bool:  # spans counted from the ends
-        return old.endswith(new[new_end - high : new_end - low], 0, old_end - low)
-
-    suffix = _common_length(same_ends, limit - start)
-    return start, old_end - suffix, new[start : new_end - suffix]
-
-
-def _common_length(same: Callable[[int, int], bool], limit: int) -> int:
-    """The largest n ≤ `limit` for which spans [0, n) match, given `same(low, high)`: whether
-    spans [low, high) match."""
-    length, step = 0, _CHUNK
-    while length < limit:
-        high = min(length + step, limit)
-        if same(length, high):
-            length = high
-        elif high - length == 1:
-            break
-        else:  # the first difference is within the next `step`: look at half of it
-            step = (high - length) // 2
-    return length
-
-
-def _remember(kept: dict[str, T], path: str, value: T) -> None:
+def _remember(kept: dict[str, T], path: str, value: T) -> list[T]:
     """Keep `value` as `path`'s, the most recent; forget the least recent beyond
-    `KEPT_ANALYSES` documents."""
-    kept.pop(path, None)
+    `KEPT_ANALYSES` documents. What it no longer keeps: `path`'s earlier value, and those
+    forgotten."""
+    dropped = [kept.pop(path)] if path in kept else []
     kept[path] = value
     while len(kept) > KEPT_ANALYSES:
-        del kept[next(iter(kept))]
+        dropped.append(kept.pop(next(iter(kept))))
+    return dropped
 
 
 class _Texts:
@@ -551,7 +517,7 @@ class KeptAnalyses:
         # path → (last analysis, last analysis with a model), the most recent document last
         self._kept: dict[str, tuple[AnalysisResult, AnalysisResult | None]] = {}
         # entries no longer kept, until `release`
-        self._dropped: list[tuple[AnalysisResult, AnalysisResult | None] | None] = []
+        self._dropped: list[tuple[AnalysisResult, AnalysisResult | None]] = []
 
     def analysis(self, text: str, path: str | None, should_stop: Callable[[], bool]
                  ) -> AnalysisResult:
@@ -568,10 +534,8 @@ class KeptAnalyses:
             last if last is not None and last.source.text == text
             else analyze(text, path, should_stop, last, take_over=True)
         )
-        self._dropped.append(self._kept.pop(path, None))
-        self._kept[path] = (result, result if result.workflow is not None else good)
-        while len(self._kept) > KEPT_ANALYSES:
-            self._dropped.append(self._kept.pop(next(iter(self._kept))))
+        self._dropped += _remember(
+            self._kept, path, (result, result if result.workflow is not None else good))
         return result
 
     def release(self) -> None:

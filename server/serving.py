@@ -20,25 +20,13 @@ from lsprotocol import types
 
 from analysis import AnalysisResult
 from analysis.model import Workflow
+from analysis.source import changed_span
 from server.documents import Snapshot
 from server.language_server import RelaviumLanguageServer
 from server.positions import LineIndex
 
 T = TypeVar("T")
 P = TypeVar("P")
-
-
-def _longest(holds: Callable[[int], bool], limit: int) -> int:
-    """The largest n <= limit for which `holds(n)` (monotone: true up to some n), by bisection:
-    slice comparisons run in C, a character loop over a large file would not."""
-    low, high = 0, limit
-    while low < high:
-        middle = (low + high + 1) // 2
-        if holds(middle):
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 @dataclass
@@ -64,11 +52,8 @@ class View:
     @cached_property
     def _common(self) -> tuple[int, int]:
         """The lengths of the common prefix and (not overlapping it) common suffix."""
-        old, new = self.snapshot.text, self.live
-        limit = min(len(old), len(new))
-        prefix = _longest(lambda n: old[:n] == new[:n], limit)
-        suffix = _longest(lambda n: old[len(old) - n:] == new[len(new) - n:], limit - prefix)
-        return prefix, suffix
+        start, old_end, _ = changed_span(self.snapshot.text, self.live)
+        return start, len(self.snapshot.text) - old_end
 
     @cached_property
     def live_lines(self) -> LineIndex:

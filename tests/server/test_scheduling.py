@@ -14,14 +14,11 @@ import pickle
 import signal
 import sys
 import threading
-import unittest.mock
 import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from lsprotocol import types
 
 import server.language_server as language_server
@@ -612,34 +609,6 @@ async def test_saving_while_the_version_is_analysed_does_not_analyse_it_again(
 
 # A document's next text goes to the analysis process as an edit of the text it was sent before
 # (`scheduling._Edit`); each test asks the worker what it analysed.
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    common=st.tuples(st.text("ab\nÄ😀"), st.text("ab\nÄ😀")),
-    removed=st.text("ab\nÄ😀", max_size=12),
-    inserted=st.text("ab\nÄ😀", max_size=12),
-    chunk=st.integers(1, 9),
-)
-def test_a_difference_is_the_one_span_replaced(
-    common: tuple[str, str], removed: str, inserted: str, chunk: int
-) -> None:
-    old, new = common[0] + removed + common[1], common[0] + inserted + common[1]
-    with unittest.mock.patch.object(scheduling, "_CHUNK", chunk):
-        start, end, replaced_by = scheduling._difference(old, new)
-    assert new == old[:start] + replaced_by + old[end:]
-    prefix = common_prefix_length(old, new)
-    assert start == prefix  # the longest common prefix, then the longest suffix of the rest
-    rest_old, rest_new = old[prefix:], new[prefix:]
-    suffix = common_prefix_length(rest_old[::-1], rest_new[::-1])
-    assert (len(old) - end, len(replaced_by)) == (suffix, len(rest_new) - suffix)
-
-
-def common_prefix_length(first: str, second: str) -> int:
-    length = 0
-    while length < min(len(first), len(second)) and first[length] == second[length]:
-        length += 1
-    return length
 
 
 def test_the_worker_takes_an_edit_only_of_the_text_it_holds() -> None:
