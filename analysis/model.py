@@ -206,7 +206,6 @@ class Branch:
         return js_string(self.when.value)
 
 
-
 def _string(node: YNode | None) -> NodeRef | None:
     if isinstance(node, YScalar) and isinstance(node.value, str):
         return NodeRef(node.value, node)

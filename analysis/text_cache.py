@@ -67,11 +67,11 @@ class TextCache(Generic[V]):
         self.__wrapped__ = compute
 
     def __call__(self, text: str) -> V:
-        found = self.get(text)
+        found = self._hit(text)
         if found is not None:
             return found[0]
         value = self.compute(text)
-        self.put(text, value)
+        self._put(text, value)
         return value
 
     def map(self, texts: Sequence[str]) -> list[V]:
@@ -91,11 +91,11 @@ class TextCache(Generic[V]):
         computed: dict[str, V] = {}
         for text in missing:
             computed[text] = value = self.compute(text)
-            self.put(text, value)
+            self._put(text, value)
         return [entry[0] if entry is not None else computed[text]
                 for text, entry in zip(texts, found, strict=True)]
 
-    def get(self, text: str) -> tuple[V] | None:
+    def _hit(self, text: str) -> tuple[V] | None:
         """The value remembered for `text` (in a 1-tuple), or None (a miss, counted)."""
         with self._lock:
             self.calls += 1
@@ -106,8 +106,8 @@ class TextCache(Generic[V]):
             self.misses += 1
             return None
 
-    def put(self, text: str, value: V) -> None:
-        """Remember `value` for `text`, for a caller that computes it itself."""
+    def _put(self, text: str, value: V) -> None:
+        """Remember `value` for `text`, evicting the least recently used past `max_bytes`."""
         size = estimated_bytes(text, value)
         with self._lock:
             if size <= self.max_bytes and text not in self._entries:
