@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from server.commands.check import cpu_count
+from server.cli.check import cpu_count
 from tests.analysis.large_workflow import large_workflow
 
 FILES = 200

@@ -12,7 +12,8 @@
 - 40 single-character edits at 5,000 nodes, debounce 0: p50 and p95 (target p95 ≤ 1.5× p50 —
   spikes here are the cyclic garbage collector), and the server's peak RSS;
 - server start → initialize answered. The server answers `initialize` before it has loaded
-  (server/early_initialize.py), so "first open → diagnostics" includes the rest of its loading;
+  (server/lsp/boot/early_initialize.py), so "first open → diagnostics" includes the rest of its
+  loading;
   bench/startup.py measures start → first diagnostics whole.
 
 Rounds are interleaved in one run; ratios of medians are the numbers to report. Prints one
@@ -34,8 +35,8 @@ from pygls.lsp.client import LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis import AnalysisResult, analyze, tune_collector
-from server.settings import DEFAULT_DEBOUNCE_MS
+from analysis.checks.analyze import AnalysisResult, analyze, tune_collector
+from server.lsp.settings import DEFAULT_DEBOUNCE_MS
 from tests.analysis.large_workflow import large_workflow
 
 ROUNDS = 30

@@ -17,18 +17,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis import analyze
-from analysis.completion import complete
-from analysis.highlighting import expression_tokens
-from analysis.navigation import SymbolKind, build_index
-from analysis.outline import folds, outline
-from analysis.rename import plan_rename, rename_target
+from analysis.checks.analyze import analyze
+from analysis.ide.completion import complete
+from analysis.ide.highlighting import expression_tokens
+from analysis.ide.navigation import SymbolKind, build_index
+from analysis.ide.outline import folds, outline
+from analysis.ide.rename import plan_rename, rename_target
 from bench.analysis import percentile, timed
-from server.documents import Snapshot
-from server.features.folding import folding_ranges
-from server.features.semantic_tokens import encoded_tokens
-from server.features.symbols import placed
-from server.serving import View
+from server.lsp.documents import Snapshot
+from server.lsp.features.folding import folding_ranges
+from server.lsp.features.semantic_tokens import encoded_tokens
+from server.lsp.features.symbols import placed
+from server.lsp.serving import View
 from tests.analysis.large_workflow import large_workflow
 
 ROUNDS = 20

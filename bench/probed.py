@@ -36,7 +36,7 @@ async def start(client: Client, tree: Path, capabilities: types.ClientCapabiliti
     boot = (
         f"import sys, runpy; sys.path.insert(0, {str(tree)!r}); "
         f"runpy.run_path({str(PROBE)!r}, run_name='server_probe'); "
-        "from server.cli import main; sys.exit(main(['serve', '--stdio']))"
+        "from server.cli.main import main; sys.exit(main(['serve', '--stdio']))"
     )
     await client.start_io(sys.executable, "-c", boot,
                           env={**os.environ, "RELAVIUM_PROBE_OUT": probe_out})

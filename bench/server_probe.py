@@ -8,7 +8,7 @@ requests waiting, and writes it as JSON to $RELAVIUM_PROBE_OUT when the server e
 - `loop_lags`: how late a callback due every 5 ms ran on the event loop;
 - `analyses`: the server-process analyses (start, seconds, characters, whether stopped);
 - `jobs`: analysis-process jobs (start, seconds, characters, whether stopped — a job whose
-  worker was killed never answers), where the server has one (server/scheduling.py).
+  worker was killed never answers), where the server has one (server/lsp/scheduling.py).
 
 perf_counter is CLOCK_MONOTONIC on Linux, so times compare with the client's.
 """
@@ -24,7 +24,7 @@ import threading
 import time
 from typing import Any
 
-import server.language_server as language_server
+import server.lsp.language_server as language_server
 
 collections: list[tuple[float, int, float]] = []
 held: list[tuple[float, float]] = []
@@ -85,7 +85,7 @@ def _analyze_watched(text: str, *args: Any, **kwargs: Any) -> Any:
 def _watch_jobs() -> None:
     """Wrap the analysis process's send and answer, when this tree has one."""
     try:
-        from server import scheduling
+        from server.lsp import scheduling
     except ImportError:
         return
     worker = getattr(scheduling, "_Worker", None)

@@ -2,7 +2,8 @@
 generated workflows, the same client, both servers over stdio, interleaved in one run.
 
 yaml-language-server is what a user would otherwise pick: it gets a JSON Schema of the format
-from our own export (`relavium-lsp schema`, `analysis.json_schema`) through its `yaml.schemas`
+from our own export (`relavium-lsp schema`, `analysis.schema.json_schema`) through its
+`yaml.schemas`
 setting. It is installed from npm on first use into a cache outside the repository
 (`$XDG_CACHE_HOME/relavium-bench/yamlls`, default `~/.cache/...`); 1.x, because 2.x needs Node
 22.13 or newer.
@@ -59,9 +60,9 @@ from pygls.lsp.client import LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis.json_schema import workflow_json_schema
+from analysis.schema.json_schema import workflow_json_schema
 from bench.lsp import percentile
-from server.settings import DEFAULT_DEBOUNCE_MS
+from server.lsp.settings import DEFAULT_DEBOUNCE_MS
 from tests.analysis.large_workflow import large_workflow
 
 YAMLLS_VERSION = "1.25.0"  # the newest 1.x; 2.x needs Node >= 22.13
@@ -206,7 +207,7 @@ class Client(LanguageClient):
             sections = [item.section for item in params.items]
             if server.section in sections:
                 asyncio.get_running_loop().call_soon(self.configured.set)
-            return [server.settings.get(section or "") for section in sections]
+            return [server.lsp.settings.get(section or "") for section in sections]
 
         @self.feature(types.WORKSPACE_DIAGNOSTIC_REFRESH)
         def refresh(params: None) -> None:
@@ -358,7 +359,7 @@ async def session(
     try:
         await within(client.initialize_async(types.InitializeParams(
             capabilities=capabilities(server.pull),
-            initialization_options=server.settings.get("relavium"),
+            initialization_options=server.lsp.settings.get("relavium"),
         )), f"{server.name}: initialize")
         client.initialize_answered = time.perf_counter() - client.spawned
         client.initialized(types.InitializedParams())

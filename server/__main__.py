@@ -1,3 +1,3 @@
-from server.cli import program
+from server.cli.main import program
 
 program()

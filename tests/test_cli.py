@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from server.cli import main
+from server.cli.main import main
 from tests.analysis.large_workflow import large_workflow
 
 
@@ -42,7 +42,7 @@ def test_unknown_option_is_a_usage_error() -> None:
 
 CHECK_AND_LIST_MODULES = """
 import json, sys
-from server.cli import main
+from server.cli.main import main
 code = main(sys.argv[1:])
 print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
@@ -61,17 +61,18 @@ def modules_after(*args: str) -> set[str]:
 # and SARIF output read, a process pool for one file, the gitignore matcher and TOML reader for a
 # named file with no configuration file or folder walk, the sample-scope module, and the quickjs
 # package's thread pool around the binding the syntax check uses.
-NOT_FOR_CHECK = ("lsprotocol", "pygls", "server.dry_run", "server.commands.run",
-                 "server.commands.eval_cmd", "server.commands.serve", "sandbox.pool",
+NOT_FOR_CHECK = ("lsprotocol", "pygls", "server.lsp.dry_run", "server.cli.run",
+                 "server.cli.eval_cmd", "server.lsp.serve", "sandbox.pool",
                  "sandbox.evaluator", "sandbox.vm", "importlib.metadata",
-                 "concurrent.futures", "pathspec", "tomllib", "analysis.sample_scope", "quickjs")
+                 "concurrent.futures", "pathspec", "tomllib", "analysis.dryrun.sample_scope",
+                 "quickjs")
 
 
 def test_check_imports_only_what_checking_needs(tmp_path: Path) -> None:
     workflow = tmp_path / "w.relavium.yaml"
     workflow.write_text(large_workflow(1), encoding="utf-8")
     loaded = modules_after("check", str(workflow))
-    assert "analysis.rules" in loaded  # it did check
+    assert "analysis.checks.registry" in loaded  # it did check
     assert sorted(name for name in NOT_FOR_CHECK if name in loaded) == []
 
 
@@ -95,7 +96,7 @@ PROGRAM_WITH_EXIT_HOOK = """
 import atexit, sys
 atexit.register(lambda: print("interpreter teardown", file=sys.stderr))
 sys.argv[0] = "relavium-lsp"
-from server.cli import program
+from server.cli.main import program
 program()
 """
 
@@ -121,7 +122,7 @@ def test_a_check_exits_without_interpreter_teardown_and_loses_no_output(tmp_path
 def test_a_check_keeps_only_the_last_files_analysis(tmp_path: Path) -> None:
     # The last one is left for the process's exit to free at once; earlier ones are freed before
     # the next file is analysed, so checking many files never holds two analyses.
-    from server.commands import check
+    from server.cli import check
 
     first, second = tmp_path / "a.relavium.yaml", tmp_path / "b.relavium.yaml"
     first.write_text(large_workflow(1), encoding="utf-8")

@@ -1,4 +1,5 @@
-"""The one span an edit replaced (`analysis.source.changed_span`): what the incremental YAML
+"""The one span an edit replaced (`analysis.document.source.changed_span`): what the incremental
+YAML
 read reads again, and what the server sends the analysis process instead of a whole text."""
 
 from __future__ import annotations
@@ -8,8 +9,8 @@ import unittest.mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis import source
-from analysis.source import changed_span
+from analysis.document import source
+from analysis.document.source import changed_span
 
 
 @settings(max_examples=300, deadline=None)

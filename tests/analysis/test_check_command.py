@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from server.cli import main
+from server.cli.main import main
 from tests.conftest import CLEAN_WORKFLOW, EXAMPLES, FIXTURES
 
 BROKEN = """\

@@ -11,7 +11,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from analysis.describe import code_span
+from analysis.ide.describe import code_span
 
 MARKDOWN = MarkdownIt("commonmark")
 

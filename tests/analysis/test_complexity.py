@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from analysis import analyze
+from analysis.checks.analyze import analyze
 from tests.operations import lines_executed
 
 WORKFLOW = """\

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 import sandbox.scope
-from analysis import analyze
-from analysis.sample_scope import Samples, parse_samples
-from analysis.workflow_run import _Runner, run_workflow
+from analysis.checks.analyze import analyze
+from analysis.dryrun.sample_scope import Samples, parse_samples
+from analysis.dryrun.workflow_run import _Runner, run_workflow
 from sandbox import Outcome, Scope, evaluate
 from tests.analysis.large_workflow import large_workflow
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import analyze
+from analysis.checks.analyze import analyze
 from analysis.diagnostics import Severity
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "parity"

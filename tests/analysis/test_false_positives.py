@@ -1,6 +1,6 @@
 """Valid workflows that must stay clean: each case is one a user hit as a false positive."""
 
-from analysis import analyze
+from analysis.checks.analyze import analyze
 
 
 def rules_reported(text: str) -> list[str]:

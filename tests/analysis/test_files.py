@@ -4,8 +4,8 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from analysis.files import is_workflow_path, walk_workflow_files
-from analysis.project_config import ProjectConfig
+from analysis.project.config import ProjectConfig
+from analysis.project.files import is_workflow_path, walk_workflow_files
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """The dependency graph: edge union, ancestors, cycles, fan-in order, secret taint."""
 
-from analysis import analyze
-from analysis.graph import Graph
+from analysis.checks.analyze import analyze
+from analysis.document.graph import Graph
 from tests.operations import lines_executed
 
 

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from analysis import analyze
+from analysis.checks.analyze import analyze
+from analysis.ide.navigation import SymbolKind, symbol_index
 from analysis.naming import js_number, js_string
-from analysis.navigation import SymbolKind, symbol_index
 from tests.operations import lines_executed
 
 # (text, JavaScript's Number(text)); "-0" stands for negative zero.

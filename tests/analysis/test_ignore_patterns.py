@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.ignore_patterns import IgnorePatterns, invalid_reason
+from analysis.project.ignore_patterns import IgnorePatterns, invalid_reason
 
 FOLDERS = ["a", "a/b", "a/b/c", "b", "build", "build/keep", "x/build", "x/y/z", "foo.d",
            "deep/a/x/a/y", "éé"]

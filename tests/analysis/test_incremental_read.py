@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from analysis import AnalysisResult, analyze
-from analysis.model import NodeRef, ScalarText, build_workflow
-from analysis.source import SourceText
-from analysis.yaml_tree import (
+from analysis.checks.analyze import AnalysisResult, analyze
+from analysis.document.model import NodeRef, ScalarText, build_workflow
+from analysis.document.source import SourceText
+from analysis.document.yaml_tree import (
     YamlDocument,
     YEntry,
     YMapping,

@@ -1,6 +1,6 @@
 """An input's `validation` block is checked by the input's type, as the engine checks it."""
 
-from analysis import analyze
+from analysis.checks.analyze import analyze
 
 
 def test_an_enum_member_must_have_the_inputs_type() -> None:

@@ -11,8 +11,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from analysis.source import SourceText
-from analysis.yaml_tree import plain_value, read_yaml
+from analysis.document.source import SourceText
+from analysis.document.yaml_tree import plain_value, read_yaml
 from tests.conftest import EXAMPLES, REPO_ROOT, relavium_lsp
 
 SCHEMA_RULES = {"unknown-key", "missing-field", "invalid-value"}

@@ -2,12 +2,12 @@
 
 import pytest
 
-from analysis import analyze
+from analysis.checks.analyze import analyze
 from analysis.diagnostics import Position
-from analysis.model import Workflow
-from analysis.source import SourceText
-from analysis.templates import find_references
-from analysis.yaml_tree import resolve_plain
+from analysis.document.model import Workflow
+from analysis.document.source import SourceText
+from analysis.document.templates import find_references
+from analysis.document.yaml_tree import resolve_plain
 
 
 def test_source_positions_handle_crlf_cr_and_astral_characters() -> None:

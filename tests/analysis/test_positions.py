@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analysis import analyze
+from analysis.checks.analyze import analyze
 from analysis.diagnostics import Diagnostic, Position, Severity
-from analysis.report import FileReport, to_json, to_sarif
-from analysis.source import SourceText, line_starts
+from analysis.document.source import SourceText, line_starts
+from server.cli.formats import FileReport, to_json, to_sarif
 from tests.conftest import FIXTURES
 from tests.operations import lines_executed
 

@@ -4,9 +4,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis import INTERNAL_ERROR, analyze
-from analysis.source import SourceText
-from analysis.yaml_tree import MAX_SOURCE_BYTES, YScalar, read_yaml
+from analysis.checks.analyze import INTERNAL_ERROR, analyze
+from analysis.document.source import SourceText
+from analysis.document.yaml_tree import MAX_SOURCE_BYTES, YScalar, read_yaml
 from tests.analysis.large_workflow import large_workflow
 from tests.conftest import EXAMPLES
 

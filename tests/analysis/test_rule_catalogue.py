@@ -2,8 +2,8 @@
 
 import re
 
+from analysis.checks.registry import RULES
 from analysis.diagnostics import Severity
-from analysis.rules import RULES
 from tests.analysis.test_rule_fixtures import EXPRESSION_RULES
 from tests.conftest import REPO_ROOT
 

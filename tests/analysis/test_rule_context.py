@@ -12,12 +12,12 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis.graph import build_graph
-from analysis.model import build_workflow
-from analysis.rules import RuleContext
-from analysis.rules._expression_sites import MAX_EXPRESSION_CHARS
-from analysis.source import SourceText
-from analysis.yaml_tree import read_yaml
+from analysis.checks.context import RuleContext
+from analysis.checks.expression_sites import MAX_EXPRESSION_CHARS
+from analysis.document.graph import build_graph
+from analysis.document.model import build_workflow
+from analysis.document.source import SourceText
+from analysis.document.yaml_tree import read_yaml
 from tests.analysis.large_workflow import large_workflow
 from tests.conftest import EXAMPLES, FIXTURES
 

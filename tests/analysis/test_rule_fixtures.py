@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis import analyze
-from analysis.rules import RULES
+from analysis.checks.analyze import analyze
+from analysis.checks.registry import RULES
 from tests.conftest import FIXTURES
 
 RULE_FIXTURES = FIXTURES / "rules"

@@ -1,4 +1,4 @@
-"""The starter sidecar `relavium.createSampleScope` writes (`analysis.sample_skeleton`): every
+"""The starter sidecar `relavium.createSampleScope` writes (`analysis.dryrun.skeleton`): every
 input, context key and stored output, in declaration order, from the same synthesis a dry run
 uses; and a dry run of the file as written reproduces it."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from analysis import analyze
-from analysis.sample_scope import parse_samples
-from analysis.sample_skeleton import HOW_IT_IS_USED, sidecar_skeleton
-from analysis.workflow_run import run_workflow
+from analysis.checks.analyze import analyze
+from analysis.dryrun.sample_scope import parse_samples
+from analysis.dryrun.skeleton import HOW_IT_IS_USED, sidecar_skeleton
+from analysis.dryrun.workflow_run import run_workflow
 from sandbox import Outcome, Scope, evaluate
 from tests.conftest import EXAMPLES
 from tests.operations import lines_executed
@@ -202,7 +202,7 @@ def test_many_context_templates_cost_linear_work() -> None:
         assert result.workflow is not None and result.graph is not None
         workflow, graph = result.workflow, result.graph
         return lines_executed(
-            lambda: sidecar_skeleton(workflow, graph, in_process), "analysis/sample_skeleton.py"
+            lambda: sidecar_skeleton(workflow, graph, in_process), "analysis/dryrun/skeleton.py"
         )
 
     small, large = cost(60), cost(600)

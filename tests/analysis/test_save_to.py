@@ -2,7 +2,7 @@
 
 import pytest
 
-from analysis import analyze
+from analysis.checks.analyze import analyze
 
 TEMPLATE = """schema_version: '1.0'
 workflow:

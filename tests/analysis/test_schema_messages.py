@@ -1,6 +1,6 @@
 """Schema messages say what to write, not only what is wrong."""
 
-from analysis import analyze
+from analysis.checks.analyze import analyze
 
 
 def test_a_quoted_number_or_boolean_is_told_to_drop_the_quotes() -> None:

@@ -21,8 +21,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis import analyze
+from analysis.checks.analyze import analyze
 from analysis.diagnostics import Severity
+from analysis.document.yaml_tree import read_yaml
 from analysis.schema import (
     INPUT,
     MCP_SERVER,
@@ -42,7 +43,6 @@ from analysis.schema import (
     item_of,
     keys_of,
 )
-from analysis.yaml_tree import read_yaml
 from tests.analysis.test_engine_parity import FIXTURES, read_header
 from tests.conftest import EXAMPLES
 
@@ -86,7 +86,7 @@ def _as_node(mapping: dict[str, Any]) -> Any:
 
 
 def read_yaml_root(text: str) -> Any:
-    from analysis.source import SourceText
+    from analysis.document.source import SourceText
 
     return read_yaml(SourceText(text)).root
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from analysis import AnalysisResult, analyze
+from analysis.checks.analyze import AnalysisResult, analyze
+from analysis.checks.context import RuleContext
 from analysis.diagnostics import Diagnostic
-from analysis.rules import RuleContext
 from analysis.schema import RUN, WORKFLOW, Spec, item_of
 from tests.analysis.large_workflow import large_workflow
 from tests.analysis.test_incremental_read import edited, typed

@@ -3,8 +3,8 @@ context entries however their chain is ordered (issue 12, target 2: no quadratic
 
 from __future__ import annotations
 
-from analysis import analyze
-from analysis.graph import Graph, build_graph
+from analysis.checks.analyze import analyze
+from analysis.document.graph import Graph, build_graph
 from tests.operations import lines_executed
 
 

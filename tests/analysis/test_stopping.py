@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-import analysis
-from analysis import AnalysisStopped, analyze
-from analysis.model import Workflow
-from analysis.rules import RULES
-from analysis.yaml_tree import YamlDocument
+import analysis.checks.analyze as analyze_module
+from analysis.checks.analyze import AnalysisStopped, analyze
+from analysis.checks.registry import RULES
+from analysis.document.model import Workflow
+from analysis.document.yaml_tree import YamlDocument
 from tests.analysis.large_workflow import large_workflow
 
 
@@ -45,7 +45,7 @@ def test_the_yaml_conversion_checks_before_each_node(monkeypatch: pytest.MonkeyP
     on (over half a second at 5,000 nodes) while the next version waited."""
     asked = 0
     asked_before_model: list[int] = []
-    real_build_workflow = analysis.build_workflow
+    real_build_workflow = analyze_module.build_workflow
 
     def never() -> bool:
         nonlocal asked
@@ -56,7 +56,7 @@ def test_the_yaml_conversion_checks_before_each_node(monkeypatch: pytest.MonkeyP
         asked_before_model.append(asked)
         return real_build_workflow(document, previous)
 
-    monkeypatch.setattr(analysis, "build_workflow", build_workflow)
+    monkeypatch.setattr(analyze_module, "build_workflow", build_workflow)
     result = analyze(large_workflow(10), None, never)
     assert result.workflow is not None
     assert asked_before_model[0] >= len(result.workflow.nodes)

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from analysis import analyze
+from analysis.checks.analyze import analyze
 from analysis.naming import MAX_COMPARISONS, Suggestions
 from tests.analysis.large_workflow import large_workflow
 

@@ -1,6 +1,6 @@
 """Inline suppression: `# relavium-lsp: ignore[rule-id]` on the line or on the node."""
 
-from analysis import AnalysisResult, analyze
+from analysis.checks.analyze import AnalysisResult, analyze
 from tests.operations import lines_executed
 
 HEAD = """\
@@ -92,7 +92,7 @@ def test_many_suppressed_items_with_findings_cost_linear_work() -> None:
 
     def cost(count: int) -> int:
         text = commented_nodes(count)
-        return lines_executed(lambda: analyze(text), "analysis/suppression.py")
+        return lines_executed(lambda: analyze(text), "analysis/checks/suppression.py")
 
     small, large = cost(60), cost(600)
     assert large <= small * 12, (small, large)

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-import analysis
-from analysis import AnalysisResult, AnalysisStopped, analyze
-from analysis.model import ScalarText, Workflow
+import analysis.checks.analyze as analyze_module
+from analysis.checks.analyze import AnalysisResult, AnalysisStopped, analyze
+from analysis.document.model import ScalarText, Workflow
 from tests.analysis.large_workflow import large_workflow
 from tests.analysis.test_collector import collector  # noqa: F401 (a fixture)
 from tests.analysis.test_incremental_read import corpus, edited, model_shape, shape, typed
@@ -182,7 +182,7 @@ def test_an_analysis_that_fails_after_the_move_gives_the_previous_one_back_exact
     def broken(*args: object) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(analysis, "build_graph", broken)
+    monkeypatch.setattr(analyze_module, "build_graph", broken)
     with pytest.raises(RuntimeError):
         analyze(typed(before, MIDDLE, "2"), PATH, previous=previous, take_over=True)
     assert view(previous) == seen and not previous.given_up

@@ -4,7 +4,7 @@ taint through input defaults and context values."""
 
 import pytest
 
-from analysis import analyze
+from analysis.checks.analyze import analyze
 
 WORKFLOW = """schema_version: '1.0'
 workflow:

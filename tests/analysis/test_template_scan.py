@@ -4,7 +4,7 @@ reading of the same rules on any text: quotes with backslash escapes, brackets, 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.templates import _closing, _split_top_level, find_references
+from analysis.document.templates import _closing, _split_top_level, find_references
 
 _PIECES = ["{{", "}}", "}", "{", "|", ",", "'", '"', "\\", "[", "]", "(", ")", " ", "a", "é",
            "inputs.x", 'run.outputs["n"]', "json", "default('d')", "\n", "𝑥"]

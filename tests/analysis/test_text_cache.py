@@ -7,11 +7,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from analysis import analyze
-from analysis.expressions import analyze_expression
-from analysis.rules._expression_sites import syntax_problem
-from analysis.templates import _engine_reads
-from analysis.text_cache import PER_ITEM_BYTES, TextCache, estimated_bytes
+from analysis.checks.analyze import analyze
+from analysis.checks.expression_sites import syntax_problem
+from analysis.document.expressions import analyze_expression
+from analysis.document.templates import _engine_reads
+from analysis.document.text_cache import PER_ITEM_BYTES, TextCache, estimated_bytes
 from tests.analysis.large_workflow import large_workflow
 
 

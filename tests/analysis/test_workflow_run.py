@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from analysis import analyze
-from analysis.sample_scope import SYNTHESIZED, Samples, parse_samples
-from analysis.workflow_run import (
+from analysis.checks.analyze import analyze
+from analysis.dryrun.sample_scope import SYNTHESIZED, Samples, parse_samples
+from analysis.dryrun.workflow_run import (
     WorkflowRun,
     placements,
     plan_order,

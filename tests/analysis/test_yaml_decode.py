@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from analysis.source import SourceText
-from analysis.yaml_tree import plain_value, read_yaml
+from analysis.document.source import SourceText
+from analysis.document.yaml_tree import plain_value, read_yaml
 
 INF = math.inf
 

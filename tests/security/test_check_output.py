@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.report import MAX_EXCERPT_COLUMNS, MAX_MESSAGE_CHARS
+from analysis.document.display import MAX_EXCERPT_COLUMNS, MAX_MESSAGE_CHARS
 from tests.conftest import relavium_lsp
 
 BIDI = [chr(code) for code in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F),

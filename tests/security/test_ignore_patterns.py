@@ -1,5 +1,5 @@
 """A hostile repository's exclude patterns and .gitignore files cannot stall `check` or the
-server: patterns are matched without backtracking (analysis/ignore_patterns.py), so the work
+server: patterns are matched without backtracking (analysis/project/ignore_patterns.py), so the work
 grows with the pattern and the path, never exponentially in the number of wildcards. With
 pathspec's regular expressions `**/a*/**/a*/**/a*/**/a*/x` took 0.38 s against one path 80
 folders deep and each further `**` multiplied it. Witnessed by the Python lines executed (the
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.files import walk_workflow_files
-from analysis.ignore_patterns import IgnorePatterns
-from analysis.project_config import ProjectConfig
+from analysis.project.config import ProjectConfig
+from analysis.project.files import walk_workflow_files
+from analysis.project.ignore_patterns import IgnorePatterns
 from tests.operations import lines_executed
 
 ROOT = Path("/project")

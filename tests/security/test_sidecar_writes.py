@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis import sample_scope
-from analysis.sample_scope import SampleScopeError, write_sidecar
+from analysis.dryrun import sample_scope
+from analysis.dryrun.sample_scope import SampleScopeError, write_sidecar
 
 SKELETON = '{"inputs": {}}\n'
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from server.positions import LineIndex
+from server.lsp.positions import LineIndex
 from tests.server.conftest import RelaviumClient
 
 

@@ -3,7 +3,7 @@ so it stays light)."""
 
 from __future__ import annotations
 
-from analysis import AnalysisResult
+from analysis.checks.analyze import AnalysisResult
 
 
 def analysed_text(result: AnalysisResult) -> str:

@@ -4,11 +4,11 @@ took the event loop 8 s to convert (and the analysis process 3.4 s to send back)
 
 from __future__ import annotations
 
-from analysis import analyze
-from server.documents import Snapshot
-from server.lsp_diagnostics import TOO_MANY_PROBLEMS, to_lsp_diagnostics
-from server.scheduling import MAX_DIAGNOSTICS, diagnosis_of
-from server.settings import Settings, parse_settings
+from analysis.checks.analyze import analyze
+from server.lsp.diagnostics import TOO_MANY_PROBLEMS, to_lsp_diagnostics
+from server.lsp.documents import Snapshot
+from server.lsp.scheduling import MAX_DIAGNOSTICS, diagnosis_of
+from server.lsp.settings import Settings, parse_settings
 
 HEAD = "schema_version: '1.0'\nworkflow:\n  id: flood\n  nodes:\n    - { id: start, type: input }\n"
 

@@ -1,8 +1,8 @@
 """The dry run's texts for the user: a one-line summary, a bounded log detail."""
 
-from analysis import analyze
+from analysis.checks.analyze import analyze
 from sandbox import WorkerPool
-from server import dry_run
+from server.lsp import dry_run
 
 WORKFLOW = """\
 schema_version: '1.0'

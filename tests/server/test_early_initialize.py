@@ -1,4 +1,5 @@
-"""`initialize` answered before the server is loaded (server/early_initialize.py, issue 12 target
+"""`initialize` answered before the server is loaded (server/lsp/boot/early_initialize.py, issue 12
+target
 7): the early answer is exactly the loaded server's, for real client profiles and every client
 capability pygls reads; a request it cannot answer exactly is left to the loaded server; the
 answer is sent before pygls, lsprotocol or the analysis are imported, and only once."""
@@ -17,15 +18,15 @@ from typing import IO, Any
 import pytest
 from pygls.protocol import default_converter
 
-from server import early_initialize
-from server.early_initialize import (
+from server.lsp.boot import early_initialize
+from server.lsp.boot.early_initialize import (
     EarlyAnswer,
     captured_server,
     early_answer,
     generated_snapshot,
     server_answer,
 )
-from server.transport import dispatch
+from server.lsp.boot.transport import dispatch
 from tests.server.conftest import CLIENT_PROFILES, profile_capabilities
 from tests.server.test_serve_cli import frame, read_message
 
@@ -44,7 +45,7 @@ def test_capabilities_json_is_what_the_server_answers() -> None:
     with open(early_initialize.CAPABILITIES_FILE, encoding="utf-8") as handle:
         stored = json.load(handle)
     assert stored == generated_snapshot(), (
-        "server/capabilities.json is out of date: run `python -m server.early_initialize`"
+        "server/lsp/boot/capabilities.json is out of date: run `python -m server.lsp.boot.early_initialize`"
     )
 
 
@@ -201,7 +202,7 @@ class Gate(importlib.abc.MetaPathFinder):
 
 HEAVY, GATE = set(sys.argv[1].split(",")), sys.argv[2]
 sys.meta_path.insert(0, Gate())
-from server.cli import main
+from server.cli.main import main
 sys.exit(main(["serve", "--stdio"]))
 """
 

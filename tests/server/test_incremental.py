@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-import server.language_server as language_server
-from analysis import analyze
+import server.lsp.language_server as language_server
+from analysis.checks.analyze import analyze
 from tests.analysis.large_workflow import large_workflow
 from tests.server.test_scheduling import URI, initialized_server, watch_analyses
 

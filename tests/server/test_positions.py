@@ -8,11 +8,11 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from analysis import analyze
+from analysis.checks.analyze import analyze
 from analysis.diagnostics import Position
-from server import documents, positions
-from server.documents import DocumentState, Snapshot
-from server.positions import LineIndex
+from server.lsp import documents, positions
+from server.lsp.documents import DocumentState, Snapshot
+from server.lsp.positions import LineIndex
 from tests.operations import lines_executed
 
 UTF8, UTF16, UTF32 = (

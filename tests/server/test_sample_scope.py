@@ -1,4 +1,5 @@
-"""`analysis.sample_scope`: choosing the samples and building the scope as the engine does."""
+"""`analysis.dryrun.sample_scope`: choosing the samples and building the scope as the engine
+does."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analysis import analyze
-from analysis.sample_scope import (
+from analysis.checks.analyze import analyze
+from analysis.dryrun.sample_scope import (
     SYNTHESIZED,
     Samples,
     SampleScopeError,

@@ -21,16 +21,16 @@ from typing import Any, TypeVar
 import pytest
 from lsprotocol import types
 
-import server.language_server as language_server
-from analysis import AnalysisResult, AnalysisStopped, analyze
-from analysis.highlighting import expression_tokens
-from analysis.outline import folds, outline, runnable
-from server import scheduling
-from server.early_initialize import start_analysis_process
-from server.language_server import RelaviumLanguageServer, create_server
-from server.scheduling import AnalysisQueue, Answer, Diagnosis, KeptAnalyses, Question
-from server.serving import View, placed_answer
-from server.settings import Settings
+import server.lsp.language_server as language_server
+from analysis.checks.analyze import AnalysisResult, AnalysisStopped, analyze
+from analysis.ide.highlighting import expression_tokens
+from analysis.ide.outline import folds, outline, runnable
+from server.lsp import scheduling
+from server.lsp.boot.early_initialize import start_analysis_process
+from server.lsp.language_server import RelaviumLanguageServer, create_server
+from server.lsp.scheduling import AnalysisQueue, Answer, Diagnosis, KeptAnalyses, Question
+from server.lsp.serving import View, placed_answer
+from server.lsp.settings import Settings
 from tests.analysis.large_workflow import large_workflow
 from tests.analysis.test_incremental_read import typed
 from tests.analysis.test_take_over import MIDDLE, stopping_at, view

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-from server.positions import LineIndex
+from server.lsp.positions import LineIndex
 from tests.conftest import EXAMPLES
 from tests.server.conftest import RelaviumClient, Workspace
 from tests.server.cursor import identifier

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from analysis import analyze
-from server.documents import Snapshot
-from server.serving import View
+from analysis.checks.analyze import analyze
+from server.lsp.documents import Snapshot
+from server.lsp.serving import View
 
 TEXT = st.text(alphabet=st.sampled_from("ab\né😀"), max_size=30)
 EDIT = st.text(alphabet=st.sampled_from("xyz"), max_size=5)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from analysis.diagnostics import Severity
-from server.documents import DocumentState, is_workflow_uri
-from server.language_server import create_server
-from server.settings import DEFAULT_DEBOUNCE_MS, Settings, parse_settings, section_of
+from server.lsp.documents import DocumentState, is_workflow_uri
+from server.lsp.language_server import create_server
+from server.lsp.settings import DEFAULT_DEBOUNCE_MS, Settings, parse_settings, section_of
 
 
 def test_valid_settings_parse() -> None:

@@ -16,7 +16,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig
 
-from server.language_server import SETTINGS_WAIT_SECONDS
+from server.lsp.language_server import SETTINGS_WAIT_SECONDS
 from tests.conftest import REPO_ROOT
 from tests.server.conftest import (
     SERVER_COMMAND,

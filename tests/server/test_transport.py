@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from server.transport import MAX_FRAME_BYTES, Dropped, FrameReader
+from server.lsp.boot.transport import MAX_FRAME_BYTES, Dropped, FrameReader
 from tests.server.test_serve_cli import frame, read_message, serve
 
 

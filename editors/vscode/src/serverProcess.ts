@@ -110,7 +110,7 @@ const PYTHON_LEVELS: Record<string, LogLevel> = {
 
 /**
  * The output-channel level of each stderr line of `relavium-lsp serve`, which logs
- * `LEVEL logger: message` (server/commands/serve.py), so a warning is not shown as an error. A
+ * `LEVEL logger: message` (server/lsp/serve.py), so a warning is not shown as an error. A
  * line without a level continues the one before (a traceback); before any, it is an error (a
  * Python that cannot even start the server).
  */

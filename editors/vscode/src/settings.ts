@@ -3,7 +3,7 @@
 
 import { DEFAULT_SERVER_ARGS, type LaunchSettings } from './launch';
 
-/** The keys of the `relavium` section that the server parses (server/settings.py). */
+/** The keys of the `relavium` section that the server parses (server/lsp/settings.py). */
 export const SERVER_SETTING_KEYS = ['debounceMs', 'rules', 'sampleScope'] as const;
 
 /** The keys only the extension reads, to start the server; they never reach the server. */

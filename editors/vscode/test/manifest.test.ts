@@ -20,8 +20,8 @@ test('every contributed command is registered by the extension', () => {
   }
 });
 
-test('the server-side settings match what server/settings.py parses', () => {
-  const serverSettings = fs.readFileSync(path.join(REPO_ROOT, 'server', 'settings.py'), 'utf8');
+test('the server-side settings match what server/lsp/settings.py parses', () => {
+  const serverSettings = fs.readFileSync(path.join(REPO_ROOT, 'server', 'lsp', 'settings.py'), 'utf8');
   const known = /known = \{([^}]*)\}/.exec(serverSettings)?.[1] ?? '';
   const parsed = [...known.matchAll(/"([^"]+)"/g)].map((match) => match[1]);
   assert.deepEqual(parsed.sort(), [...SERVER_SETTING_KEYS].sort());

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analysis import analyze
+from analysis.checks.analyze import analyze
 from analysis.diagnostics import Diagnostic
 
 STYLES = ("plain", "single-quoted", "double-quoted", "literal", "folded")

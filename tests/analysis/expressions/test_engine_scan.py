@@ -12,7 +12,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from analysis.expressions.engine_scan import _literal_end, engine_output_reads, mask_literals
+from analysis.document.expressions.engine_scan import (
+    _literal_end,
+    engine_output_reads,
+    mask_literals,
+)
 
 
 def ids(expression: str) -> list[tuple[str, str]]:

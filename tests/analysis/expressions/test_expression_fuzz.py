@@ -3,8 +3,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.expressions import ReadGrade, analyze_expression, semantic_tokens
-from analysis.expressions.engine_scan import engine_output_reads
+from analysis.document.expressions import ReadGrade, analyze_expression, semantic_tokens
+from analysis.document.expressions.engine_scan import engine_output_reads
 
 _JS_PIECES = [
     "run", "outputs", "inputs", "ctx", "branches", "Date", "Math", "random", ".", "?.", "[",

@@ -2,7 +2,7 @@
 
 import pytest
 
-from analysis.expressions import OutputRead, ReadForm, ReadGrade, analyze_expression
+from analysis.document.expressions import OutputRead, ReadForm, ReadGrade, analyze_expression
 
 
 def reads(expression: str) -> list[tuple[str, ReadForm, ReadGrade]]:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from analysis.expressions import FORBIDDEN_GLOBALS, analyze_expression
+from analysis.document.expressions import FORBIDDEN_GLOBALS, analyze_expression
 
 
 def forbidden(expression: str) -> list[tuple[str, str]]:

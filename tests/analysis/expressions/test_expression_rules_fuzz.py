@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis import INTERNAL_ERROR, analyze
+from analysis.checks.analyze import INTERNAL_ERROR, analyze
 from tests.analysis.expressions.expression_rule_helpers import STYLES, scalar, workflow
 from tests.analysis.expressions.test_expression_fuzz import js_like
 

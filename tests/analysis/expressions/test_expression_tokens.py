@@ -2,7 +2,7 @@
 
 from itertools import pairwise
 
-from analysis.expressions import TokenKind, semantic_tokens
+from analysis.document.expressions import TokenKind, semantic_tokens
 
 
 def classified(expression: str) -> list[tuple[str, str]]:

@@ -9,11 +9,11 @@ import json
 import pytest
 import quickjs
 
-from analysis import analyze
-from analysis.expressions.engine_scan import engine_output_reads
-from analysis.expressions.facts import analyze_expression
-from analysis.expressions.parsing import ParsedExpression
-from analysis.expressions.tokens import TokenKind, semantic_tokens
+from analysis.checks.analyze import analyze
+from analysis.document.expressions.engine_scan import engine_output_reads
+from analysis.document.expressions.facts import analyze_expression
+from analysis.document.expressions.parsing import ParsedExpression
+from analysis.document.expressions.tokens import TokenKind, semantic_tokens
 from tests.analysis.expressions.expression_rule_helpers import workflow
 
 # (expression, the run.outputs keys it reads, the comment's text or None)

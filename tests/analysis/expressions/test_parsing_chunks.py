@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from tree_sitter import Node, Parser
 
-from analysis.expressions import parsing
-from analysis.expressions.parsing import LANGUAGE, ParsedExpression
+from analysis.document.expressions import parsing
+from analysis.document.expressions.parsing import LANGUAGE, ParsedExpression
 
 
 class _Watched:

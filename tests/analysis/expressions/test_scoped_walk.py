@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tree_sitter import Node, QueryCursor
 
-from analysis.expressions import facts
-from analysis.expressions.facts import _INTERESTING
-from analysis.expressions.js_text import decode_identifier
-from analysis.expressions.parsing import ParsedExpression, query
-from analysis.expressions.scope import ScopedWalk
+from analysis.document.expressions import facts
+from analysis.document.expressions.facts import _INTERESTING
+from analysis.document.expressions.js_text import decode_identifier
+from analysis.document.expressions.parsing import ParsedExpression, query
+from analysis.document.expressions.scope import ScopedWalk
 from tests.analysis.expressions.test_expression_fuzz import any_text, js_like
 from tests.operations import lines_executed
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis import AnalysisResult, analyze
-from analysis.completion import Candidate, complete
+from analysis.checks.analyze import AnalysisResult, analyze
+from analysis.ide.completion import Candidate, complete
 from tests.conftest import EXAMPLES
 
 EXAMPLE = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")
@@ -204,7 +204,7 @@ def test_enum_values_come_from_the_schema_where_the_cursor_is() -> None:
 
 
 def test_hover_on_a_key_shows_its_schema_doc() -> None:
-    from analysis.describe import key_doc
+    from analysis.ide.describe import key_doc
 
     root = MODEL.document.root
     offset = EXAMPLE.index("max_parallel")
@@ -226,9 +226,9 @@ def test_a_long_file_is_read_focused_with_the_same_answer() -> None:
     """Completion reads a long file reduced to the cursor's ancestors and their keys; every line
     of a generated workflow gets the same schema place (key, spec, keys of its mapping) as from
     the whole text."""
+    from analysis.document.source import SourceText
+    from analysis.document.yaml_tree import read_yaml
     from analysis.schema import focused, keys_of, spec_at
-    from analysis.source import SourceText
-    from analysis.yaml_tree import read_yaml
     from tests.analysis.large_workflow import large_workflow
 
     text = large_workflow(8)

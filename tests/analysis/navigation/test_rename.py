@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis import analyze
-from analysis.navigation import SymbolKind, symbol_index
-from analysis.rename import RenameRefused, plan_rename, rename_target
+from analysis.checks.analyze import analyze
+from analysis.ide.navigation import SymbolKind, symbol_index
+from analysis.ide.rename import RenameRefused, plan_rename, rename_target
 from tests.conftest import EXAMPLES
 from tests.operations import lines_executed
 
@@ -166,7 +166,8 @@ def test_renaming_many_dot_reads_costs_linear_work() -> None:
         assert workflow is not None
         index = symbol_index(workflow)
         occurrence = rename_target(index, dot_readers(count).index("id: src") + 4)
-        return lines_executed(lambda: plan_rename(index, occurrence, "src-b"), "analysis/rename.py")
+        return lines_executed(lambda: plan_rename(index, occurrence, "src-b"),
+                              "analysis/ide/rename.py")
 
     small, large = cost(60), cost(600)
     assert large <= small * 12, (small, large)

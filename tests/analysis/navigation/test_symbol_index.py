@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis import analyze
-from analysis.model import Workflow
-from analysis.navigation import Role, SymbolKind, expression_at, symbol_index, template_at
+from analysis.checks.analyze import analyze
+from analysis.document.model import Workflow
+from analysis.ide.navigation import Role, SymbolKind, expression_at, symbol_index, template_at
 from tests.conftest import EXAMPLES
 
 EXAMPLE = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")

@@ -1,0 +1,185 @@
+"""Relavium workflow analysis: YAML model with positions, dependency graph, checks (pure).
+
+Contract:
+- `analyze(text, path=None) -> AnalysisResult` never raises on any text. Its `diagnostics` are
+  sorted by position then rule id, with inline suppressions (`# relavium-lsp: ignore[rule-id]`)
+  already applied (the dropped ones are in `suppressed`). Positions are code-point columns.
+- `workflow` and `graph` are None when the YAML does not compose (syntax error, over 2 MiB):
+  then `diagnostics` holds the `yaml-syntax` error, and a server keeps serving from the
+  last good result — `current.last_good(previous)` picks it; its offsets refer to its own
+  `source`, not to the new text.
+- Severity is a per-diagnostic value: a caller remaps by `Diagnostic.rule` (see `RULES` for the
+  default severity and summary of every rule id).
+- A rule that raises does not take the others down: it yields one `internal-error` diagnostic at
+  the top of the file naming the rule (a bug to report, never expected).
+- `analyze(text, path, should_stop=check)` calls `check()` between its stages and rules, and
+  while it converts the YAML before each node, edge or other top-level list item, and raises
+  `AnalysisStopped` once it answers True: a server stops analysing a superseded version.
+- `analyze(text, path, previous=result)` gives the same result as without `previous` (the analysis
+  of an earlier version of the same document); it reads again only the YAML list item or top-level
+  entry an edit falls in when it can (`analysis.document.yaml_tree.read_yaml`), takes over the
+  declarations
+  of the items that read shared (`analysis.document.model.build_workflow`), their graph edges, and
+  the
+  graph's links, ancestors and cycle while they are unchanged
+  (`analysis.document.graph.build_graph`), and
+  the schema walk's findings for the workflow lists and items whose text is unchanged
+  (`analysis.schema.SchemaMemo`, kept on the result as `schema_memo`: by text, so it holds
+  whether the items were copied or moved). Declarations taken over are `previous`'s own objects,
+  their scalar texts pointed at the new source (same text at their spans): `previous` stays
+  valid — the items after the edit are copies, moved on by the edit's length.
+- `analyze(text, path, previous=result, take_over=True)` is for a caller that owns `result`
+  alone (no other thread reads it: the analysis process's `server.lsp.scheduling.KeptAnalyses`):
+  the items after the edit are moved in place instead of copied, so their declarations are
+  taken over too. Once it returns having moved some (the edit changed the length and was read
+  alone), `result` is given up (`given_up`): its `document`, `workflow` and `graph` are the new
+  result's parts or stale, only its `source`, `path` and diagnostics hold, and it is never
+  built on again (an analysis passed it reads afresh); otherwise it stays valid as without
+  `take_over`. When the analysis stops or raises, `result` is first put back exactly as it was
+  (tree moved back, scalar texts pointed at its source), so the next version can build on it.
+  Caches on shared objects hold offsets relative to their scalar
+  (`analysis.document.model.ScalarText`),
+  which a move keeps right.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from analysis.checks.suppression import apply_suppressions
+from analysis.diagnostics import Diagnostic, Position, Range, Severity
+from analysis.document.graph import Graph, build_graph
+from analysis.document.model import Workflow, build_workflow, point_back
+from analysis.document.source import SourceText
+from analysis.document.yaml_tree import YamlDocument, read_yaml
+
+if TYPE_CHECKING:
+    from analysis.schema import SchemaMemo
+
+INTERNAL_ERROR = "internal-error"
+
+
+@dataclass
+class AnalysisResult:
+    source: SourceText
+    path: str | None
+    document: YamlDocument
+    workflow: Workflow | None
+    graph: Graph | None
+    diagnostics: list[Diagnostic]
+    suppressed: list[Diagnostic] = field(default_factory=list)
+    # Set once a `take_over` analysis took its tree and model: only `source`, `path`, the
+    # diagnostics and `schema_memo` are still this result's.
+    given_up: bool = field(default=False, repr=False, compare=False)
+    # The schema walk's findings by unit text, for the next version (`analysis.schema.SchemaMemo`:
+    # bounded by this document; a version whose YAML does not read keeps the previous one's).
+    schema_memo: SchemaMemo | None = field(default=None, repr=False, compare=False)
+
+    def last_good(self, previous: AnalysisResult | None) -> AnalysisResult | None:
+        """This result if it has a model, else `previous` (the last one that had)."""
+        return self if self.workflow is not None else previous
+
+
+def _sort_key(diagnostic: Diagnostic) -> tuple[Position, Position, str, str]:
+    return (diagnostic.range.start, diagnostic.range.end, diagnostic.rule, diagnostic.message)
+
+
+def tune_collector() -> None:
+    """Process-wide collector settings for a program that analyses (the CLI and the server call
+    this once after start-up; calling it again also freezes what was imported since).
+
+    An analysis holds hundreds of thousands of small objects at its peak (about 100 per
+    workflow node: libyaml's node tree, the positioned tree, the model) and leaves no cyclic
+    garbage: its result is freed by reference counting (tests/analysis/test_collector.py keeps
+    it so). The collector's young generation counts objects allocated and not yet freed, so
+    with a first threshold of `YOUNG_THRESHOLD` it seldom runs during an analysis of up to
+    ~5,000 nodes, and when it does it no longer walks earlier analyses' garbage; with the
+    default 700 (or the former 50,000) it walked each analysis's live tree several times, and
+    every twentieth pass walked all of them — the p95 spikes of bench/lsp.py at 5,000 nodes.
+    Cycles made elsewhere are still reclaimed, once that many objects have piled up. Freezing
+    start-up objects takes them out of every full pass. Nothing is toggled per call:
+    concurrent analyses cannot leave the collector off.
+    """
+    gc.freeze()
+    gc.set_threshold(YOUNG_THRESHOLD, 20, 10)
+
+
+YOUNG_THRESHOLD = 500_000
+
+
+class AnalysisStopped(Exception):
+    """`analyze` was told to stop (its `should_stop` answered True)."""
+
+
+def _never() -> bool:
+    return False
+
+
+def analyze(
+    text: str, path: str | None = None, should_stop: Callable[[], bool] = _never,
+    previous: AnalysisResult | None = None, take_over: bool = False,
+) -> AnalysisResult:
+    def checkpoint() -> None:
+        if should_stop():
+            raise AnalysisStopped
+
+    checkpoint()
+    # texts and findings: they hold whatever became of `previous`'s tree
+    earlier_schema = previous.schema_memo if previous is not None else None
+    if previous is not None and previous.given_up:
+        previous = None  # its tree and model are another result's now: read afresh
+    source = SourceText(text)
+    document = read_yaml(source, previous.document if previous is not None else None, checkpoint,
+                         take_over)
+    if not take_over or previous is None:
+        return _analysis(path, document, previous, earlier_schema, checkpoint)
+    try:
+        result = _analysis(path, document, previous, earlier_schema, checkpoint)
+    except BaseException:
+        # stopped (or a bug): `previous` is again what it was, for the next version to build on
+        if document.moved is not None:
+            document.moved.undo()
+        if previous.workflow is not None:
+            point_back(previous.workflow)
+        raise
+    if document.moved is not None:
+        document.moved = None
+        previous.given_up = True
+    return result
+
+
+def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult | None,
+              earlier_schema: SchemaMemo | None, checkpoint: Callable[[], None]
+              ) -> AnalysisResult:
+    """The analysis of a document read (`analyze` after `read_yaml`)."""
+    # Imported here: loading the rules imports every rule module, and those import this package.
+    from analysis.checks.context import RuleContext
+    from analysis.checks.registry import RULES
+
+    source = document.source
+    if document.root is None and document.problems:
+        return AnalysisResult(source, path, document, None, None,
+                              sorted(document.problems, key=_sort_key), schema_memo=earlier_schema)
+    checkpoint()
+    workflow = build_workflow(document, previous.workflow if previous is not None else None)
+    checkpoint()
+    graph = build_graph(workflow, previous.graph if previous is not None else None)
+    context = RuleContext(source, document, workflow, graph, earlier_schema)
+    found: list[Diagnostic] = []
+    for rule in RULES.values():
+        checkpoint()
+        try:
+            found.extend(rule.check(context))
+        except Exception as error:  # a rule bug must not break the editor or the CLI
+            found.append(Diagnostic(
+                Range(Position(0, 0), Position(0, 0)), Severity.ERROR, INTERNAL_ERROR,
+                f"rule {rule.id} failed ({type(error).__name__}: {error}); please report this "
+                "bug with the file",
+            ))
+    kept, suppressed = apply_suppressions(context, found)
+    return AnalysisResult(source, path, document, workflow, graph,
+                          sorted(kept, key=_sort_key), sorted(suppressed, key=_sort_key),
+                          schema_memo=context.schema_memo or earlier_schema)

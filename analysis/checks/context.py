@@ -1,0 +1,132 @@
+"""What a rule may read: the document, the model, the graph, and the facts several rules share,
+each derived once per analysis."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from analysis.checks.template_sites import Site
+from analysis.checks.template_sites import collect_sites as collect_template_sites
+from analysis.diagnostics import Diagnostic, Related, Severity
+from analysis.document.graph import Graph
+from analysis.document.model import Branch, Edge, NodeDef, Workflow
+from analysis.document.source import SourceText
+from analysis.document.yaml_tree import YamlDocument
+from analysis.schema import SchemaMemo, validate
+
+if TYPE_CHECKING:
+    from analysis.checks.expression_sites import ExpressionSite
+
+T = TypeVar("T")
+
+@dataclass
+class RuleContext:
+    """Everything a rule may read. Offsets are document offsets (code points).
+
+    Besides the model, it holds facts several rules need, each derived once per analysis on
+    first use: twenty rules each walking every node, edge or expression to re-derive them cost
+    more than their checks (issue 12).
+    """
+
+    source: SourceText
+    document: YamlDocument
+    workflow: Workflow
+    graph: Graph
+    # The previous version's schema walk (`AnalysisResult.schema_memo`): what it found in the
+    # lists and items whose text this version has unchanged is taken over, not checked again.
+    earlier_schema: SchemaMemo | None = None
+    # This version's, once `schema_problems` has been asked for.
+    schema_memo: SchemaMemo | None = field(default=None, init=False)
+    _shared: dict[Callable[[RuleContext], Any], Any] = field(
+        default_factory=dict, init=False, repr=False)
+
+    def shared(self, derive: Callable[[RuleContext], T]) -> T:
+        """`derive(self)`, derived once per analysis for every rule that asks: for a fact a few
+        rules share that is defined beside one of them (reserved-expression-type's
+        `expression_types`)."""
+        if derive not in self._shared:
+            self._shared[derive] = derive(self)
+        return cast(T, self._shared[derive])
+
+    def diagnostic(
+        self,
+        rule: str,
+        severity: Severity,
+        start: int,
+        end: int,
+        message: str,
+        data: dict[str, Any] | None = None,
+        related: Iterable[tuple[int, int, str]] = (),
+    ) -> Diagnostic:
+        return Diagnostic(
+            self.source.range(start, end), severity, rule, message, data,
+            tuple(Related(self.source.range(s, e), text) for s, e, text in related),
+        )
+
+    @cached_property
+    def schema_problems(self) -> list[Diagnostic]:
+        """The schema walk's findings (shared by unknown-key, missing-field, invalid-value, …)."""
+        problems, self.schema_memo = validate(self, self.earlier_schema)
+        return problems
+
+    @cached_property
+    def expression_sites(self) -> list[ExpressionSite]:
+        """Every evaluated expression within the size limit with its facts: analysed once per
+        analysis and shared by every expression rule (each used to re-derive them)."""
+        # Imported here: that module builds on this one.
+        from analysis.checks.expression_sites import collect_sites
+
+        return collect_sites(self)
+
+    @cached_property
+    def template_sites(self) -> list[Site]:
+        """Every `{{ … }}` reference in every template field, in authored order (shared by the
+        template rules)."""
+        return collect_template_sites(self.workflow)
+
+    @cached_property
+    def nodes_by_type(self) -> dict[str | None, list[NodeDef]]:
+        """The nodes of each `type`, in authored order: most rules look at one or two types."""
+        result: dict[str | None, list[NodeDef]] = {}
+        for node in self.workflow.nodes:
+            found = result.get(node.type)
+            if found is None:
+                result[node.type] = [node]
+            else:
+                found.append(node)
+        return result
+
+    def nodes_of(self, node_type: str) -> list[NodeDef]:
+        """The nodes whose `type` is `node_type`, in authored order."""
+        return self.nodes_by_type.get(node_type, [])
+
+    @cached_property
+    def edges_by_source_type(self) -> dict[str | None, list[tuple[Edge, NodeDef]]]:
+        """Each edge whose source (`from` before any `:`) is a node, with that node (the first
+        with the id), grouped by the node's type, in authored order."""
+        nodes = self.workflow.nodes_by_id
+        result: dict[str | None, list[tuple[Edge, NodeDef]]] = {}
+        for edge in self.workflow.edges:
+            node = nodes.get(edge.source or "")
+            if node is None:
+                continue
+            found = result.get(node.type)
+            if found is None:
+                result[node.type] = [(edge, node)]
+            else:
+                found.append((edge, node))
+        return result
+
+    def edges_from(self, node_type: str) -> list[tuple[Edge, NodeDef]]:
+        """The edges out of nodes of type `node_type`, each with its source node."""
+        return self.edges_by_source_type.get(node_type, [])
+
+    @cached_property
+    def condition_edges(self) -> list[tuple[Edge, NodeDef, Branch | None]]:
+        """Each edge out of a condition node, with the node and the branch its handle names (as
+        the engine routes: the first that answers; None without a handle or a match)."""
+        return [(edge, node, None if edge.handle is None else node.branch_for(edge.handle))
+                for edge, node in self.edges_from("condition")]

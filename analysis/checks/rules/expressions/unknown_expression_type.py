@@ -1,0 +1,22 @@
+"""unknown-expression-type: an `expression_type` other than `js` (and not a reserved name)."""
+
+from collections.abc import Iterator
+
+from analysis.checks.context import RuleContext
+from analysis.checks.rules.expressions.reserved_expression_type import RESERVED, expression_types
+from analysis.diagnostics import Diagnostic, Severity
+
+RULE_ID = "unknown-expression-type"
+SEVERITY = Severity.ERROR
+SUMMARY = "expression_type must be js (the only expression language)."
+
+
+def check(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for node, scalar, value in ctx.shared(expression_types):
+        if value != "js" and value not in RESERVED:
+            yield ctx.diagnostic(
+                RULE_ID, SEVERITY, scalar.start, scalar.end,
+                f"node '{node.id}': expression_type '{value}' is unknown; the only "
+                "expression type is js: write expression_type: js or drop the key",
+                {"replacement": "js"},
+            )

@@ -1,0 +1,92 @@
+"""Text from a document shown in a terminal, a log or an editor: controls escaped, long
+messages clipped, a source line with a caret under a range, a range in UTF-16 columns."""
+
+from __future__ import annotations
+
+from analysis.diagnostics import Position, Range
+from analysis.document.source import SourceText
+
+# Text output goes to terminals and CI logs: a character that could move the cursor, retitle the
+# window, reorder the text around it (bidi controls, "Trojan Source") or break a line is shown
+# escaped. Tabs stay, so an excerpt keeps its indentation.
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                           "\u2066\u2067\u2068\u2069")
+_LINE_SEPARATORS = frozenset("\u2028\u2029")
+MAX_EXCERPT_COLUMNS = 200
+# A message can quote a value from the file; the start names the problem, the end the fix.
+MAX_MESSAGE_CHARS = 1000
+# How much of the line before a diagnostic's start a clipped excerpt keeps.
+_EXCERPT_LEAD = 60
+ELLIPSIS = "…"
+
+
+def _shown(ch: str) -> str:
+    code = ord(ch)
+    if ch == "\t":
+        return ch
+    if code < 0x20 or 0x7F <= code <= 0x9F:
+        return f"\\x{code:02x}"
+    if ch in _BIDI_CONTROLS or ch in _LINE_SEPARATORS or 0xD800 <= code <= 0xDFFF:
+        return f"\\u{code:04x}"
+    return ch
+
+
+def escape_controls(text: str) -> str:
+    """`text` with control, bidi-control and line-separator characters (and lone surrogates)
+    written as `\\x1b` / `\\u202e` escapes; everything else unchanged."""
+    if text.isprintable():
+        return text
+    return "".join(_shown(ch) for ch in text)
+
+
+def clip_message(message: str) -> str:
+    """`message` shortened to MAX_MESSAGE_CHARS in the middle, escaped for a terminal."""
+    if len(message) > MAX_MESSAGE_CHARS:
+        tail = MAX_MESSAGE_CHARS // 3
+        message = message[: MAX_MESSAGE_CHARS - tail - 1] + ELLIPSIS + message[-tail:]
+    return escape_controls(message)
+
+
+def _excerpt(line: str, start: int, end: int) -> list[str]:
+    """The line, escaped and clipped to about MAX_EXCERPT_COLUMNS around `start`, and a caret line
+    under `[start, end)`."""
+    # Every character takes at least one column: nothing beyond this slice can be shown.
+    offset = max(start - MAX_EXCERPT_COLUMNS, 0)
+    window = line[offset : start + MAX_EXCERPT_COLUMNS]
+    start, end = start - offset, end - offset
+    shown = [_shown(ch) for ch in window]
+    first, last = 0, len(shown)
+    if sum(map(len, shown)) > MAX_EXCERPT_COLUMNS:
+        first, lead = start, 0
+        while first > 0 and lead + len(shown[first - 1]) <= _EXCERPT_LEAD:
+            first -= 1
+            lead += len(shown[first])
+        last, width = first, 0
+        while last < len(shown) and width + len(shown[last]) <= MAX_EXCERPT_COLUMNS:
+            width += len(shown[last])
+            last += 1
+    prefix = ELLIPSIS if offset + first > 0 else ""
+    suffix = ELLIPSIS if offset + last < len(line) else ""
+    # Keep tabs in the indent so the caret lines up under the source text in a terminal.
+    indent = "".join(piece if piece == "\t" else " " * len(piece) for piece in shown[first:start])
+    width = sum(len(piece) for piece in shown[start : min(end, last)])
+    return [f"  {prefix}{''.join(shown[first:last])}{suffix}",
+            f"  {' ' * len(prefix)}{indent}^{'~' * max(width - 1, 0)}"]
+
+
+def excerpt(source: SourceText, range_: Range) -> list[str]:
+    """The range's first line, escaped and clipped, with a caret line under the range."""
+    start, end = range_.start, range_.end
+    if start.line >= source.line_count:
+        return []
+    line = source.line_text(start.line)
+    return _excerpt(line, start.character, end.character if end.line == start.line else len(line))
+
+
+def _utf16(source: SourceText, position: Position) -> dict[str, int]:
+    return {"line": position.line, "character": source.utf16_character(position)}
+
+
+def utf16_range(source: SourceText, range_: Range) -> dict[str, dict[str, int]]:
+    """The range as JSON: 0-based lines, UTF-16 columns (as LSP and `check --format json`)."""
+    return {"start": _utf16(source, range_.start), "end": _utf16(source, range_.end)}

@@ -1,0 +1,568 @@
+"""The typed workflow model over the YAML tree, with a span for every key and value.
+
+Contract (read by the server and the expression rules):
+- `build_workflow(document)` never raises and never rejects: it keeps whatever is well-typed and
+  skips the rest (the schema rules report what is wrong). `build_workflow(document, previous)`
+  gives an equal model, taking over `previous`'s declarations of the items `document` shares
+  with it (also those a `take_over` read moved in place: a declaration caches nothing that a
+  move would make wrong). All spans are document offsets
+  (`SourceText.range(start, end)` makes a `Range`).
+- `Workflow`: `id`, `inputs`, `context`, `agents`, `nodes`, `edges` in authored order, plus
+  `node(id)` (first node with that id), `expression_fields()` and `template_fields()`.
+- `NodeDef`: `id`, `type`, `entry(name)` → the `YEntry` (key and value nodes with spans) of a
+  field, typed helpers for the graph (`branches`, `default`, `parallel_of`, `agent_ref`,
+  `merge_strategy`), `expression` (an `ExpressionField` for `expression` / `transform` /
+  `merge_fn` when it is a string) and `templates` (its template fields).
+- `ScalarText` (base of `ExpressionField` and `TemplateField`): `value` is the decoded string;
+  `source_offset_of(i)` maps an index in it (0..len) to a document offset — exact when the scalar's
+  source re-scan reproduces the value, otherwise the scalar's start; `source_span(i, j)` maps a
+  half-open range. Ids and names are `NodeRef`s: the string and its scalar (for spans).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, TypeVar
+
+from analysis.document.scalar_offsets import map_scalar
+from analysis.document.source import SourceText
+from analysis.document.templates import TemplateRef, find_references
+from analysis.document.yaml_tree import YamlDocument, YEntry, YMapping, YNode, YScalar, YSequence
+from analysis.naming import JS_WHITESPACE, js_number, js_string
+
+EXPRESSION_FIELDS = {"condition": "expression", "transform": "transform", "merge": "merge_fn"}
+NODE_TEMPLATE_FIELDS = {
+    "agent": ("prompt_template", "system_prompt_append"),
+    "human_gate": ("assignee", "message_template"),
+    "output": ("save_to",),
+}
+# Template fields the engine sends as authored text, never interpolated (it still refuses a secret
+# in them: packages/core/src/interpolation/collect.ts lists them as leak sites).
+VERBATIM_TEMPLATE_FIELDS = frozenset({"system_prompt", "system_prompt_append"})
+# Template fields whose `{{ run.outputs["id"] }}` references become data edges.
+DATA_EDGE_FIELDS = frozenset(
+    {"prompt_template", "system_prompt_append", "system_prompt", "assignee", "message_template"}
+)
+
+
+class ScalarText:
+    """A string scalar's decoded value with the mapping back to document offsets."""
+
+    def __init__(self, scalar: YScalar, source: SourceText) -> None:
+        self.scalar = scalar
+        self.source = source
+        self.value = scalar.text
+
+    @cached_property
+    def _verbatim_skip(self) -> int | None:
+        """How far after the scalar's `content_start` value[0] sits when the source spells the
+        value verbatim on one line (no escape, no folding): then offsets are plain arithmetic
+        and the re-scan is skipped. Relative, as `_mapped` is: a scalar an incremental read
+        moved (`read_yaml(..., take_over=True)`) keeps its text, so its caches stay right."""
+        scalar = self.scalar
+        text = self.source.text
+        if scalar.style is None:
+            skip = 0
+            closing = ""
+        elif scalar.style in ("'", '"'):
+            skip = 1
+            closing = scalar.style
+        else:
+            return None
+        start = scalar.content_start + skip
+        after = start + len(self.value)
+        if after + len(closing) != scalar.end or not text.startswith(self.value, start):
+            return None
+        if closing and text[after] != closing:
+            return None
+        return skip
+
+    @property
+    def _verbatim_start(self) -> int | None:
+        skip = self._verbatim_skip
+        return None if skip is None else self.scalar.content_start + skip
+
+    @cached_property
+    def _mapped(self) -> tuple[list[int], list[int], int] | None:
+        """`map_scalar`'s offsets and the `content_start` they were computed at."""
+        offsets = map_scalar(self.source.text, self.scalar)
+        return None if offsets is None else (*offsets, self.scalar.content_start)
+
+    @property
+    def exact(self) -> bool:
+        """Whether offsets are exact (the re-scan reproduced the value)."""
+        return self._verbatim_skip is not None or self._mapped is not None
+
+    def source_span(self, start: int, end: int) -> tuple[int, int]:
+        """Document offsets of the decoded range `[start, end)` (an escape maps as a whole)."""
+        start = min(max(start, 0), len(self.value))
+        end = min(max(end, start), len(self.value))
+        verbatim = self._verbatim_start
+        if verbatim is not None:
+            return (verbatim + start, verbatim + end)
+        if self._mapped is None:
+            return (self.scalar.content_start, self.scalar.content_start)
+        starts, ends, base = self._mapped
+        moved = self.scalar.content_start - base
+        return (starts[start] + moved, (ends[end - 1] if end > start else starts[start]) + moved)
+
+    def decoded_index_of(self, offset: int) -> int | None:
+        """The decoded index whose source covers document `offset` (for cursor → value)."""
+        verbatim = self._verbatim_start
+        if verbatim is not None:
+            index = offset - verbatim
+            return index if 0 <= index <= len(self.value) else None
+        if self._mapped is None:
+            return None
+        starts, ends, base = self._mapped
+        offset -= self.scalar.content_start - base
+        for index in range(len(self.value)):
+            if starts[index] <= offset < max(ends[index], starts[index] + 1):
+                return index
+        return len(self.value) if offset == starts[len(self.value)] else None
+
+
+def _owned_by(owner: Any) -> weakref.ReferenceType[Any]:
+    """A field's link to the declaration that holds it. Weak: the declaration holds its fields,
+    and a strong link back made every analysis's model cyclic garbage, which only the cyclic
+    collector frees (its full passes were the latency spikes of large documents); without the
+    cycle the whole result goes by reference counting. The declaration lives as long as the
+    workflow that holds both."""
+    return weakref.ref(owner)
+
+
+def _owner(link: weakref.ReferenceType[Any]) -> Any:
+    owner = link()
+    assert owner is not None, "a field outlived its workflow"
+    return owner
+
+
+class ExpressionField(ScalarText):
+    """A bare JavaScript expression: `expression`, `transform` or `merge_fn`."""
+
+    def __init__(self, scalar: YScalar, source: SourceText, node: NodeDef, name: str) -> None:
+        super().__init__(scalar, source)
+        self._node = _owned_by(node)
+        self.name = name
+
+    @property
+    def node(self) -> NodeDef:
+        node: NodeDef = _owner(self._node)
+        return node
+
+    @property
+    def kind(self) -> str:
+        """The sandbox kind: "condition", "transform" or "merge"."""
+        return self.node.type or ""
+
+
+class TemplateField(ScalarText):
+    """A `{{ … }}` template field. `owner` is a node, context entry or agent declaration."""
+
+    def __init__(self, scalar: YScalar, source: SourceText, owner: object, name: str) -> None:
+        super().__init__(scalar, source)
+        self._owner = _owned_by(owner)
+        self.name = name
+
+    @property
+    def owner(self) -> object:
+        """The node, context entry or agent declaration."""
+        return _owner(self._owner)
+
+    @cached_property
+    def references(self) -> tuple[TemplateRef, ...]:
+        return find_references(self.value) if "{{" in self.value else ()
+
+
+@dataclass(eq=False, slots=True)
+class NodeRef:
+    """A node id, name or key written somewhere: its text and the scalar it sits in. Not
+    frozen (never changed, though): a frozen dataclass's __init__ costs three times as much, and
+    every analysis makes one per reference (thousands in a large workflow)."""
+
+    id: str
+    scalar: YScalar
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return self.scalar.span
+
+
+@dataclass(eq=False)
+class Branch:
+    index: int
+    mapping: YMapping
+    when: YScalar | None
+    target: NodeRef | None
+
+    @property
+    def handle(self) -> str | None:
+        """The `from: 'cond:handle'` spelling of this branch: JavaScript's String(when)."""
+        if self.when is None or self.when.value is None:
+            return None
+        return js_string(self.when.value)
+
+
+def _string(node: YNode | None) -> NodeRef | None:
+    if isinstance(node, YScalar) and isinstance(node.value, str):
+        return NodeRef(node.value, node)
+    return None
+
+
+def _entry_value(mapping: YMapping, name: str) -> YNode | None:
+    entry = mapping._index.get(name)  # what YMapping.get does, without a call per field
+    return entry.value if entry else None
+
+
+def _mappings(node: YNode | None) -> Iterator[tuple[int, YMapping]]:
+    if isinstance(node, YSequence):
+        for index, item in enumerate(node.items):
+            if isinstance(item, YMapping):
+                yield index, item
+
+
+@dataclass(eq=False)
+class NodeDef:
+    index: int
+    mapping: YMapping
+    id_ref: NodeRef | None
+    type: str | None
+    expression: ExpressionField | None = None
+    templates: list[TemplateField] = field(default_factory=list)
+
+    @property
+    def id(self) -> str | None:
+        return self.id_ref.id if self.id_ref else None
+
+    def entry(self, name: str) -> YEntry | None:
+        return self.mapping.get(name)
+
+    def string(self, name: str) -> str | None:
+        ref = _string(_entry_value(self.mapping, name))
+        return ref.id if ref else None
+
+    @cached_property
+    def branches(self) -> list[Branch]:
+        result = []
+        for index, item in _mappings(_entry_value(self.mapping, "branches")):
+            when = item.get("when")
+            result.append(Branch(
+                index, item, when.value if when and isinstance(when.value, YScalar) else None,
+                _string(_entry_value(item, "target_node")),
+            ))
+        return result
+
+    @cached_property
+    def handles(self) -> list[str]:
+        """The branches' handles, in order (a branch without a `when` has none)."""
+        return [handle for branch in self.branches if (handle := branch.handle) is not None]
+
+    @cached_property
+    def _branches_by_handle(self) -> tuple[dict[str, Branch], dict[float, Branch]]:
+        """The first branch of each handle, and of each numeric `when`'s value: one lookup per
+        edge (a scan per edge made a condition with many branches cost their square)."""
+        exact: dict[str, Branch] = {}
+        numeric: dict[float, Branch] = {}
+        for branch in self.branches:
+            handle = branch.handle
+            if handle is None:
+                continue
+            exact.setdefault(handle, branch)
+            value = branch.when.value if branch.when is not None else None
+            # NaN equals nothing, not even a NaN key
+            if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
+                numeric.setdefault(value, branch)
+        return exact, numeric
+
+    def branch_for(self, handle: str) -> Branch | None:
+        """The first branch the handle names (the engine routes by the first match), or None.
+        A handle names a branch as the engine decides (dag.ts validateHandle): by the exact
+        String(when), or for a numeric `when` when non-blank and Number(handle) equals it
+        (`1.0`, `01`, `0x1`, ` 1` all name `when: 1`)."""
+        exact, numeric = self._branches_by_handle
+        found = exact.get(handle)
+        if numeric and handle.strip(JS_WHITESPACE) != "":
+            by_number = numeric.get(js_number(handle))
+            if by_number is not None and (found is None or by_number.index < found.index):
+                found = by_number
+        return found
+
+    @cached_property
+    def default(self) -> NodeRef | None:
+        return _string(_entry_value(self.mapping, "default"))
+
+    @cached_property
+    def parallel_of(self) -> list[NodeRef]:
+        members = _entry_value(self.mapping, "parallel_of")
+        if not isinstance(members, YSequence):
+            return []
+        return [ref for ref in map(_string, members.items) if ref is not None]
+
+    @cached_property
+    def agent_ref(self) -> NodeRef | None:
+        return _string(_entry_value(self.mapping, "agent_ref"))
+
+    @property
+    def merge_strategy(self) -> str | None:
+        return self.string("merge_strategy")
+
+    def scalar_texts(self) -> Sequence[ScalarText]:
+        return [self.expression, *self.templates] if self.expression else self.templates
+
+
+@dataclass(eq=False)
+class Edge:
+    index: int
+    mapping: YMapping
+    from_field: ScalarText | None
+    to: NodeRef | None
+
+    # The node id before the first `:` of `from`, and the handle after it. Set at once: every
+    # edge's are read, and a cached_property's first read takes a lock on Python 3.11.
+    source: str | None = field(init=False)
+    handle: str | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        written = self.from_field.value if self.from_field is not None else None
+        source, colon, handle = written.partition(":") if written is not None else (None, "", "")
+        self.source = source
+        self.handle = handle if colon else None
+
+    def source_span(self) -> tuple[int, int]:
+        assert self.from_field is not None and self.source is not None
+        return self.from_field.source_span(0, len(self.source))
+
+    def handle_span(self) -> tuple[int, int]:
+        assert self.from_field is not None and self.source is not None
+        return self.from_field.source_span(len(self.source) + 1, len(self.from_field.value))
+
+    def scalar_texts(self) -> Sequence[ScalarText]:
+        return [self.from_field] if self.from_field else []
+
+
+@dataclass(eq=False)
+class InputDecl:
+    index: int
+    mapping: YMapping
+    name_ref: NodeRef | None
+    type: str | None
+
+    @property
+    def name(self) -> str | None:
+        return self.name_ref.id if self.name_ref else None
+
+    @property
+    def secret(self) -> bool:
+        return self.type == "secret"
+
+    def scalar_texts(self) -> Sequence[ScalarText]:
+        return []
+
+    @cached_property
+    def default_references(self) -> tuple[TemplateRef, ...]:
+        """The `{{ … }}` references of a string `default` (the engine resolves it as a template
+        before the run; a structured default is never interpolated)."""
+        entry = self.mapping.get("default")
+        value = entry.value if entry is not None else None
+        if isinstance(value, YScalar) and isinstance(value.value, str) and "{{" in value.value:
+            return find_references(value.value)
+        return ()
+
+
+@dataclass(eq=False)
+class ContextDecl:
+    index: int
+    mapping: YMapping
+    key_ref: NodeRef | None
+    value: TemplateField | None
+
+    @property
+    def key(self) -> str | None:
+        return self.key_ref.id if self.key_ref else None
+
+    def scalar_texts(self) -> Sequence[ScalarText]:
+        return [self.value] if self.value else []
+
+
+@dataclass(eq=False)
+class AgentDecl:
+    index: int
+    mapping: YMapping
+    id_ref: NodeRef | None
+    is_ref: bool  # a `{$ref: path}` entry: its fields live in another file
+    system_prompt: TemplateField | None
+
+    @property
+    def id(self) -> str | None:
+        return self.id_ref.id if self.id_ref else None
+
+    def scalar_texts(self) -> Sequence[ScalarText]:
+        return [self.system_prompt] if self.system_prompt else []
+
+
+@dataclass(eq=False)
+class Workflow:
+    source: SourceText
+    document: YamlDocument
+    root: YMapping | None
+    body: YMapping | None  # the `workflow:` mapping
+    id_ref: NodeRef | None
+    inputs: list[InputDecl]
+    context: list[ContextDecl]
+    agents: list[AgentDecl]
+    nodes: list[NodeDef]
+    edges: list[Edge]
+
+    @property
+    def id(self) -> str | None:
+        return self.id_ref.id if self.id_ref else None
+
+    @cached_property
+    def nodes_by_id(self) -> dict[str, NodeDef]:
+        result: dict[str, NodeDef] = {}
+        for node in self.nodes:
+            if node.id is not None:
+                result.setdefault(node.id, node)
+        return result
+
+    def node(self, node_id: str) -> NodeDef | None:
+        return self.nodes_by_id.get(node_id)
+
+    @cached_property
+    def agents_by_id(self) -> dict[str, AgentDecl]:
+        result: dict[str, AgentDecl] = {}
+        for agent in self.agents:
+            if agent.id is not None:
+                result.setdefault(agent.id, agent)
+        return result
+
+    def expression_fields(self) -> Iterator[ExpressionField]:
+        return (node.expression for node in self.nodes if node.expression is not None)
+
+    def template_fields(self) -> Iterator[TemplateField]:
+        for entry in self.context:
+            if entry.value is not None:
+                yield entry.value
+        for agent in self.agents:
+            if agent.system_prompt is not None:
+                yield agent.system_prompt
+        for node in self.nodes:
+            yield from node.templates
+
+    def agent_for(self, node: NodeDef) -> AgentDecl | None:
+        return self.agents_by_id.get(node.agent_ref.id) if node.agent_ref else None
+
+
+def _string_scalar(node: YNode | None) -> YScalar | None:
+    if isinstance(node, YScalar) and isinstance(node.value, str):
+        return node
+    return None
+
+
+def _build_node(index: int, mapping: YMapping, source: SourceText) -> NodeDef:
+    node_type = _string(_entry_value(mapping, "type"))
+    node = NodeDef(index, mapping, _string(_entry_value(mapping, "id")),
+                   node_type.id if node_type else None)
+    expression_name = EXPRESSION_FIELDS.get(node.type or "")
+    if expression_name:
+        scalar = _string_scalar(_entry_value(mapping, expression_name))
+        if scalar is not None:
+            node.expression = ExpressionField(scalar, source, node, expression_name)
+    for name in NODE_TEMPLATE_FIELDS.get(node.type or "", ()):
+        scalar = _string_scalar(_entry_value(mapping, name))
+        if scalar is not None:
+            node.templates.append(TemplateField(scalar, source, node, name))
+    return node
+
+
+def _input(index: int, item: YMapping, source: SourceText) -> InputDecl:
+    input_type = _string(_entry_value(item, "type"))
+    return InputDecl(index, item, _string(_entry_value(item, "name")),
+                     input_type.id if input_type else None)
+
+
+def _context(index: int, item: YMapping, source: SourceText) -> ContextDecl:
+    entry = ContextDecl(index, item, _string(_entry_value(item, "key")), None)
+    scalar = _string_scalar(_entry_value(item, "value"))
+    if scalar is not None:
+        entry.value = TemplateField(scalar, source, entry, "value")
+    return entry
+
+
+def _agent(index: int, item: YMapping, source: SourceText) -> AgentDecl:
+    agent = AgentDecl(index, item, _string(_entry_value(item, "id")),
+                      item.get("$ref") is not None, None)
+    scalar = _string_scalar(_entry_value(item, "system_prompt"))
+    if scalar is not None:
+        agent.system_prompt = TemplateField(scalar, source, agent, "system_prompt")
+    return agent
+
+
+def _edge(index: int, item: YMapping, source: SourceText) -> Edge:
+    from_scalar = _string_scalar(_entry_value(item, "from"))
+    return Edge(index, item, ScalarText(from_scalar, source) if from_scalar else None,
+                _string(_entry_value(item, "to")))
+
+
+Decl = TypeVar("Decl", InputDecl, ContextDecl, AgentDecl, NodeDef, Edge)
+
+
+def _section(items: YNode | None, build: Callable[[int, YMapping, SourceText], Decl],
+             previous: list[Decl], source: SourceText) -> list[Decl]:
+    """The declarations of a section's mapping items. One whose mapping is the very object an
+    earlier version's declaration was built from (an incremental read shares the items before
+    the one it read again: same text, same offsets) is that declaration: building it again
+    would give an equal one. Its scalar texts are pointed at this version's source, which has
+    the same text at their spans, so an old source is not kept alive by them."""
+    result = []
+    # An incremental read keeps the items in order, so a shared item's declaration sits at the
+    # same position in `previous`.
+    for position, (index, item) in enumerate(_mappings(items)):
+        decl = previous[position] if position < len(previous) else None
+        if decl is None or decl.mapping is not item or decl.index != index:
+            decl = build(index, item, source)
+        else:
+            _point_at(decl, source)
+        result.append(decl)
+    return result
+
+
+def _point_at(decl: InputDecl | ContextDecl | AgentDecl | NodeDef | Edge,
+              source: SourceText) -> None:
+    for text in decl.scalar_texts():
+        text.source = source
+
+
+def point_back(workflow: Workflow) -> None:
+    """Point the scalar texts of every declaration at the workflow's own source again, after a
+    later version's `build_workflow` took them over and that version was dropped."""
+    for section in (workflow.inputs, workflow.context, workflow.agents, workflow.nodes,
+                    workflow.edges):
+        for decl in section:
+            _point_at(decl, workflow.source)
+
+
+def build_workflow(document: YamlDocument, previous: Workflow | None = None) -> Workflow:
+    """The model of `document`; with `previous` (the model of an earlier version of the same
+    document), declarations whose items the YAML read shared with it are taken over."""
+    source = document.source
+    root = document.root if isinstance(document.root, YMapping) else None
+    body_node = _entry_value(root, "workflow") if root else None
+    body = body_node if isinstance(body_node, YMapping) else None
+
+    def section(name: str, build: Callable[[int, YMapping, SourceText], Decl],
+                earlier: list[Decl]) -> list[Decl]:
+        return _section(_entry_value(body, name), build, earlier, source) if body else []
+
+    return Workflow(
+        source, document, root, body,
+        _string(_entry_value(body, "id")) if body else None,
+        section("inputs", _input, previous.inputs if previous else []),
+        section("context", _context, previous.context if previous else []),
+        section("agents", _agent, previous.agents if previous else []),
+        section("nodes", _build_node, previous.nodes if previous else []),
+        section("edges", _edge, previous.edges if previous else []),
+    )

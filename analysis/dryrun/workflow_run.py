@@ -1,0 +1,850 @@
+"""A whole-workflow dry run with the engine's run-loop semantics (`relavium-lsp run FILE`, the
+`relavium.dryRunWorkflow` command).
+
+Contract: `run_workflow(workflow, graph, samples, evaluate, ...)` runs every node once, in the
+engine's plan order (Kahn's topological order, ties broken by authored position), and answers a
+`WorkflowRun` whose `to_json()` is `{"ok", "nodes": [{"id", "type", "status", "value"?, "error"?,
+"reason"?, "ms"}], "notes"}` in execution order. The facts it reproduces were observed by running
+the engine's own run loop (packages/core/src/engine/engine.ts and node-handlers/) on the same
+workflows; each has a test in tests/analysis/test_workflow_run.py:
+
+- a node runs once all its dependencies settled and at least one reached it on a taken path (a
+  completed non-condition dependency, or a condition that selected it); a pending node whose
+  dependencies all settled without a live edge is skipped — `branch_not_taken` when a completed
+  condition routed away from it, else `upstream_unreachable` — to a fixpoint after every step;
+- `input` emits the inputs with each secret masked as `{"secret": true, "ref": "inputs.x"}`;
+  `condition` evaluates once and selects the first branch whose `when` strictly (`===`) equals
+  the result, else `default`, and stores NO output (absent from `run.outputs`, `null` in a merge's
+  `branches`); `transform` evaluates; `parallel` stores `null`; `merge` gathers the settled
+  branches in the plan's fan-in order and applies `concat`, `object_merge`, `first` or
+  `merge_fn`; `agent` / `human_gate` resolve their templates first (an unresolvable reference
+  fails the node as in the engine), then take the pinned sample (`pinned`) or a synthesized one
+  (`synthesized`: an `output_schema` skeleton or a text placeholder; a gate's approval
+  `{"decision": "approved"}`); `output` captures its one live feeder verbatim, or a record of
+  several keyed by sorted id;
+- `max_parallel` caps the nodes in flight (of every type): each step starts only the first
+  `max_parallel` ready nodes in plan order (with 1, the run is the plan order itself);
+- values cross between nodes as JSON (top-level NaN/±Infinity → null, -0 → 0);
+- the first failure ends the run: nodes of the same step not yet evaluated are cancelled
+  (`not-run`), the failed node's dependents are skipped (`upstream_unreachable`), and nothing
+  else starts (`not-run`).
+
+Every evaluation goes through the injected `evaluate` (the capped sandbox, in the worker pool
+for the server and CLI); `cancelled()` is polled between nodes and `budget_s` bounds the run.
+Each expression sees its ancestors' outputs only (the engine exposes whatever has completed,
+which for a non-ancestor depends on timing; the `unordered-output-read` rule reports such reads).
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from analysis.diagnostics import Position, Range
+from analysis.document.display import clip_message, escape_controls, excerpt, utf16_range
+from analysis.document.expressions import analyze_expression
+from analysis.document.graph import Graph
+from analysis.document.model import NodeDef, ScalarText, Workflow
+from analysis.document.source import SourceText, code_points_in
+from analysis.document.templates import TemplateRef
+from analysis.document.yaml_tree import plain_value
+from analysis.dryrun.sample_scope import (
+    PINNED_TYPES,
+    SYNTHESIZED,
+    Samples,
+    Upstream,
+    base_scope,
+    synthesized,
+)
+from sandbox import ErrorDetail, Outcome, Scope
+from sandbox.errors import SourcePosition
+from sandbox.outcome import number_tag
+from sandbox.scope import SharedValue
+from sandbox.syntax import LINE_TERMINATOR
+
+# How long a whole dry run may take before the remaining nodes are reported `not-run`: each
+# evaluation is capped by the sandbox on its own; this caps the sum.
+RUN_BUDGET_S = 30.0
+TEMPLATE_FIELDS = ("prompt_template", "system_prompt_append", "message_template", "assignee")
+EVALUATED_TYPES = frozenset({"condition", "transform", "merge"})
+
+
+class _Undefined:
+    """A condition's stored output: present in the run's outputs map, but JavaScript `undefined`
+    — dropped from `run.outputs` objects, `null` inside arrays."""
+
+    def __repr__(self) -> str:
+        return "undefined"
+
+
+UNDEFINED = _Undefined()
+Evaluate = Callable[[str, str, Scope], Outcome]
+
+
+@dataclass
+class NodeRun:
+    node: NodeDef
+    id: str
+    type: str
+    status: str  # ran | skipped | pinned | synthesized | failed | not-run
+    value: Any = UNDEFINED
+    error: dict[str, Any] | None = None
+    reason: str | None = None
+    ms: float = 0.0
+    outcome: Outcome | None = None  # the sandbox's answer, for callers that show more of it
+    # on a failure that read a synthesized output: which ancestor and how to pin it
+    hint: str | None = None
+    # where a failure sits in the document (offsets), when narrower than the failing field
+    where: tuple[int, int] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"id": self.id, "type": self.type, "status": self.status}
+        if self.value is not UNDEFINED:
+            entry["value"] = self.value
+        if self.error is not None:
+            entry["error"] = self.error
+        if self.reason is not None:
+            entry["reason"] = self.reason
+        entry["ms"] = round(self.ms, 3)
+        return entry
+
+
+@dataclass
+class WorkflowRun:
+    nodes: list[NodeRun]
+    notes: list[str] = field(default_factory=list)
+    # What each node stored (ids absent when nothing was stored), for `run --node`.
+    outputs: dict[str, Any] = field(default_factory=dict)
+    inputs: dict[str, Any] = field(default_factory=dict)
+    secret_inputs: list[str] = field(default_factory=list)
+    ctx: dict[str, Any] = field(default_factory=dict)
+    secret_ctx: list[str] = field(default_factory=list)
+    # What a node sees given what ran: for `run --node` after its ancestors.
+    upstream_for: Callable[[str], Upstream] | None = None
+
+    @property
+    def ok(self) -> bool:
+        return all(node.status != "failed" for node in self.nodes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "nodes": [node.to_json() for node in self.nodes],
+            "notes": self.notes,
+        }
+
+    def node(self, node_id: str) -> NodeRun | None:
+        return next((entry for entry in self.nodes if entry.id == node_id), None)
+
+
+def plan_order(workflow: Workflow, graph: Graph) -> list[str]:
+    """The engine's plan order: Kahn's algorithm, the authored-first ready node next."""
+    authored = graph.positions
+    remaining = {node_id: len(graph.predecessors.get(node_id, ())) for node_id in graph.node_ids}
+    ready = [(authored[node_id], node_id) for node_id in graph.node_ids
+             if remaining[node_id] == 0]
+    heapq.heapify(ready)
+    order: list[str] = []
+    while ready:
+        _, node_id = heapq.heappop(ready)
+        order.append(node_id)
+        for child in graph.successors.get(node_id, ()):
+            remaining[child] -= 1
+            if remaining[child] == 0:
+                heapq.heappush(ready, (authored[child], child))
+    return order
+
+
+def max_parallel(workflow: Workflow) -> int | None:
+    """The workflow's `max_parallel`, the run loop's cap on nodes in flight (of any type: the
+    engine's `#claimReady` counts every running vertex, though the documents say LLM calls);
+    None without a valid one (the engine would refuse the workflow; a dry run runs uncapped)."""
+    entry = workflow.body.get("max_parallel") if workflow.body is not None else None
+    value = plain_value(entry.value) if entry is not None else None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value) if float(value).is_integer() and value >= 1 else None
+
+
+def json_value(value: Any) -> Any:
+    """A value as it comes back from a JSON round trip (what the next node sees)."""
+    if value is UNDEFINED:
+        return None
+    tag = number_tag(value)
+    if tag is not None:
+        return 0 if tag == "-0" else None
+    return value
+
+
+def strictly_equal(left: Any, right: Any) -> bool:
+    """JavaScript `===` over JSON values (`True == 1` is Python's, not JavaScript's)."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left is right
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return float(left) == float(right)
+    if isinstance(left, str) and isinstance(right, str):
+        return left == right
+    return left is None and right is None
+
+
+class _Runner:
+    def __init__(
+        self,
+        workflow: Workflow,
+        graph: Graph,
+        samples: Samples,
+        evaluate: Evaluate,
+        cancelled: Callable[[], bool],
+        budget_s: float,
+    ) -> None:
+        self.workflow = workflow
+        self.graph = graph
+        self.samples = samples
+        self.evaluate = evaluate
+        self.cancelled = cancelled
+        self.deadline = time.monotonic() + budget_s
+        self.budget_s = budget_s
+        self.notes: list[str] = []
+        self.inputs, self.secret_inputs, self.ctx, self.secret_ctx = base_scope(
+            workflow, graph, samples, self.notes
+        )
+        self.nodes = workflow.nodes_by_id
+        self.status: dict[str, str] = {node_id: "pending" for node_id in graph.node_ids}
+        self.stored: dict[str, Any] = {}
+        # the stored outputs `run.outputs` shows (a condition's is absent), as their
+        # SharedValue once a scope needed it: each is checked and serialised once per run
+        self.visible: dict[str, Any] = {}
+        self.shared: dict[str, SharedValue] = {}
+        self.shared_inputs: dict[str, Any] | None = None
+        self.selected: dict[str, str] = {}
+        self.results: list[NodeRun] = []
+        self.failure: str | None = None
+        self.stale: str | None = None  # the note on stale samples outputs, once the run ended
+        self.cap = max_parallel(workflow)
+
+    # --- the loop ---------------------------------------------------------------------------
+
+    def run(self, members: set[str] | None) -> WorkflowRun:
+        order = [node_id for node_id in plan_order(self.workflow, self.graph)
+                 if members is None or node_id in members]
+        self._track(order)
+        stop_reason: str | None = None
+        while True:
+            self._propagate_skips()
+            if self.failure is not None:
+                stop_reason = f"the run ended when `{self.failure}` failed"
+                break
+            ready = [heapq.heappop(self.ready)[1]
+                     for _ in range(min(self.cap or len(self.ready), len(self.ready)))]
+            if not ready:
+                break
+            for position, node_id in enumerate(ready):
+                if self.cancelled():
+                    stop_reason = "the dry run was cancelled"
+                elif time.monotonic() > self.deadline:
+                    stop_reason = f"the dry run's {self.budget_s:g} s bound was reached"
+                elif self.failure is not None:
+                    # started with the failed node, so cancelled when it failed (the engine aborts)
+                    for sibling in ready[position:]:
+                        self._settle_not_run(sibling, f"cancelled when `{self.failure}` failed")
+                    break
+                if stop_reason is not None:
+                    break
+                self._run_node(node_id)
+            if stop_reason is not None:
+                break
+        for node_id in order:
+            if self.status[node_id] == "pending":
+                self._settle_not_run(node_id, stop_reason or "never reached")
+        return WorkflowRun(
+            self.results, self.notes, dict(self.stored), self.inputs, self.secret_inputs,
+            self.ctx, self.secret_ctx,
+        )
+
+    # A node is decided once all its dependencies settled: runnable (`ready`, by plan position)
+    # when one reached it on a taken path, else skipped. Each settling counts down its
+    # dependents, so a whole run does work in proportion to its nodes and edges, not to nodes
+    # times steps.
+
+    def _track(self, order: list[str]) -> None:
+        self.plan_position = {node_id: position for position, node_id in enumerate(order)}
+        self.authored: dict[str, int] = {}
+        for node_id in self.graph.node_ids:
+            if node_id in self.plan_position:
+                self.authored.setdefault(node_id, len(self.authored))
+        self.deps = {node_id: [dep for dep in self.graph.predecessors.get(node_id, ())
+                               if dep in self.status] for node_id in order}
+        self.dependents: dict[str, list[str]] = {}
+        self.waiting: dict[str, int] = {}
+        for node_id in order:
+            distinct = set(self.deps[node_id])
+            self.waiting[node_id] = len(distinct)
+            for dep in distinct:
+                self.dependents.setdefault(dep, []).append(node_id)
+        self.ready: list[tuple[int, str]] = []
+        # Skips reproduce the fixpoint of authored-order passes: a node decided while a pass is
+        # at `scan_at` is met later in that pass if it comes after, else in the next one.
+        self.skip_pass: list[tuple[int, str]] = []
+        self.skip_next_pass: list[tuple[int, str]] = []
+        self.scan_at = -1
+        for node_id in order:
+            if self.waiting[node_id] == 0:
+                self._decided(node_id)
+
+    def _decided(self, node_id: str) -> None:
+        if self._live(node_id):
+            heapq.heappush(self.ready, (self.plan_position[node_id], node_id))
+            return
+        position = self.authored[node_id]
+        heapq.heappush(
+            self.skip_pass if position > self.scan_at else self.skip_next_pass,
+            (position, node_id),
+        )
+
+    def _settle(self, node_id: str, status: str) -> None:
+        self.status[node_id] = status
+        for dependent in self.dependents.get(node_id, ()):
+            self.waiting[dependent] -= 1
+            if self.waiting[dependent] == 0:
+                self._decided(dependent)
+
+    def _live(self, node_id: str) -> bool:
+        deps = self.deps[node_id]
+        if not deps:
+            return True
+        for dep in deps:
+            if self.status[dep] != "completed":
+                continue
+            if self.nodes[dep].type == "condition":
+                if self.selected.get(dep) == node_id:
+                    return True
+                continue
+            return True
+        return False
+
+    def _propagate_skips(self) -> None:
+        while self.skip_pass:
+            while self.skip_pass:
+                self.scan_at, node_id = heapq.heappop(self.skip_pass)
+                node = self.nodes[node_id]
+                self.results.append(NodeRun(
+                    node, node_id, node.type or "", "skipped", reason=self._skip_reason(node_id)
+                ))
+                self._settle(node_id, "skipped")
+            self.skip_pass, self.skip_next_pass = self.skip_next_pass, []
+            self.scan_at = -1
+
+    def _skip_reason(self, node_id: str) -> str:
+        deps = self.deps[node_id]
+        for dep in deps:
+            if self.nodes[dep].type == "condition" and self.status[dep] == "completed":
+                return f'{dep} chose "{self.selected.get(dep)}"'
+        for dep in deps:
+            state = self.status[dep]
+            said = {"failed": "failed", "cancelled": "was cancelled"}.get(state, "was skipped")
+            return f'upstream "{dep}" {said}'
+        return "unreachable"
+
+    def _settle_not_run(self, node_id: str, reason: str) -> None:
+        node = self.nodes[node_id]
+        self.results.append(NodeRun(node, node_id, node.type or "", "not-run", reason=reason))
+        self._settle(node_id, "cancelled" if reason.startswith("cancelled") else "not-run")
+
+    # --- one node -----------------------------------------------------------------------------
+
+    def _run_node(self, node_id: str) -> None:
+        node = self.nodes[node_id]
+        started = time.perf_counter()
+        entry = NodeRun(node, node_id, node.type or "", "ran")
+        try:
+            self._execute(node, entry)
+        finally:
+            entry.ms = (time.perf_counter() - started) * 1000
+        self.results.append(entry)
+        if entry.status == "failed":
+            self.failure = self.failure or node_id
+            self._settle(node_id, "failed")
+        else:
+            self.stored[node_id] = entry.value
+            if entry.value is not UNDEFINED:
+                self.visible[node_id] = entry.value
+            self._settle(node_id, "completed")
+
+    def _fail(self, entry: NodeRun, code: str, message: str) -> None:
+        entry.status = "failed"
+        entry.error = {"code": code, "message": message, "retryable": False}
+
+    def _execute(self, node: NodeDef, entry: NodeRun) -> None:
+        kind = node.type
+        if kind == "input":
+            entry.value = {
+                name: {"secret": True, "ref": f"inputs.{name}"} if name in self.secret_inputs
+                else value
+                for name, value in self.inputs.items()
+            }
+        elif kind == "parallel":
+            entry.value = None
+        elif kind == "output":
+            entry.value = self._capture(entry.id)
+        elif kind in PINNED_TYPES:
+            self._pin_or_synthesize(node, entry)
+        elif kind in EVALUATED_TYPES:
+            self._evaluated(node, entry)
+        else:
+            self._fail(entry, "internal", f"no dry run for node type `{kind}`")
+
+    def _ancestor_outputs(self, node_id: str) -> dict[str, Any]:
+        """The ancestors' visible outputs, keys sorted; walks whichever of the two is smaller,
+        so a node with few ancestors costs little however many nodes ran before it."""
+        ancestors = self.graph.ancestors(node_id)
+        if len(ancestors) < len(self.visible):
+            keys = [key for key in ancestors if key in self.visible]
+        else:
+            keys = [key for key in self.visible if key in ancestors]
+        return {key: self.visible[key] for key in sorted(keys)}
+
+    def _shared(self, node_id: str) -> SharedValue:
+        shared = self.shared.get(node_id)
+        if shared is None:
+            shared = self.shared[node_id] = SharedValue(
+                self.visible[node_id], f"scope.run.outputs.{node_id}"
+            )
+        return shared
+
+    def scope_for(self, node_id: str) -> Scope:
+        """The scope the node's expression sees: what the run gave it, with the samples'
+        `nodes.<id>` laid over it (as `run --node` does for the node it runs). The run's inputs
+        and every stored output go in as SharedValues: checked and serialised once per run."""
+        own = self.samples.nodes.get(node_id, {})
+        inputs, secret_inputs, ctx, secret_ctx = self.inputs, self.secret_inputs, self.ctx, \
+            self.secret_ctx
+        if "inputs" in own or "ctx" in own:
+            inputs, secret_inputs, ctx, secret_ctx = base_scope(
+                self.workflow, self.graph, self.samples.for_node(node_id), []
+            )
+        else:
+            if self.shared_inputs is None:
+                self.shared_inputs = {
+                    key: SharedValue(value, f"scope.inputs.{key}")
+                    for key, value in self.inputs.items() if key not in self.secret_inputs
+                }
+            inputs = {key: self.shared_inputs.get(key, value) for key, value in inputs.items()}
+        ancestors = {key: self._shared(key) for key in self._ancestor_outputs(node_id)}
+        outputs = {**ancestors, **own.get("outputs", {})}
+        scope: dict[str, Any] = {
+            "inputs": inputs,
+            "ctx": ctx,
+            "run": {"outputs": {key: outputs[key] for key in sorted(outputs)}},
+            "secret_inputs": secret_inputs,
+            "secret_ctx": secret_ctx,
+        }
+        if self.nodes[node_id].type == "merge":
+            branches = own.get("branches")
+            scope["branches"] = branches if branches is not None else [
+                self._shared(branch) if branch in self.visible else None
+                for branch in self._fan_in(node_id)
+            ]
+        if own:
+            self.notes.append(f"`{node_id}` ran with the samples' `nodes.{node_id}` laid over "
+                              "its scope")
+        return Scope.from_json(scope)
+
+    def upstream_for(self, node_id: str) -> Upstream:
+        notes = [
+            f"ancestor `{entry.id}` {entry.status}"
+            + (f" ({entry.reason})" if entry.reason and entry.status != "ran" else "")
+            + "; its output is absent"
+            for entry in self.results
+            if entry.status in ("failed", "skipped", "not-run")
+        ]
+        if self.stale is not None:
+            notes.append(self.stale)
+        return Upstream(
+            self._ancestor_outputs(node_id),
+            [json_value(value) for value in self._branches(node_id)],
+            notes,
+        )
+
+    def _fan_in(self, node_id: str) -> list[str]:
+        """The merge's branches that stored something, in the plan's fan-in order."""
+        return [branch for branch in self.graph.fan_in_branches(node_id)
+                if branch in self.stored]
+
+    def _branches(self, node_id: str) -> list[Any]:
+        return [self.stored[branch] for branch in self._fan_in(node_id)]
+
+    def _capture(self, node_id: str) -> Any:
+        feeders = sorted(dep for dep in self.deps[node_id] if dep in self.stored)
+        if not feeders:
+            return None
+        if len(feeders) == 1:
+            return self.stored[feeders[0]]
+        return {feeder: self.stored[feeder] for feeder in feeders
+                if self.stored[feeder] is not UNDEFINED}
+
+    def _evaluated(self, node: NodeDef, entry: NodeRun) -> None:
+        strategy = node.merge_strategy if node.type == "merge" else None
+        if node.type == "merge" and strategy != "custom":
+            self._merge(entry, strategy, self._branches(entry.id))
+            return
+        if node.expression is None:
+            field_name = {"condition": "expression", "transform": "transform"}.get(
+                node.type or "", "merge_fn"
+            )
+            self._fail(entry, "validation", f"`{entry.id}` has no `{field_name}` to evaluate")
+            return
+        outcome = self.evaluate(
+            node.expression.value, node.expression.kind, self.scope_for(entry.id)
+        )
+        entry.outcome = outcome
+        if outcome.error is not None:
+            entry.status = "failed"
+            entry.error = error_json(outcome, node.expression, self.workflow.source)
+            entry.hint = self._synthesized_cause(node, entry.id)
+            if entry.hint is not None:
+                self.notes.append(entry.hint)
+            return
+        if node.type != "condition":
+            entry.value = json_value(outcome.value)
+            return
+        self._route(node, entry, outcome.value)
+
+    def _synthesized_cause(self, node: NodeDef, node_id: str) -> str | None:
+        return synthesized_cause(self.graph, self.results, node, node_id)
+
+    def _route(self, node: NodeDef, entry: NodeRun, result: Any) -> None:
+        target = next(
+            (branch.target.id for branch in node.branches
+             if branch.target is not None and branch.when is not None
+             and strictly_equal(branch.when.value, result)),
+            node.default.id if node.default is not None else None,
+        )
+        if target is None:
+            self._fail(entry, "validation",
+                       "the condition matched no branch and declares no default")
+            return
+        self.selected[entry.id] = target
+        entry.reason = f'{json.dumps(result, ensure_ascii=False)} chose "{target}"'
+
+    def _merge(self, entry: NodeRun, strategy: str | None, branches: list[Any]) -> None:
+        if strategy == "concat":
+            entry.value = [json_value(value) for value in branches]
+        elif strategy == "first":
+            entry.value = branches[0] if branches else None
+        elif strategy == "object_merge":
+            merged: dict[str, Any] = {}
+            for value in branches:
+                if not isinstance(value, dict):
+                    self._fail(entry, "validation",
+                               "object_merge requires every branch output to be a JSON object")
+                    return
+                merged.update(value)
+            entry.value = merged
+        else:
+            self._fail(entry, "validation", f"unknown merge_strategy `{strategy}`")
+
+    def _pin_or_synthesize(self, node: NodeDef, entry: NodeRun) -> None:
+        problem = self._unresolvable_template(node)
+        if problem is not None:
+            self._fail(entry, "validation", problem[0])
+            entry.where = problem[1]
+            return
+        own = self.samples.nodes.get(entry.id, {}).get("outputs", {})
+        pins = own if entry.id in own else self.samples.outputs
+        if entry.id in pins:
+            entry.status, entry.value = "pinned", json_value(pins[entry.id])
+            return
+        entry.status = "synthesized"
+        entry.value = synthesized(node)
+
+    def _unresolvable_template(self, node: NodeDef) -> tuple[str, tuple[int, int]] | None:
+        """The engine's first template failure for this node, if it can be told before a call
+        (a reference that resolves to null/nothing without `| default(…)`, or an object/array
+        without `| json`), and the reference's place in the document."""
+        pools = {"inputs": self.inputs, "ctx": self.ctx, "run.outputs": self.visible}
+        for template in node.templates:
+            if template.name not in TEMPLATE_FIELDS:
+                continue
+            for ref in template.references:
+                pool = pools.get(ref.kind or "")
+                if pool is None or ref.name is None or ref.name in self.secret_inputs:
+                    continue
+                found, value = _resolve_path(pool, ref)
+                if found is None:
+                    continue  # a path this check cannot follow: the engine decides at run time
+                filters = {f.name for f in ref.filters}
+                raw = template.value[ref.start:ref.end]
+                where = template.source_span(ref.start, ref.end)
+                if not filters and (not found or value is None):
+                    return (f"`{raw}` in {template.name} resolved to no value — check the "
+                            "reference or add a `| default(…)` filter"), where
+                if not filters and isinstance(value, dict | list):
+                    return (f"`{raw}` in {template.name} resolved to "
+                            f"{'a list' if isinstance(value, list) else 'an object'} — add a "
+                            "`| json` filter to embed it as text"), where
+        return None
+
+
+_SEGMENT = re.compile(
+    r"\s*(?:\.\s*(?P<name>[A-Za-z_$][A-Za-z0-9_$-]*)"
+    r"|\[\s*(?:(?P<q>[\"'])(?P<key>[^\"'\\]*)(?P=q)|(?P<index>\d+))\s*\])"
+)
+_HEAD_END = re.compile(r"\s*(?:[\"']\s*\])?")
+
+
+def _resolve_path(pool: dict[str, Any], ref: TemplateRef) -> tuple[bool | None, Any]:
+    """(found, value) of the reference's path in `pool`; found is None when the path is not one
+    this reader follows."""
+    assert ref.name is not None
+    body = ref.body
+    name_at = body.find(ref.name)
+    if name_at < 0:
+        return None, None
+    rest = body[name_at + len(ref.name):]
+    index = _HEAD_END.match(rest)
+    position = index.end() if index else 0
+    if ref.name not in pool:
+        return False, None
+    value: Any = pool[ref.name]
+    while True:
+        match = _SEGMENT.match(rest, position)
+        if match is None:
+            break
+        position = match.end()
+        key = match.group("name") or match.group("key")
+        if key is not None and isinstance(value, dict) and key in value:
+            value = value[key]
+        elif match.group("index") is not None and isinstance(value, list) and int(
+            match.group("index")
+        ) < len(value):
+            value = value[int(match.group("index"))]
+        else:
+            return False, None
+    tail = rest[position:].strip()
+    if tail and not tail.startswith("|"):
+        return None, None
+    return True, value
+
+
+def synthesized_cause(
+    graph: Graph, results: list[NodeRun], node: NodeDef, node_id: str
+) -> str | None:
+    """For an expression that failed: the synthesized ancestor outputs it read (all of them when
+    it names none), and how to pin one; None when it read none."""
+    if node.expression is None:
+        return None
+    read = {each.node_id for each in analyze_expression(node.expression.value).output_reads}
+    if node.type == "merge":
+        read.update(graph.fan_in_branches(node_id))
+    ancestors = graph.ancestors(node_id)
+    causes = [
+        entry for entry in results
+        if entry.status == "synthesized" and entry.id in ancestors
+        and (not read or entry.id in read)
+    ]
+    if not causes:
+        return None
+    named = ", ".join(
+        f"`{entry.id}` ({entry.type}: {value_text(entry.value)[:40]})" for entry in causes
+    )
+    return (
+        f"`{node_id}` failed reading a synthesized output: {named}; pin a realistic one "
+        f'under "outputs": {{"{causes[0].id}": …}} in the samples file (Create Sample Scope '
+        "writes a starter next to the workflow)"
+    )
+
+
+def run_workflow(
+    workflow: Workflow,
+    graph: Graph,
+    evaluate: Evaluate,
+    samples: Samples = SYNTHESIZED,
+    *,
+    members: set[str] | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+    budget_s: float = RUN_BUDGET_S,
+) -> WorkflowRun:
+    """Dry-run the workflow (or only `members`, e.g. a node's ancestors). The graph must be
+    acyclic (the engine refuses a cycle before running)."""
+    runner = _Runner(workflow, graph, samples, evaluate, cancelled, budget_s)
+    result = runner.run(members)
+    runner.stale = stale_outputs(result, samples)
+    if runner.stale is not None:
+        result.notes.append(runner.stale)
+    result.upstream_for = runner.upstream_for
+    return result
+
+
+def stale_outputs(run: WorkflowRun, samples: Samples) -> str | None:
+    """The note for samples `outputs` of computed nodes that no longer match what the run
+    computed (in run order): a dry run recomputes every node but agents and human gates, so such
+    an entry is never used, and an edit there must not pass silently. Entries that match (as the
+    starter sidecar writes them) say nothing."""
+    stale = []
+    for entry in run.nodes:
+        if entry.type in PINNED_TYPES or entry.id not in samples.outputs:
+            continue
+        if entry.value is UNDEFINED:
+            stale.append(f"`{entry.id}` ({entry.status}, no value)")
+        elif not same_json(entry.value, samples.outputs[entry.id]):
+            stale.append(f"`{entry.id}` (now {value_text(entry.value)[:40]})")
+    if not stale:
+        return None
+    return ("the samples' outputs for " + ", ".join(stale) + " differ from this dry run and are "
+            "not used: a dry run recomputes every node but agent and human_gate ones; update "
+            "or delete those entries (`nodes.<id>.outputs` sets what one node sees)")
+
+
+def same_json(left: Any, right: Any) -> bool:
+    """JSON equality without Python's `True == 1` (object key order does not matter)."""
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(map(same_json, left, right))
+    if isinstance(left, dict | list) or isinstance(right, dict | list):
+        return False
+    return strictly_equal(left, right)
+
+
+def value_text(value: Any) -> str:
+    """A stored value as compact JSON text (`undefined` for a condition's)."""
+    if value is UNDEFINED:
+        return "undefined"
+    tag = number_tag(value)
+    if tag is not None:
+        return tag
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+
+# --- what an editor shows of a run --------------------------------------------------------------
+
+HINT_LIMIT = 60
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """One node's result placed in the document: `label` (clipped) after `at` (the end of the
+    node's id), the full value as `tooltip`; `problem` is "failed" (at `range`, the failing
+    field) or "dimmed" (skipped / not run: the node's whole entry), else None."""
+
+    node: str
+    at: Position
+    label: str | None
+    tooltip: str | None
+    problem: str | None
+    range: Range
+    message: str
+
+
+def placements(run: WorkflowRun, source: SourceText) -> list[Annotation]:
+    result: list[Annotation] = []
+    for entry in run.nodes:
+        node = entry.node
+        if node.id_ref is None:
+            continue
+        id_end = source.position(node.id_ref.scalar.end)
+        label = tooltip = None
+        if entry.value is not UNDEFINED:
+            tooltip = value_text(entry.value)
+            clipped = tooltip if len(tooltip) <= HINT_LIMIT else tooltip[: HINT_LIMIT - 1] + "…"
+            label = f"{'📌 ' if entry.status == 'pinned' else ''}= {clipped}"
+        elif entry.type == "condition" and entry.reason is not None:
+            label = tooltip = f"→ {entry.reason}"
+        if entry.status == "failed":
+            span = _failing_span(entry)
+            message = f"dry run: `{entry.id}` failed: " + _error_text(entry.error)
+            detail = entry.outcome.detail if entry.outcome is not None else None
+            if detail is not None:
+                message = f"dry run: `{entry.id}` failed: {detail.cls}: {detail.message}"
+            if entry.hint is not None:
+                message += f"\n{entry.hint}"
+            result.append(Annotation(entry.id, id_end, label, tooltip, "failed",
+                                     source.range(*span), message))
+        elif entry.status in ("skipped", "not-run"):
+            message = f"dry run: `{entry.id}` {entry.status}: {entry.reason}"
+            result.append(Annotation(entry.id, id_end, f"({entry.status})", message, "dimmed",
+                                     source.range(*node.mapping.span), message))
+        else:
+            result.append(Annotation(entry.id, id_end, label, tooltip, None,
+                                     source.range(*node.id_ref.scalar.span), ""))
+    return result
+
+
+def _failing_span(entry: NodeRun) -> tuple[int, int]:
+    node = entry.node
+    if entry.where is not None:
+        return entry.where
+    if entry.outcome is not None and node.expression is not None:
+        detail = entry.outcome.detail
+        token = detail_span(node.expression, detail) if detail is not None else None
+        return token or node.expression.scalar.span
+    assert node.id_ref is not None
+    return node.id_ref.scalar.span
+
+
+def error_json(outcome: Outcome, field: ScalarText, source: SourceText) -> dict[str, Any]:
+    """The failure's error object with the author's own error (`detail`: class, message, range)
+    when the evaluation gave one, its range in document coordinates (0-based lines, UTF-16
+    columns, as `check --format json`). A dry run shows the author their own evaluation; a
+    `secret_context` failure has no detail."""
+    error = outcome.to_json(include_detail=True)["error"]
+    shown = error.get("detail")
+    if shown is not None and outcome.detail is not None:
+        span = detail_span(field, outcome.detail)
+        shown.pop("range", None)
+        if span is not None:
+            shown["range"] = utf16_range(source, source.range(*span))
+    return error
+
+
+def compiler_line(
+    path: str, outcome: Outcome, field: ScalarText, source: SourceText
+) -> list[str]:
+    """`path:LINE:COLUMN: Class: message` (1-based, code-point columns as `check` text) and the
+    source line with a caret under the failing token; [] without a detail."""
+    detail = outcome.detail
+    if detail is None:
+        return []
+    span = detail_span(field, detail) or field.scalar.span
+    where = source.range(*span)
+    heading = f"{escape_controls(detail.cls)}: {clip_message(detail.message)}"
+    return [
+        f"{escape_controls(path)}:{where.start.line + 1}:{where.start.character + 1}: {heading}",
+        *excerpt(source, where),
+    ]
+
+
+def detail_span(field: ScalarText, detail: ErrorDetail) -> tuple[int, int] | None:
+    """Document offsets of the failing token, from the detail's expression coordinates (0-based
+    lines split at JavaScript line terminators, UTF-16 columns); None without a range."""
+    if detail.range is None:
+        return None
+    start = _expression_index(field.value, detail.range.start)
+    end = _expression_index(field.value, detail.range.end)
+    return field.source_span(start, max(end, start))
+
+
+def _expression_index(text: str, position: SourcePosition) -> int:
+    """The code-point index of an expression position (clamped to the text)."""
+    line_start = 0
+    for _ in range(position.line):
+        terminator = LINE_TERMINATOR.search(text, line_start)
+        if terminator is None:
+            return len(text)
+        line_start = terminator.end()
+    terminator = LINE_TERMINATOR.search(text, line_start)
+    line_end = terminator.start() if terminator is not None else len(text)
+    return line_start + code_points_in(text[line_start:line_end], position.character)
+
+
+def _error_text(error: dict[str, Any] | None) -> str:
+    if error is None:
+        return "unknown error"
+    reason = f" ({error['reason']})" if "reason" in error else ""
+    return f"{error.get('code')}{reason}: {error.get('message')}"

@@ -1,0 +1,567 @@
+"""Completion candidates by cursor context (pure; the server only translates them to LSP).
+
+Contract: `complete(result, text, offset)` → `Candidate`s for the cursor at `offset` in `text`,
+the document as the editor has it now, which may be half-typed and newer than `result` (the last
+analysis that produced a model). The context is read from the live text around the cursor (the
+YAML key the cursor's value belongs to, the node item holding it, the expression or template
+prefix on the cursor's line); the facts (node ids, ancestors, inputs, context keys, agents) come
+from `result`. Each candidate's `replace` is a live-text offset range. Never raises.
+
+Contexts and what they offer:
+- expression fields (`expression`, `transform`, `merge_fn`): `run.outputs.` / `run.outputs["` →
+  the ancestors of the node only; `inputs.` → declared inputs (secrets marked and ranked last);
+  `ctx.` → context keys (secret-derived ones likewise); `Math.`, `JSON.`, … → members (no
+  `Math.random`); a name being typed → the scope bindings (`branches` only in `merge_fn`) and the
+  sandbox's globals. Nothing inside strings and comments.
+- template fields, inside an open `{{`: `inputs.`, `ctx.`, `run.outputs["` (nodes that can feed
+  this node without a cycle; none in a context value, where run.outputs is refused).
+- YAML values: node ids for `to`/`from`/`target_node`/`default`/`parallel_of` (and a condition's
+  handles after `from: id:`), agent ids for `agent_ref`, and wherever the schema
+  (`analysis.schema`) describes the value as an enum or a boolean, its values.
+- YAML keys (a word, or nothing, alone on a block-mapping line): the keys the schema accepts in
+  that mapping (a node's by its type, an input's validation by the input's type, …) that it does
+  not have yet, each with its one-line doc. The half-typed line is read with a placeholder key
+  (`schema.schema_place`), so the mapping is found even before the key exists.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from enum import StrEnum
+
+from analysis.checks.analyze import AnalysisResult
+from analysis.document.graph import Graph
+from analysis.document.model import DATA_EDGE_FIELDS, EXPRESSION_FIELDS, NodeDef, Workflow
+from analysis.ide.describe import (
+    BINDING_DOCS,
+    GLOBAL_DOCS,
+    MEMBER_DOCS,
+    context_summary,
+    describe_spec,
+    input_summary,
+    node_summary,
+)
+from analysis.schema import PLACEHOLDER, Boolean, Text, keys_of, schema_place
+
+
+class CandidateKind(StrEnum):
+    NODE = "node"
+    HANDLE = "handle"
+    INPUT = "input"
+    CONTEXT = "context"
+    AGENT = "agent"
+    BINDING = "binding"
+    GLOBAL = "global"
+    MEMBER = "member"
+    VALUE = "value"
+    KEY = "key"
+    SNIPPET = "snippet"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    label: str
+    kind: CandidateKind
+    detail: str
+    replace: tuple[int, int]  # live-text offsets the insertion replaces
+    documentation: str = ""
+    insert: str | None = None  # the text to insert when it is not the label
+    filter: str | None = None  # what the editor matches the typed text against
+    rank: int = 0  # candidates sort by (rank, authored order): secrets get 1
+
+    @property
+    def text(self) -> str:
+        return self.insert if self.insert is not None else self.label
+
+
+EXPRESSION_KEYS = frozenset(EXPRESSION_FIELDS.values())
+TEMPLATE_KEYS = DATA_EDGE_FIELDS | {"save_to", "value"}
+NODE_REFERENCE_KEYS = frozenset({"to", "from", "target_node", "default", "parallel_of"})
+# a key being typed on its own line (block mapping), after any list dashes
+_KEY_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)*([A-Za-z_$][A-Za-z0-9_$-]*)?\Z")
+_WORD_AFTER = re.compile(r"[A-Za-z0-9_$-]*")
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# a mapping key at the start of a line (after list dashes) or after `{` / `,` in a flow mapping
+_KEY = re.compile(r"(?:^[ \t]*(?:-[ \t]+)*|[{,][ \t]*)([A-Za-z_$][A-Za-z0-9_$-]*)[ \t]*:(?=\s|$)")
+_BLOCK_KEY = re.compile(r"^([ \t]*)(-[ \t]+)?([A-Za-z_$][A-Za-z0-9_$-]*)[ \t]*:(?=\s|$)(.*)")
+_FLOW_PARENT = re.compile(r"([A-Za-z_$][A-Za-z0-9_$-]*)[ \t]*:[ \t]*\{[^{}]*$")
+_SCAN_LIMIT = 400  # lines to look back for a key or an item's id (a node is never this long)
+_SCALAR_VALUE = re.compile(r"[ \t]*['\"]?([^'\",{}\[\]#\s]+)")
+_JS_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+
+_WS = r"[ \t]*"
+_IDENT = r"[A-Za-z_$][A-Za-z0-9_$]*"
+_FREE = r"(?<![A-Za-z0-9_$.])"
+_OUTPUTS_BRACKET = re.compile(
+    rf"{_FREE}run{_WS}\??\.{_WS}outputs{_WS}(?:\?\.)?{_WS}\[{_WS}([\"'])([^\"'\\]*)\Z"
+)
+_OUTPUTS_DOT = re.compile(
+    rf"{_FREE}run{_WS}\??\.{_WS}outputs{_WS}\??(\.){_WS}([A-Za-z_$][A-Za-z0-9_$]*)?\Z"
+)
+_RUN_DOT = re.compile(rf"{_FREE}run{_WS}\??\.{_WS}([A-Za-z_$][A-Za-z0-9_$]*)?\Z")
+_MEMBER = re.compile(rf"{_FREE}({_IDENT}){_WS}\??\.{_WS}({_IDENT})?\Z")
+_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+_TEMPLATE_HEAD = re.compile(r"[ \t]*([A-Za-z_$][A-Za-z0-9_$]*)?\Z")
+_TEMPLATE_SCOPE = re.compile(r"[ \t]*(inputs|ctx)[ \t]*\.[ \t]*([A-Za-z0-9_-]*)\Z")
+_TEMPLATE_BRACKET = re.compile(r"[ \t]*run[ \t]*\.[ \t]*outputs[ \t]*\[[ \t]*([\"'])([^\"'\\]*)\Z")
+_TEMPLATE_DOT = re.compile(r"[ \t]*run[ \t]*\.[ \t]*outputs[ \t]*(\.)[ \t]*([A-Za-z0-9_$]*)\Z")
+
+
+@dataclass(frozen=True)
+class _Field:
+    """The YAML key whose value holds the cursor, and where it is written."""
+
+    key: str
+    line: int  # the line the key is on
+    column: int  # the key's column
+    same_line: bool  # the key is on the cursor's line
+    value_prefix: str  # from after the key's `:` to the cursor when `same_line`
+
+
+class _Cursor:
+    def __init__(self, text: str, offset: int) -> None:
+        self.text = text
+        self.offset = min(max(offset, 0), len(text))
+        self.lines = _LINE_BREAK.split(text)
+        self.line = len(_LINE_BREAK.findall(text, 0, self.offset))
+        line_start = self.offset - len(_LINE_BREAK.split(text[: self.offset])[-1])
+        self.prefix = text[line_start : self.offset]
+        rest = text[self.offset :]
+        self.after = rest[: len(_LINE_BREAK.split(rest, maxsplit=1)[0])]
+
+    def field(self) -> _Field | None:
+        """The key whose value the cursor is in: the key of a block or unclosed quoted scalar
+        the line continues; else the first expression/template key on the line (what follows it
+        is scalar text), else the line's last key; else the nearest less-indented key above."""
+        above = self._enclosing_key()
+        if above is not None and _opens_multiline(above[1]):
+            return above[0]
+        last = None
+        for match in _KEY.finditer(self.prefix):
+            last = _Field(match.group(1), self.line, match.start(1), True,
+                          self.prefix[match.end():])
+            if last.key in EXPRESSION_KEYS or last.key in TEMPLATE_KEYS:
+                break
+        if last is not None:
+            return last
+        return above[0] if above is not None else None
+
+    def _written_lines_above(self, line: int, indent: int) -> Iterator[tuple[int, str, int]]:
+        """(line, text, indentation) of the non-blank, non-comment lines above `line` that are
+        indented less than `indent`, nearest first (within the scan limit)."""
+        for above in range(line - 1, max(line - _SCAN_LIMIT, -1), -1):
+            content = self.lines[above]
+            if not content.strip() or content.lstrip().startswith("#"):
+                continue
+            own = len(content) - len(content.lstrip(" \t"))
+            if own < indent:
+                yield above, content, own
+
+    def _enclosing_key(self) -> tuple[_Field, str] | None:
+        """The nearest less-indented key line above the cursor's line, and the text after its
+        colon."""
+        line_text = self.lines[self.line]
+        indent = len(line_text) - len(line_text.lstrip(" \t"))
+        if not line_text.strip():
+            indent = len(self.prefix)
+        for line, content, _ in self._written_lines_above(self.line, indent):
+            block = _BLOCK_KEY.match(content)
+            if block is None:
+                return None
+            column = len(block.group(1)) + len(block.group(2) or "")
+            return _Field(block.group(3), line, column, False, ""), block.group(4)
+        return None
+
+    def sibling(self, field: _Field, name: str) -> str | None:
+        """The one-word value of key `name` in the mapping holding `field` (the item's id, an
+        edge's `from`)."""
+        line_text = self.lines[field.line]
+        for match in _KEY.finditer(line_text):
+            if match.group(1) == name and match.start(1) != field.column:
+                found = _SCALAR_VALUE.match(line_text, match.end())
+                if found is not None:
+                    return found.group(1)
+        # block mapping: look up to the item's dash, then down to the item's end
+        for step in (-1, 1):
+            line = field.line + step
+            while 0 <= line < len(self.lines) and abs(line - field.line) < _SCAN_LIMIT:
+                content = self.lines[line]
+                block = _BLOCK_KEY.match(content)
+                line += step
+                if block is None:
+                    if content.strip() and len(content) - len(content.lstrip()) <= field.column \
+                            and not content.lstrip().startswith("#"):
+                        break
+                    continue
+                column = len(block.group(1)) + len(block.group(2) or "")
+                if column < field.column or (column == field.column and step > 0 and
+                                             block.group(2)):
+                    break
+                if column == field.column and block.group(3) == name:
+                    found = _SCALAR_VALUE.match(block.group(4))
+                    return found.group(1) if found else None
+                if column == field.column and block.group(2):
+                    break  # the item's first line: nothing above belongs to it
+        return None
+
+    def parent(self, field: _Field) -> str | None:
+        """The key of the collection holding `field`'s mapping (`nodes`, `inputs`, `trigger`)."""
+        if field.same_line:
+            flow = _FLOW_PARENT.search(self.prefix[: field.column])
+            if flow is not None:
+                return flow.group(1)
+        content = self.lines[field.line]
+        target = len(content) - len(content.lstrip(" \t"))
+        for _, content, own in self._written_lines_above(field.line, target):
+            if own >= target:
+                continue
+            block = _BLOCK_KEY.match(content)
+            if block is not None and block.group(2):
+                target = own  # the list item holding us: its parent is further up
+                continue
+            return block.group(3) if block is not None else None
+        return None
+
+
+def _opens_multiline(rest: str) -> bool:
+    """Whether a key's value text starts a scalar that continues on the next lines: a block
+    scalar header or a quoted scalar left open."""
+    value = rest.strip()
+    if value[:1] in ("|", ">"):
+        return True
+    if value[:1] == "'":
+        return value.replace("''", "").count("'") % 2 == 1
+    if value[:1] == '"':
+        return len(re.findall(r'(?<!\\)"', value)) % 2 == 1
+    return False
+
+
+def _in_literal(code: str) -> bool:
+    """Whether the end of `code` is inside a string, template or comment."""
+    quote = ""
+    index = 0
+    while index < len(code):
+        char = code[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"`":
+            quote = char
+        elif code.startswith("//", index):
+            return True
+        elif code.startswith("/*", index):
+            close = code.find("*/", index + 2)
+            if close == -1:
+                return True
+            index = close + 1
+        index += 1
+    return bool(quote)
+
+
+def complete(result: AnalysisResult, text: str, offset: int) -> list[Candidate]:
+    workflow, graph = result.workflow, result.graph
+    if workflow is None or graph is None:
+        return []
+    cursor = _Cursor(text, offset)
+    field = cursor.field()
+    if field is not None and (field.key in EXPRESSION_KEYS or field.key in TEMPLATE_KEYS):
+        facts = _Facts(workflow, graph, cursor, field)
+        return facts.expression() if field.key in EXPRESSION_KEYS else facts.template()
+    if (typed_key := _KEY_PREFIX.match(cursor.prefix)) is not None:
+        return _keys(text, cursor.offset, typed_key.group(1) or "")
+    if field is None:
+        return []
+    facts = _Facts(workflow, graph, cursor, field)
+    if field.same_line:
+        return facts.yaml_value()
+    return []
+
+
+def _keys(text: str, offset: int, typed: str) -> list[Candidate]:
+    """The keys the schema accepts in the mapping the cursor's line belongs to, minus those
+    already written (the line is read as a placeholder key to find that mapping)."""
+    end = _WORD_AFTER.match(text, offset).end()  # type: ignore[union-attr]
+    after = text[end:end + 2].lstrip(" \t")
+    place = schema_place(text, offset - len(typed), end,
+                         PLACEHOLDER if after.startswith(":") else PLACEHOLDER + ":")
+    if place is None or place.key != PLACEHOLDER or place.owner is None:
+        return []
+    written = {entry.key.text for entry in place.mapping.entries} if place.mapping else set()
+    colon = "" if after.startswith(":") else ": "
+    return [
+        Candidate(key, CandidateKind.KEY, describe_spec(spec), (offset - len(typed), end),
+                  spec.doc, insert=key + colon, filter=key)
+        for key, spec in keys_of(place.owner, place.mapping).items() if key not in written
+    ]
+
+
+class _Facts:
+    def __init__(self, workflow: Workflow, graph: Graph, cursor: _Cursor, field: _Field) -> None:
+        self.workflow = workflow
+        self.graph = graph
+        self.cursor = cursor
+        self.field = field
+        self.offset = cursor.offset
+
+    @property
+    def prefix(self) -> str:
+        """The field's text before the cursor on the cursor's line."""
+        return self.field.value_prefix if self.field.same_line else self.cursor.prefix
+
+    def reader(self) -> NodeDef | None:
+        node_id = self.cursor.sibling(self.field, "id")
+        return self.workflow.node(node_id) if node_id else None
+
+    def quote(self) -> str:
+        """The JavaScript quote that needs no escaping in the field's YAML scalar."""
+        key_line = self.cursor.lines[self.field.line]
+        value = key_line[self.field.column + len(self.field.key):].lstrip(" \t:")
+        return "'" if value.startswith('"') else '"'
+
+    def span(self, typed: str) -> tuple[int, int]:
+        return (self.offset - len(typed), self.offset)
+
+    # -- candidates ----------------------------------------------------------------------------
+
+    def nodes(self, ids: list[str], typed: str, *, reader: str | None = None,
+              relation: str = "") -> list[Candidate]:
+        found = []
+        for node_id in ids:
+            node = self.workflow.node(node_id)
+            if node is None:
+                continue
+            detail = f"{node.type or 'node'}" + (f" · {relation}" if relation else "")
+            found.append(Candidate(node_id, CandidateKind.NODE, detail, self.span(typed),
+                                   node_summary(self.workflow, node)))
+        return found
+
+    def secret_refusal(self) -> str | None:
+        """Who refuses a secret here: expressions deny the read, node and agent templates may
+        not print it; a context value may be built from one (it becomes secret-derived)."""
+        if self.field.key in EXPRESSION_KEYS:
+            return "denied to expressions"
+        return None if self.field.key == "value" else "templates may not print it"
+
+    def inputs(self, typed: str) -> list[Candidate]:
+        secret = self.graph.secret_inputs
+        return self.declared(typed, CandidateKind.INPUT, [
+            (decl.name, f"{decl.type} input", "secret input" if decl.name in secret else None,
+             input_summary(decl, decl.name in secret))
+            for decl in self.workflow.inputs if decl.name is not None
+        ])
+
+    def context(self, typed: str) -> list[Candidate]:
+        secret = self.graph.secret_context
+        return self.declared(typed, CandidateKind.CONTEXT, [
+            (entry.key, "context", "secret-derived context" if entry.key in secret else None,
+             context_summary(entry, entry.key in secret))
+            for entry in self.workflow.context if entry.key is not None
+        ])
+
+    def declared(self, typed: str, kind: CandidateKind,
+                 entries: list[tuple[str, str, str | None, str]]) -> list[Candidate]:
+        """Inputs or context keys: (name, detail, what a secret one is called, docs); secrets
+        say who refuses them and sort last where they are refused."""
+        refusal = self.secret_refusal()
+        found = []
+        for name, detail, secret, documentation in entries:
+            if secret is not None:
+                detail = f"{secret} — {refusal}" if refusal else secret
+            found.append(Candidate(name, kind, detail, self.span(typed), documentation,
+                                   rank=int(secret is not None and refusal is not None)))
+        return found
+
+    def authored(self, ids: AbstractSet[str]) -> list[str]:
+        return [node.id for node in self.workflow.nodes
+                if node.id is not None and node.id in ids and self.workflow.node(node.id) is node]
+
+    # -- contexts ------------------------------------------------------------------------------
+
+    def code_prefix(self) -> str:
+        """The JavaScript before the cursor on this line (without a YAML quote opening it)."""
+        if not self.field.same_line:
+            return self.cursor.prefix
+        value = self.field.value_prefix.lstrip(" \t")
+        return value[1:] if value[:1] in ("'", '"') else value
+
+    def expression(self) -> list[Candidate]:
+        prefix = self.code_prefix()
+        reader = self.reader()
+        ancestors = self.authored(self.graph.ancestors(reader.id)) if reader and reader.id else []
+        ancestors = [node_id for node_id in ancestors if reader is None or node_id != reader.id]
+        bracket = _OUTPUTS_BRACKET.search(prefix)
+        if _in_literal(prefix[: bracket.start()] if bracket else prefix):
+            return []
+        if bracket is not None:
+            quote = bracket.group(1)
+            closing = "" if self.cursor.after.startswith(quote) else quote + "]"
+            return [
+                Candidate(c.label, c.kind, c.detail, c.replace, c.documentation,
+                          insert=c.label + closing)
+                for c in self.nodes(ancestors, bracket.group(2), relation="ancestor")
+            ]
+        if match := _OUTPUTS_DOT.search(prefix):
+            return self.dotted_nodes(ancestors, match, "ancestor")
+        if match := _RUN_DOT.search(prefix):
+            return [Candidate("outputs", CandidateKind.BINDING, "run.outputs",
+                              self.span(match.group(1) or ""), BINDING_DOCS["outputs"])]
+        if match := _MEMBER.search(prefix):
+            owner, typed = match.group(1), match.group(2) or ""
+            if owner == "inputs":
+                return self.inputs(typed)
+            if owner == "ctx":
+                return self.context(typed)
+            return [Candidate(name, CandidateKind.MEMBER, doc, self.span(typed))
+                    for name, doc in MEMBER_DOCS.get(owner, {}).items()]
+        word = _WORD.search(prefix)
+        if word is None:
+            return []  # not after every space or operator: only once a name is being typed
+        typed = word.group(0)
+        before = prefix[: len(prefix) - len(typed)].rstrip()
+        if before.endswith(".") or (before and before[-1] in "\"'`") or before[-1:].isdigit():
+            return []
+        bindings = [name for name in ("inputs", "ctx", "run", "branches")
+                    if name != "branches" or self.field.key == "merge_fn"]
+        return [
+            Candidate(name, CandidateKind.BINDING, "scope binding", self.span(typed),
+                      BINDING_DOCS[name]) for name in bindings
+        ] + [
+            Candidate(name, CandidateKind.GLOBAL, "sandbox global", self.span(typed), doc)
+            for name, doc in GLOBAL_DOCS.items()
+        ]
+
+    def dotted_nodes(self, ids: list[str], match: re.Match[str], relation: str,
+                     *, brackets: bool = False) -> list[Candidate]:
+        """`run.outputs.x`: identifier ids as typed, others (or all, with `brackets`) rewritten to
+        the bracket form from the `.` on. `match` searched a string ending at the cursor."""
+        typed = match.group(2) or ""
+        searched = match.string
+        dot = match.start(1)
+        # `run.outputs?.x` keeps its `?.`: `run.outputs?.["id"]`
+        start = self.offset - len(searched) + dot + (1 if searched[dot - 1] == "?" else 0)
+        quote = self.quote()
+        if brackets and quote == "'":
+            quote = '\\"'  # a template needs `"` for the edge: escaped in a double-quoted scalar
+        found = []
+        for candidate in self.nodes(ids, typed, relation=relation):
+            if _JS_IDENTIFIER.match(candidate.label) and not brackets:
+                found.append(candidate)
+            else:
+                found.append(Candidate(
+                    candidate.label, candidate.kind, candidate.detail, (start, self.offset),
+                    candidate.documentation, insert=f"[{quote}{candidate.label}{quote}]",
+                    filter=self.cursor.text[start:self.offset - len(typed)] + candidate.label,
+                ))
+        return found
+
+    def template(self) -> list[Candidate]:
+        prefix = self.prefix
+        opened = prefix.rfind("{{")
+        if opened == -1 or prefix.rfind("}}") > opened:
+            return []
+        body = prefix[opened + 2 :]
+        key = self.field.key
+        if match := _TEMPLATE_SCOPE.match(body):
+            typed = match.group(2)
+            return self.inputs(typed) if match.group(1) == "inputs" else self.context(typed)
+        if key == "value" or key == "save_to":
+            feeders: list[str] = []  # context values and save_to may not read run.outputs
+        else:
+            feeders = self.feeders()
+        if match := _TEMPLATE_BRACKET.match(body):
+            closing = "" if self.cursor.after.startswith(match.group(1)) else match.group(1) + "]"
+            return [
+                Candidate(c.label, c.kind, c.detail, c.replace, c.documentation,
+                          insert=c.label + closing)
+                for c in self.nodes(feeders, match.group(2))
+            ]
+        if match := _TEMPLATE_DOT.match(body):
+            # only the bracket-and-quote form orders the read (a data edge): always write it
+            return self.dotted_nodes(feeders, match, "", brackets=True)
+        if match := _TEMPLATE_HEAD.match(body):
+            typed = match.group(1) or ""
+            heads = [("inputs.", "a workflow input"), ("ctx.", "a context value")]
+            if feeders:
+                heads.append(('run.outputs["', "an upstream node's output (adds a data edge)"))
+            if key == "save_to":
+                heads.append(("run.id", "the run's id"))
+            return [Candidate(label, CandidateKind.SNIPPET, detail, self.span(typed))
+                    for label, detail in heads]
+        return []
+
+    def feeders(self) -> list[str]:
+        """Nodes a template of this node may read: all but itself and what runs after it (a
+        data edge from those would close a cycle)."""
+        reader = self.reader()
+        if reader is None or reader.id is None:
+            return self.authored(set(self.workflow.nodes_by_id))
+        after = {reader.id} | {
+            node_id for node_id in self.workflow.nodes_by_id
+            if reader.id in self.graph.ancestors(node_id)
+        }
+        return self.authored(set(self.workflow.nodes_by_id) - after)
+
+    def yaml_value(self) -> list[Candidate]:
+        value = self.field.value_prefix
+        if "[" in value:
+            value = re.split(r"[\[,]", value)[-1]
+        typed = value.strip().lstrip("'\"")
+        key = self.field.key
+        if not re.fullmatch(r"[A-Za-z0-9_$:-]*", typed):
+            return []
+        if key in NODE_REFERENCE_KEYS:
+            if key == "from" and ":" in typed:
+                return self.handles(*typed.split(":", 1))
+            if key == "to" and (targets := self.edge_targets()) is not None:
+                return self.nodes(targets, typed)
+            own = self.cursor.sibling(self.field, "id") if key != "from" and key != "to" else None
+            ids = [node_id for node_id in self.authored(set(self.workflow.nodes_by_id))
+                   if node_id != own]
+            return self.nodes(ids, typed)
+        if key == "agent_ref":
+            return [Candidate(agent.id, CandidateKind.AGENT, "agent", self.span(typed))
+                    for agent in self.workflow.agents if agent.id is not None]
+        start, end = self.span(typed)
+        end += _WORD_AFTER.match(self.cursor.text, end).end() - end  # type: ignore[union-attr]
+        place = schema_place(self.cursor.text, start, end, PLACEHOLDER)
+        spec = place.spec if place is not None and place.key is None else None
+        values: tuple[str, ...] = ()
+        if isinstance(spec, Text):
+            values = spec.enum
+        elif isinstance(spec, Boolean):
+            values = ("true", "false")
+        return [Candidate(v, CandidateKind.VALUE, key, self.span(typed), spec.doc if spec else "")
+                for v in values]
+
+    def edge_targets(self) -> list[str] | None:
+        """The only valid `to` of an edge whose `from` is a condition's handle (that branch's
+        target) or a parallel (its members); None when any node may follow."""
+        source = self.cursor.sibling(self.field, "from")
+        if source is None:
+            return None
+        node_id, _, handle = source.partition(":")
+        node = self.workflow.node(node_id)
+        if node is None:
+            return None
+        if node.type == "parallel":
+            return [member.id for member in node.parallel_of]
+        if node.type == "condition" and handle:
+            branch = node.branch_for(handle)
+            return [branch.target.id] if branch is not None and branch.target is not None else []
+        return None
+
+    def handles(self, node_id: str, typed: str) -> list[Candidate]:
+        node = self.workflow.node(node_id)
+        if node is None or node.type != "condition":
+            return []
+        return [
+            Candidate(branch.handle, CandidateKind.HANDLE,
+                      f"branch → {branch.target.id if branch.target else '?'}", self.span(typed))
+            for branch in node.branches if branch.handle is not None
+        ]

@@ -1,0 +1,152 @@
+"""Renaming a node id everywhere it is written, or a clear refusal.
+
+Contract:
+- `rename_target(index, offset)` → the node-id occurrence under the cursor that can be renamed,
+  or raises `RenameRefused` saying why not (not a node id, or no node declares it).
+- `plan_rename(index, occurrence, new_id)` → replacements `(start, end, text)` in document offsets,
+  one per place (`symbol_index` lists them), or raises `RenameRefused` with a message naming the
+  problem: a new id that is not kebab-case, one another node already has, or a place whose source
+  cannot be mapped exactly.
+- The result stays valid YAML and means the same: a plain scalar whose new value would resolve to a
+  number/boolean/null is quoted; `run.outputs.old` in an expression becomes
+  `run.outputs["new-id"]` when the new id is not a JavaScript identifier (quotes chosen to fit the
+  YAML scalar's style). A template's `{{ run.outputs.old }}` is not rewritten to the bracket form,
+  because that form adds a data edge: the rename is refused instead.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+
+from analysis.document.expressions import ReadForm
+from analysis.document.expressions.js_text import JS_WHITESPACE
+from analysis.document.yaml_tree import YMapping, YNode, YScalar, YSequence, resolve_plain
+from analysis.ide.navigation import Occurrence, Role, SymbolIndex, SymbolKind
+from analysis.schema import KEBAB, kebab_suggestion
+
+Replacement = tuple[int, int, str]
+_JS_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
+
+
+class RenameRefused(ValueError):
+    """Why a rename cannot be done, worded for the user."""
+
+
+def rename_target(index: SymbolIndex, offset: int) -> Occurrence:
+    occurrence = index.at(offset)
+    if occurrence is None or occurrence.kind is not SymbolKind.NODE:
+        raise RenameRefused("only node ids can be renamed: put the cursor on a node id")
+    if index.definition(SymbolKind.NODE, occurrence.name) is None:
+        raise RenameRefused(
+            f"no node has the id '{occurrence.name}', so there is nothing to rename; "
+            "fix the reference instead"
+        )
+    return occurrence
+
+
+def plan_rename(index: SymbolIndex, occurrence: Occurrence, new_id: str) -> list[Replacement]:
+    old_id = occurrence.name
+    if not KEBAB.match(new_id):
+        suggestion = kebab_suggestion(new_id)
+        hint = f", e.g. '{suggestion}'" if suggestion and suggestion != new_id else ""
+        raise RenameRefused(
+            f"'{new_id}' is not a valid node id: use kebab-case (lowercase letters and digits "
+            f"joined by single hyphens){hint}"
+        )
+    if new_id == old_id:
+        return []
+    taken = index.definition(SymbolKind.NODE, new_id)
+    if taken is not None:
+        line = index.workflow.source.position(taken.start).line + 1
+        raise RenameRefused(
+            f"a node with id '{new_id}' already exists (line {line}); pick another id"
+        )
+    places = index.references(SymbolKind.NODE, old_id)
+    in_flow = _FlowScalars(index)
+    replacements = [_replacement(index, place, new_id, in_flow) for place in places]
+    return sorted(replacements)
+
+
+class _FlowScalars:
+    """Whether a `{ … }` or `[ … ]` collection holds a scalar: one walk of the document, on the
+    first question (walking down to each renamed place again made a rename of n references
+    in a list of n nodes quadratic)."""
+
+    def __init__(self, index: SymbolIndex) -> None:
+        self.index = index
+
+    @cached_property
+    def _held(self) -> set[int]:
+        source = self.index.workflow.source.text
+        held: set[int] = set()
+        root = self.index.workflow.root
+        stack: list[tuple[YNode, bool]] = [] if root is None else [(root, False)]
+        while stack:
+            node, in_flow = stack.pop()
+            if isinstance(node, YScalar):
+                if in_flow:
+                    held.add(id(node))
+                continue
+            flow = in_flow or source[node.start:node.start + 1] in ("{", "[")
+            if isinstance(node, YMapping):
+                stack.extend((entry.value, flow) for entry in node.entries)
+            elif isinstance(node, YSequence):
+                stack.extend((item, flow) for item in node.items)
+        return held
+
+    def __contains__(self, scalar: YScalar) -> bool:
+        return id(scalar) in self._held
+
+
+def _line(index: SymbolIndex, place: Occurrence) -> int:
+    return index.workflow.source.position(place.start).line + 1
+
+
+def _replacement(
+    index: SymbolIndex, place: Occurrence, new_id: str, in_flow: _FlowScalars
+) -> Replacement:
+    if not place.exact:
+        raise RenameRefused(
+            f"the reference to '{place.name}' on line {_line(index, place)} is written in a way "
+            "the server cannot map exactly; rename that one by hand first"
+        )
+    if place.form is ReadForm.DOT and not _JS_IDENTIFIER.match(new_id):
+        if place.role is Role.TEMPLATE:
+            raise RenameRefused(
+                f"line {_line(index, place)} reads run.outputs.{place.name} in a template, and "
+                f"'{new_id}' needs the bracket form, which would add a data edge; write "
+                f"run.outputs[\"{place.name}\"] there first, or pick an id without hyphens"
+            )
+        return _bracketed(index, place, new_id, in_flow)
+    scalar = place.text.scalar
+    value = place.text.value
+    start, end = place.decoded
+    new_value = value[:start] + new_id + value[end:]
+    if scalar.style is None and not isinstance(resolve_plain(new_value), str):
+        # `id: 42` would be a number: quote the whole scalar
+        return (scalar.content_start, scalar.end, f"'{new_value}'")
+    return (place.start, place.end, new_id)
+
+
+def _bracketed(
+    index: SymbolIndex, place: Occurrence, new_id: str, in_flow: _FlowScalars
+) -> Replacement:
+    """`run.outputs.old` → `run.outputs["new-id"]` (an optional chain keeps its `?.`)."""
+    text = place.text
+    value = text.value
+    key_start, key_end = place.decoded
+    dot = key_start - 1
+    while dot >= 0 and value[dot] in JS_WHITESPACE:
+        dot -= 1
+    replace_from = dot + 1 if dot > 0 and value[dot - 1] == "?" else dot
+    scalar = text.scalar
+    if scalar.style is None and scalar in in_flow:
+        raise RenameRefused(
+            f"line {_line(index, place)} reads run.outputs.{place.name} in a plain scalar inside "
+            f"{{ … }} or [ … ], where the bracket form '{new_id}' needs is not valid YAML; quote "
+            "that expression first"
+        )
+    quote = "'" if scalar.style == '"' else '"'
+    start, end = text.source_span(replace_from, key_end)
+    return (start, end, f"[{quote}{new_id}{quote}]")

@@ -1,0 +1,168 @@
+"""Which files are Relavium workflows, where a directory walk finds them, and how they are read.
+
+`*.relavium.yaml|yml` anywhere, and any `*.yaml|yml` inside a `.relavium/` folder — except
+sample-scope sidecars (`<stem>.samples.yaml|yml`), which hold sample values, not a workflow.
+`is_workflow_path` is the one selector the CLI's directory walk and the server's document filter
+share.
+
+A walk never leaves its root: a symbolic link is followed only when it resolves to a regular file
+inside the walked folder (links to files elsewhere, to devices, FIFOs or sockets, dangling links
+and loops are skipped with a note), and linked folders are not descended into. A file is read
+with its size checked first (stat, then a bounded read), so an oversized or endless file costs at
+most the limit in memory.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+from typing import BinaryIO
+
+from analysis.document.yaml_tree import MAX_SOURCE_BYTES
+from analysis.project.ignore_patterns import IgnorePatterns
+
+WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml")
+YAML_SUFFIXES = (".yaml", ".yml")
+WORKFLOW_FOLDER = ".relavium"
+# Sample-scope sidecars (analysis.dryrun.sample_scope) beside a workflow: sample values, not a
+# workflow.
+SIDECAR_SUFFIXES = (".samples.json", ".samples.yaml", ".samples.yml")
+
+
+def is_sidecar(name: str) -> bool:
+    return name.lower().endswith(SIDECAR_SUFFIXES)
+
+
+def is_workflow_path(path: PurePath) -> bool:
+    name = path.name.lower()
+    if is_sidecar(name):
+        return False
+    if name.endswith(WORKFLOW_SUFFIXES):
+        return True
+    return name.endswith(YAML_SUFFIXES) and WORKFLOW_FOLDER in path.parent.parts
+
+
+@dataclass
+class Walk:
+    """The workflow files under a folder, in sorted order, and why any candidate was skipped."""
+
+    files: list[Path]
+    skipped: list[str]
+
+
+def walk_workflow_files(
+    root: Path, excluded: Callable[[Path, bool], bool] | None = None, gitignore: bool = True
+) -> Walk:
+    """`excluded(path, is_dir)` prunes folders and files (project excludes); with `gitignore`,
+    so do the `.gitignore` files of the walked tree and of its folders up to the repository's
+    top (the nearest folder holding `.git`)."""
+    walk = Walk([], [])
+    real_root = os.path.realpath(root)
+    ignores = {os.path.normpath(root): _inherited_gitignores(root) if gitignore else []}
+    for folder, dirs, names in os.walk(root):
+        specs = ignores.pop(os.path.normpath(folder))
+        if gitignore:
+            specs = [*specs, *_gitignore_in(folder)]
+
+        def skip(path: Path, is_dir: bool, specs: list[_Ignore] = specs) -> bool:
+            return bool(excluded and excluded(path, is_dir)) or _ignored(path, is_dir, specs)
+
+        dirs[:] = sorted(
+            d for d in dirs
+            if (not d.startswith(".") or d == WORKFLOW_FOLDER) and not skip(Path(folder, d), True)
+        )
+        for d in dirs:
+            ignores[os.path.normpath(os.path.join(folder, d))] = specs
+        for name in sorted(names):
+            path = Path(folder, name)
+            # Judged on the absolute path: `check .` run inside a `.relavium/` folder must see
+            # the folder its files are in (and `.relavium/..` is not inside it).
+            if not is_workflow_path(Path(os.path.abspath(path))) or skip(path, False):
+                continue
+            refusal = _outside_or_irregular(path, real_root)
+            if refusal:
+                walk.skipped.append(f"{path}: skipped: {refusal}")
+            else:
+                walk.files.append(path)
+    return walk
+
+
+# A .gitignore's folder (absolute) and its patterns.
+_Ignore = tuple[str, IgnorePatterns]
+
+
+def _gitignore_in(folder: str) -> list[_Ignore]:
+    path = os.path.join(folder, ".gitignore")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read(MAX_SOURCE_BYTES).splitlines()
+    except OSError:  # none here (or unreadable: git would not apply it either)
+        return []
+    return [(os.path.abspath(folder), IgnorePatterns(lines))]
+
+
+def _inherited_gitignores(root: Path) -> list[_Ignore]:
+    """The .gitignore files above `root` inside its repository, outermost first."""
+    absolute = Path(os.path.abspath(root))
+    if (absolute / ".git").exists():
+        return []
+    folders: list[Path] = []
+    for folder in absolute.parents:
+        folders.append(folder)
+        if (folder / ".git").exists():
+            return [spec for folder in reversed(folders) for spec in _gitignore_in(str(folder))]
+    return []
+
+
+def _ignored(path: Path, is_dir: bool, specs: list[_Ignore]) -> bool:
+    """git's verdict: the deepest .gitignore with a matching pattern decides (`!` re-includes)."""
+    verdict = None
+    absolute = os.path.abspath(path)
+    for base, spec in specs:
+        include = spec.verdict(Path(os.path.relpath(absolute, base)).as_posix(), is_dir)
+        if include is not None:
+            verdict = include
+    return bool(verdict)
+
+
+def _outside_or_irregular(path: Path, real_root: str) -> str | None:
+    """Why a walk must not read `path`, or None. A link into the tree is as good as the file."""
+    try:
+        real = os.path.realpath(path, strict=True)
+        mode = os.stat(real).st_mode
+    except OSError:
+        return "a dangling or looping symbolic link"
+    if os.path.commonpath([real, real_root]) != real_root:
+        return "a symbolic link to a file outside the checked folder"
+    if not stat.S_ISREG(mode):
+        # A FIFO would block the read forever; a device could be endless or have side effects.
+        return "not a regular file"
+    return None
+
+
+class SourceTooLarge(Exception):
+    def __init__(self, size: str) -> None:
+        super().__init__(size)
+        self.size = size
+
+
+def read_bounded(stream: BinaryIO, known_size: int | None) -> str:
+    """The stream's text (UTF-8, a byte order mark dropped), refusing more than the limit before
+    holding more than the limit in memory. Raises SourceTooLarge, OSError, UnicodeDecodeError."""
+    if known_size is not None and known_size > MAX_SOURCE_BYTES:
+        raise SourceTooLarge(f"{known_size} bytes")
+    data = stream.read(MAX_SOURCE_BYTES + 1)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise SourceTooLarge(f"over {MAX_SOURCE_BYTES} bytes")
+    # utf-8-sig: a byte order mark is not a column, as editors and SARIF count them.
+    return data.decode("utf-8-sig")
+
+
+def read_source(path: str) -> str:
+    """A file's text by `read_bounded`; a regular file's size is known before any read."""
+    with open(path, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        return read_bounded(handle, info.st_size if stat.S_ISREG(info.st_mode) else None)

@@ -1,0 +1,83 @@
+"""`relavium-lsp run`: dry-run the workflow, or one node's expression, with sample data.
+
+The samples: `--scope FILE` if given, else the project configuration's `sample-scope`
+(docs/configuration.md), else the sidecar `<stem>.samples.json|yaml` next to the workflow, else
+synthesized from the workflow (see `analysis.dryrun.sample_scope`).
+
+Without `--node`: the whole workflow runs as the engine would run it
+(`analysis.dryrun.workflow_run`);
+`--format json` prints `{"ok", "nodes": [...], "notes"}`. With `--node ID`: the node's ancestors
+run first, then its expression; `--format json` prints the `eval` JSON shape plus `node`, `kind`
+and `scope` (the scope used, secrets denied). Exit 0 when nothing failed, 1 when a node failed,
+2 on usage, I/O, configuration or samples errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from analysis.checks.analyze import analyze
+from analysis.dryrun.workflow_run import WorkflowRun
+from analysis.project.config import ConfigError, configured_sample_scope
+from sandbox import WorkerPool
+from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_safely
+from server.lsp import dry_run
+
+NAME = "run"
+HELP = "Dry-run the workflow (or one node's expression) in the sandbox with sample data."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE")
+    parser.add_argument("--node", metavar="ID", help="run this node (after its ancestors)")
+    parser.add_argument("--scope", metavar="FILE.json")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        with open(args.file, encoding="utf-8", newline="") as handle:
+            text = handle.read()
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"relavium-lsp run: {args.file}: cannot read it ({error})", file=sys.stderr)
+        return EXIT_USAGE
+    result = analyze(text, args.file)
+    with WorkerPool() as pool:
+        try:
+            explicit = args.scope or configured_sample_scope(Path(args.file))
+            if args.node is None:
+                return _whole(args, dry_run.run_whole(result, args.file, explicit, pool))
+            sample, scope = dry_run.prepare(result, args.file, args.node, explicit, pool)
+        except (dry_run.DryRunError, ConfigError) as error:
+            print(f"relavium-lsp run: {args.file}: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        run = dry_run.evaluate(pool, sample, scope, args.file)
+    if args.format == "json":
+        print_safely(json.dumps(run.to_json(), ensure_ascii=True))
+    else:
+        print(f"{args.node}: {run.scope_label}", file=sys.stderr)
+        for note in run.to_json()["scope"]["notes"]:
+            print(f"note: {note}", file=sys.stderr)
+        for line in run.compiler_lines():
+            print_safely(line, sys.stderr)
+        print_safely(run.outcome.to_text(), None if run.outcome.ok else sys.stderr)
+    return EXIT_OK if run.outcome.ok else EXIT_FAILURE
+
+
+def _whole(args: argparse.Namespace, run: WorkflowRun) -> int:
+    answer = run.to_json()
+    if args.format == "json":
+        print_safely(json.dumps(answer, ensure_ascii=True))
+    else:
+        failures = dry_run.failure_lines(run, args.file)
+        for entry in answer["nodes"]:
+            print_safely(dry_run.node_line(entry))
+            for line in failures.get(entry["id"], []):
+                print_safely(line)
+        for note in run.notes:
+            print(f"note: {note}", file=sys.stderr)
+        print(dry_run.summary_of(run), file=sys.stderr)
+    return EXIT_OK if run.ok else EXIT_FAILURE

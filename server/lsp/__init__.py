@@ -1,0 +1,59 @@
+"""pygls language server and the relavium-lsp command line (protocol glue only).
+
+How the server is put together
+------------------------------
+- `server.lsp.language_server.RelaviumLanguageServer` (a pygls `LanguageServer`) holds all state:
+  open workflow documents (`ls.documents`, uri → `DocumentState`), the settings (`ls.settings`),
+  and whether diagnostics are pulled (`ls.pull_diagnostics`). `create_server()` builds it and
+  registers every feature module.
+- `server.lsp.protocol.RelaviumProtocol` does text sync (LSP line semantics, clamped out-of-range
+  edits) and negotiates push vs pull diagnostics. Only workflow documents are kept
+  (`server.lsp.documents.is_workflow_uri`: `*.relavium.yaml|yml`, YAML under `.relavium/`); for any
+  other URI `ls.document(uri)` is None and features answer empty.
+
+Adding a feature
+----------------
+Create `server/features/<feature>.py` with a `register(ls)` function; `create_server()` imports
+every module in that package (no list to edit). Register handlers inside it, each wrapped in
+`guarded(empty)` so a bug answers the empty result instead of an error::
+
+    def register(ls: RelaviumLanguageServer) -> None:
+        @ls.feature(types.TEXT_DOCUMENT_HOVER)
+        @guarded()
+        def hover(ls: RelaviumLanguageServer, params: types.HoverParams) -> types.Hover | None:
+            snapshot = ls.last_good_snapshot(params.text_document.uri)
+            if snapshot is None:
+                return None
+            position = snapshot.lines.from_client_position(params.position)  # → code points
+            ...
+            return types.Hover(contents=..., range=snapshot.lines.to_client_range(range_))
+
+A new feature changes the capabilities announced at `initialize`: regenerate
+`server/lsp/boot/capabilities.json` with `python -m server.lsp.boot.early_initialize` (the answer sent
+before the
+server is loaded; tests/server/test_early_initialize.py fails until it matches).
+
+Getting a document's analysis
+-----------------------------
+- `ls.last_good_snapshot(uri)`: the newest analysis whose YAML parsed (`snapshot.is_good`) — serve
+  completion/hover/navigation from it while the user is half-way through typing.
+- `await ls.fresh_snapshot(uri)`: the analysis of the current text (skips a pending debounce).
+- `await server.lsp.serving.placed_answer(ls, uri, question, place)`: for what an editor asks after
+  every edit (outline, folds, tokens, lenses): `question(result)` as plain data, computed in
+  the analysis process for a large document (its model is there), then `place(view, answer)`.
+A `Snapshot` has `uri`, `version`, `text`, `result` (`analysis.AnalysisResult`) and `lines`.
+Positions in `result` refer to `snapshot.text`, never to the live text; when the snapshot is older
+than the text (`snapshot.version != ls.document(uri).version`), positions from the client are in
+the live text's coordinates — map them with `ls.document(uri)` text if you need exactness.
+
+Positions
+---------
+`analysis/` speaks 0-based lines and code-point columns. `snapshot.lines` (a
+`server.lsp.positions.LineIndex` in the negotiated encoding — utf-16 unless the client offered
+utf-8/utf-32) converts: `to_client_position/range` (code points → client units),
+`from_client_position/range` (client units → code points, clamped), `offset(position)` and
+`position_at(offset)` for code-point offsets.
+
+Messages and logs go to stderr or the client (`ls.log`, `ls.log_warning`, `ls.show_message`),
+never stdout: stdout carries the protocol.
+"""

@@ -1,0 +1,142 @@
+"""Go to definition, find references and rename for node ids (and definition/references for
+`inputs.x`, `ctx.x`, `agent_ref` and an edge's `cond:handle`), over `analysis.ide.navigation`'s
+symbol
+index."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from analysis.ide.navigation import Occurrence, SymbolIndex, symbol_index
+from analysis.ide.rename import RenameRefused, plan_rename, rename_target
+from server.lsp.edits import workspace_edit
+from server.lsp.handlers import guarded
+from server.lsp.language_server import RelaviumLanguageServer
+from server.lsp.serving import View, view_of
+
+# LSP's RequestFailed: the client shows the message (e.g. in VS Code's rename box).
+REQUEST_FAILED = -32803
+T = TypeVar("T")
+P = TypeVar("P")
+
+
+def _location(view: View, occurrence: Occurrence) -> types.Location | None:
+    found = view.client_range(occurrence.start, occurrence.end)
+    return types.Location(uri=view.snapshot.uri, range=found) if found is not None else None
+
+
+async def _under_cursor(
+    ls: RelaviumLanguageServer, uri: str, position: types.Position
+) -> tuple[View, Occurrence] | None:
+    view = await view_of(ls, uri)
+    if view is None:
+        return None
+    offset = view.offset(position)
+    occurrence = symbol_index(view.workflow).at(offset) if offset is not None else None
+    if occurrence is None or view.client_range(occurrence.start, occurrence.end) is None:
+        return None  # nothing there, or a name the user is editing
+    return view, occurrence
+
+
+async def _rename_target(
+    ls: RelaviumLanguageServer, uri: str, position: types.Position
+) -> tuple[View, SymbolIndex, Occurrence] | None:
+    """The node id to rename (None for a document that is not an open workflow); edits must
+    apply to exactly the text the client has."""
+    view = await view_of(ls, uri)
+    if view is None:
+        return None
+    if not view.current:
+        raise RenameRefused("the YAML does not parse right now; fix the syntax error, then rename")
+    index = symbol_index(view.workflow)
+    return view, index, rename_target(index, view.live_offset(position))
+
+
+class _Refused:
+    """A `RenameRefused` carried out of `guarded` (which answers None to any other error)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+def _refusable(
+    handler: Callable[[RelaviumLanguageServer, P], Awaitable[T | None]],
+) -> Callable[[RelaviumLanguageServer, P], Awaitable[T | None]]:
+    """Run a rename handler guarded; its refusal becomes an error response the client shows
+    to the user (LSP's way to say why a rename cannot be done)."""
+
+    @guarded()
+    async def carried(ls: RelaviumLanguageServer, params: P) -> T | _Refused | None:
+        try:
+            return await handler(ls, params)
+        except RenameRefused as refused:
+            return _Refused(str(refused))
+
+    @functools.wraps(handler)
+    async def answer(ls: RelaviumLanguageServer, params: P) -> T | None:
+        outcome = await carried(ls, params)
+        if isinstance(outcome, _Refused):
+            raise JsonRpcException(outcome.message, code=REQUEST_FAILED)
+        return outcome
+
+    return answer
+
+
+def register(ls: RelaviumLanguageServer) -> None:
+    @ls.feature(types.TEXT_DOCUMENT_DEFINITION)
+    @guarded(empty=list)
+    async def definition(
+        ls: RelaviumLanguageServer, params: types.DefinitionParams
+    ) -> list[types.Location]:
+        found = await _under_cursor(ls, params.text_document.uri, params.position)
+        if found is None:
+            return []
+        view, occurrence = found
+        target = symbol_index(view.workflow).definition(occurrence.kind, occurrence.name)
+        location = _location(view, target) if target is not None else None
+        return [location] if location is not None else []
+
+    @ls.feature(types.TEXT_DOCUMENT_REFERENCES)
+    @guarded(empty=list)
+    async def references(
+        ls: RelaviumLanguageServer, params: types.ReferenceParams
+    ) -> list[types.Location]:
+        found = await _under_cursor(ls, params.text_document.uri, params.position)
+        if found is None:
+            return []
+        view, occurrence = found
+        places = symbol_index(view.workflow).references(occurrence.kind, occurrence.name)
+        if not params.context.include_declaration:
+            places = [place for place in places if not place.is_definition]
+        return [loc for place in places if (loc := _location(view, place)) is not None]
+
+    @ls.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    @_refusable
+    async def prepare_rename(
+        ls: RelaviumLanguageServer, params: types.PrepareRenameParams
+    ) -> types.PrepareRenamePlaceholder | None:
+        target = await _rename_target(ls, params.text_document.uri, params.position)
+        if target is None:
+            return None
+        view, _, occurrence = target
+        found = view.client_range(occurrence.start, occurrence.end)
+        if found is None:
+            return None
+        return types.PrepareRenamePlaceholder(range=found, placeholder=occurrence.name)
+
+    @ls.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
+    @_refusable
+    async def rename(
+        ls: RelaviumLanguageServer, params: types.RenameParams
+    ) -> types.WorkspaceEdit | None:
+        target = await _rename_target(ls, params.text_document.uri, params.position)
+        if target is None:
+            return None
+        view, index, occurrence = target
+        replacements = plan_rename(index, occurrence, params.new_name)
+        return workspace_edit(ls.client_capabilities, view.snapshot, replacements)

@@ -1,0 +1,84 @@
+"""`relavium-lsp serve`: the language server over stdio (default) or TCP."""
+
+import argparse
+import logging
+import sys
+
+from server.lsp.boot.early_initialize import open_stdio, start_analysis_process
+
+NAME = "serve"
+HELP = "Run the language server over stdio (default) or TCP."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    transport = parser.add_mutually_exclusive_group()
+    # vscode-languageclient appends --stdio; accepted, and the default anyway
+    transport.add_argument("--stdio", action="store_true", help="use stdio (the default)")
+    transport.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead")
+
+
+def parse_address(value: str) -> tuple[str, int]:
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--tcp expects HOST:PORT (e.g. 127.0.0.1:2087), got {value!r}")
+    return host, int(port)
+
+
+def run(arguments: list[str]) -> int:
+    """`relavium-lsp serve ARGUMENTS`, parsed without loading the other subcommands (see
+    `server.cli.main.main`)."""
+    parser = argparse.ArgumentParser(prog="relavium-lsp serve", description=HELP)
+    add_arguments(parser)
+    return main(parser.parse_args(arguments))
+
+
+def main(args: argparse.Namespace) -> int:
+    address = None
+    if args.tcp:
+        try:
+            address = parse_address(args.tcp)
+        except ValueError as error:
+            print(f"relavium-lsp serve: {error}", file=sys.stderr)
+            return 2
+    # Logs go to stderr; the client reads LSP messages on stdout, so nothing else may write
+    # there: keep the real stdout for the protocol and point `print` at stderr.
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_late_cancellations)
+    protocol_stdout = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    opening = None
+    if address is None:
+        # before pygls, lsprotocol and the analysis are imported: the client's `initialize` is
+        # answered without them (most of a second sooner)
+        opening = open_stdio(protocol_stdout)
+    try:
+        analysis_process = start_analysis_process()
+    except OSError:
+        analysis_process = None  # the server reports it when a large document needs one
+    from analysis.checks.analyze import tune_collector
+    from server.lsp.language_server import create_server
+
+    tune_collector()
+    server = create_server()
+    if analysis_process is not None:
+        server.analysis_process.adopt(analysis_process)
+    tune_collector()  # again: freeze what creating the server imported
+    # Analyses are CPU-bound Python on their own threads; the event loop answering requests
+    # waits for the interpreter lock up to this long at each hand-over (5 ms by default). With
+    # 0.5 ms a hover on a small document while large ones are analysed answers several times
+    # sooner (bench/starve.py), for a little switching overhead.
+    sys.setswitchinterval(0.0005)
+    if address is not None:
+        server.start_tcp(*address)
+    else:
+        server.start_io(stdout=protocol_stdout, opening=opening)
+    return server.exit_code
+
+
+def _late_cancellations(record: logging.LogRecord) -> bool:
+    """Drop pygls' warning for a `$/cancelRequest` that arrives after its request was answered:
+    clients send those all the time while the user types (LSP allows it), and VS Code shows every
+    stderr line as an error."""
+    return not record.getMessage().startswith("Cancel notification for unknown message id")

@@ -1,0 +1,125 @@
+"""The `relavium` settings section: parsed leniently, every invalid field named and defaulted.
+
+Sources, later overriding earlier: defaults, `initializationOptions` (either the section itself
+or `{"relavium": {...}}`), then `workspace/configuration` for section `relavium`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from analysis.checks.registry import RULES
+from analysis.diagnostics import Severity
+
+SECTION = "relavium"
+# Without `debounceMs`, an edit in a burst waits no longer than the document's last analysis took
+# and at most this; one after a pause waits nothing, or this when an analysis takes longer
+# (`RelaviumLanguageServer.debounce_ms`).
+DEFAULT_DEBOUNCE_MS = 200
+DEFAULT_DEBOUNCE = (
+    f"the default (none after a pause; in a burst at most {DEFAULT_DEBOUNCE_MS} ms)"
+)
+MAX_DEBOUNCE_MS = 10_000
+SEVERITY_NAMES = {severity.label: severity for severity in Severity}
+RULE_OFF = "off"
+
+
+@dataclass(frozen=True)
+class Settings:
+    # None: the default, adaptive (see DEFAULT_DEBOUNCE_MS); a number is waited exactly
+    debounce_ms: int | None = None
+    # rule id → severity override, or None when the rule is switched off
+    rules: dict[str, Severity | None] = field(default_factory=dict)
+    # an explicit sample-scope file for "run with sample scope"; relative to the workspace root
+    sample_scope: str | None = None
+
+    def severity_for(self, rule: str, default: Severity) -> Severity | None:
+        """The severity to publish a rule's diagnostic with, or None when the rule is off."""
+        return self.rules.get(rule, default)
+
+
+def section_of(raw: Any) -> Any:
+    """`initializationOptions` may hold the section itself or wrap it under `relavium`."""
+    if isinstance(raw, dict) and isinstance(raw.get(SECTION), dict):
+        return raw[SECTION]
+    return raw
+
+
+def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
+    """Settings from a client's `relavium` section, plus one message per invalid field."""
+    if raw is None:
+        return Settings(), []
+    if not isinstance(raw, dict):
+        return Settings(), [
+            f"relavium settings must be an object, got {type(raw).__name__}; using defaults"
+        ]
+    problems: list[str] = []
+    known = {"debounceMs", "rules", "sampleScope"}
+    problems.extend(
+        f"relavium.{key} is not a setting (known: {', '.join(sorted(known))}); ignored"
+        for key in raw
+        if key not in known
+    )
+    return (
+        Settings(
+            debounce_ms=_debounce(raw.get("debounceMs"), problems),
+            rules=_rules(raw.get("rules"), problems),
+            sample_scope=_sample_scope(raw.get("sampleScope"), problems),
+        ),
+        problems,
+    )
+
+
+def _debounce(value: Any, problems: list[str]) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        problems.append(
+            f"relavium.debounceMs must be a number of milliseconds, got {value!r}; "
+            f"using {DEFAULT_DEBOUNCE}"
+        )
+        return None
+    if not 0 <= value <= MAX_DEBOUNCE_MS:
+        problems.append(
+            f"relavium.debounceMs must be between 0 and {MAX_DEBOUNCE_MS}, got {value!r}; "
+            f"using {DEFAULT_DEBOUNCE}"
+        )
+        return None
+    return int(value)
+
+
+def _rules(value: Any, problems: list[str]) -> dict[str, Severity | None]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        problems.append(
+            'relavium.rules must map rule ids to "error", "warning", "information", "hint" or '
+            f'"off", got {value!r}; ignored'
+        )
+        return {}
+    rules: dict[str, Severity | None] = {}
+    for rule, level in value.items():
+        if rule not in RULES:
+            problems.append(
+                f"relavium.rules.{rule} is not a rule id (see docs/rules.md for the list); ignored"
+            )
+        elif level == RULE_OFF:
+            rules[rule] = None
+        elif isinstance(level, str) and level in SEVERITY_NAMES:
+            rules[rule] = SEVERITY_NAMES[level]
+        else:
+            problems.append(
+                f"relavium.rules.{rule} must be one of error, warning, information, hint, off; "
+                f"got {level!r}; using the rule's default"
+            )
+    return rules
+
+
+def _sample_scope(value: Any, problems: list[str]) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        problems.append(f"relavium.sampleScope must be a file path, got {value!r}; ignored")
+        return None
+    return value
