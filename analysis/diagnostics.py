@@ -1,4 +1,6 @@
-"""The diagnostic record every check produces and every consumer (server, CLI) reads.
+"""The diagnostic record every check produces and every consumer (server, CLI) reads, with the
+fixes a check knows for it (ruff's model: the fix travels with the finding, so the editor's quick
+fixes and the command line share one answer).
 
 Positions are 0-based lines and columns in Unicode code points of the document text (Python
 `str` indices); consumers convert columns to the client's encoding (UTF-16 by default).
@@ -45,10 +47,31 @@ class Related:
 
 
 @dataclass(frozen=True)
+class Edit:
+    """Replace the text of `range` (in the analysed text) with `new_text`."""
+
+    range: Range
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One way to resolve a diagnostic. `safe`: the edits keep the workflow's meaning but for the
+    mistake they correct, so a tool may apply them unasked (`--fix`); an unsafe fix is a guess
+    (a closest name among several) offered for the author to choose."""
+
+    title: str
+    edits: tuple[Edit, ...]
+    safe: bool
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     range: Range
     severity: Severity
     rule: str
     message: str
+    # What `check --format json` reports beside the message (a public contract, not a fix's).
     data: dict[str, Any] | None = None
     related: tuple[Related, ...] = field(default=())
+    fixes: tuple[Fix, ...] = field(default=())
