@@ -14,7 +14,9 @@ from server.cli.console import EXIT_USAGE
 
 # Each subcommand module exposes NAME, HELP, add_arguments(parser) and main(args) -> exit code.
 # Only the module of the subcommand named is imported: `check` has no use for the dry run's LSP
-# types or the sandbox's worker pool, and importing them cost most of a second.
+# types or the sandbox's worker pool, and importing them cost most of a second. `serve` is the
+# language server's own (server/lsp/), named here like the others so the command line does not
+# depend on it; it also exposes run(argv), which parses its arguments without argparse.
 SUBCOMMANDS = {
     "serve": "server.lsp.serve",
     "check": "server.cli.check",
@@ -63,10 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["serve"]:
         # Parsed on its own: the server answers `initialize` before importing anything heavy
-        # (server.lsp.boot.early_initialize).
-        from server.lsp import serve
-
-        return serve.run(arguments[1:])
+        # (server.lsp.boot.early_initialize), argparse included.
+        serve_code: int = importlib.import_module(SUBCOMMANDS["serve"]).run(arguments[1:])
+        return serve_code
     parser = build_parser(arguments[0] if arguments else None)
     args = parser.parse_args(arguments)
     if args.command is None:
