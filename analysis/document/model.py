@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 from analysis.document.scalar_offsets import map_scalar
 from analysis.document.source import SourceText
 from analysis.document.templates import TemplateRef, find_references
-from analysis.document.yaml_tree import YamlDocument, YEntry, YMapping, YNode, YScalar, YSequence
+from analysis.document.yaml_nodes import YamlDocument, YEntry, YMapping, YNode, YScalar, YSequence
 from analysis.naming import JS_WHITESPACE, js_number, js_string
 
 EXPRESSION_FIELDS = {"condition": "expression", "transform": "transform", "merge": "merge_fn"}

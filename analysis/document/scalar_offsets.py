@@ -12,7 +12,7 @@ The block-scalar scan follows libyaml's `yaml_parser_scan_block_scalar` step by 
 
 from __future__ import annotations
 
-from analysis.document.yaml_tree import YScalar
+from analysis.document.yaml_nodes import YScalar
 
 Piece = tuple[str, int, int]  # decoded character(s), source start, source end
 

@@ -52,7 +52,7 @@ from analysis.document.graph import Graph
 from analysis.document.model import NodeDef, ScalarText, Workflow
 from analysis.document.source import SourceText, code_points_in
 from analysis.document.templates import TemplateRef
-from analysis.document.yaml_tree import plain_value
+from analysis.document.yaml_nodes import plain_value
 from analysis.dryrun.sample_scope import (
     PINNED_TYPES,
     SYNTHESIZED,
