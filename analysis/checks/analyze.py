@@ -38,7 +38,7 @@ Contract:
   `take_over`. When the analysis stops or raises, `result` is first put back exactly as it was
   (tree moved back, scalar texts pointed at its source), so the next version can build on it.
   Caches on shared objects hold offsets relative to their scalar
-  (`analysis.document.model.ScalarText`),
+  (`analysis.document.scalar_offsets.ScalarText`),
   which a move keeps right.
 """
 

@@ -6,8 +6,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.document.model import ScalarText
-from analysis.document.scalar_offsets import map_scalar
+from analysis.document.scalar_offsets import ScalarText, map_scalar
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YMapping, YScalar, YSequence
 from analysis.document.yaml_read import read_yaml
