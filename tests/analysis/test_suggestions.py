@@ -92,3 +92,49 @@ def test_hints_for_many_unknown_names_take_bounded_work(compared: list[int]) -> 
         else:
             assert 0 < len(hinted) < blocks
     assert work[1] <= 12 * work[0], work
+
+
+@pytest.fixture
+def comparisons(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Every pair of names difflib compares, however its caller imported it: get_close_matches
+    gives its matcher each possibility with `set_seq1`."""
+    count = [0]
+    real = difflib.SequenceMatcher.set_seq1
+
+    def counted(matcher: difflib.SequenceMatcher[str], a: str) -> None:
+        count[0] += 1
+        real(matcher, a)
+
+    monkeypatch.setattr(difflib.SequenceMatcher, "set_seq1", counted)
+    yield count
+
+
+def misspelt_reads(blocks: int) -> str:
+    """A workflow of `blocks` × 10 nodes whose last node of each block reads a misspelt id."""
+    return large_workflow(blocks).replace('-note"], run.outputs', '-nte"], run.outputs')
+
+
+def test_hints_for_many_misspelt_output_reads_take_bounded_work(comparisons: list[int]) -> None:
+    """unknown-output-reference compared each misspelt read with every node id: 10x the
+    workflow made 100x the comparisons (2,000 among 2,000 took 42 s). It asks one
+    `Suggestions` now, as unknown-node does: the same hints, until MAX_COMPARISONS."""
+    work = []
+    for blocks in (40, 400):
+        comparisons[0] = 0
+        result = analyze(misspelt_reads(blocks))
+        work.append(comparisons[0])
+        findings = [d for d in result.diagnostics if d.rule == "unknown-output-reference"]
+        assert [d.data["target"] for d in findings] == [f"b{i}-nte" for i in range(blocks)]
+        hinted = [d for d in findings if d.data["suggestion"]]
+        assert hinted == findings[: len(hinted)]
+        for i, finding in enumerate(hinted):
+            assert finding.data["suggestion"] == [f"b{i}-note"]
+            assert f"did you mean `b{i}-note`?" in finding.message
+        assert all(d.message.endswith("use the id of an existing node.")
+                   for d in findings[len(hinted):])
+        assert work[-1] <= MAX_COMPARISONS
+        if blocks == 40:
+            assert hinted == findings  # a small workflow's every finding gets its hint
+        else:
+            assert 0 < len(hinted) < blocks
+    assert work[1] <= 12 * work[0], work
