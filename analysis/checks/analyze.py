@@ -17,7 +17,7 @@ Contract:
   `AnalysisStopped` once it answers True: a server stops analysing a superseded version.
 - `analyze(text, path, previous=result)` gives the same result as without `previous` (the analysis
   of an earlier version of the same document); it reads again only the YAML list item or top-level
-  entry an edit falls in when it can (`analysis.document.yaml_tree.read_yaml`), takes over the
+  entry an edit falls in when it can (`analysis.document.yaml_read.read_yaml`), takes over the
   declarations
   of the items that read shared (`analysis.document.model.build_workflow`), their graph edges, and
   the
@@ -38,7 +38,7 @@ Contract:
   `take_over`. When the analysis stops or raises, `result` is first put back exactly as it was
   (tree moved back, scalar texts pointed at its source), so the next version can build on it.
   Caches on shared objects hold offsets relative to their scalar
-  (`analysis.document.model.ScalarText`),
+  (`analysis.document.scalar_offsets.ScalarText`),
   which a move keeps right.
 """
 
@@ -54,7 +54,8 @@ from analysis.diagnostics import Diagnostic, Position, Range, Severity
 from analysis.document.graph import Graph, build_graph
 from analysis.document.model import Workflow, build_workflow, point_back
 from analysis.document.source import SourceText
-from analysis.document.yaml_tree import YamlDocument, read_yaml
+from analysis.document.yaml_nodes import YamlDocument
+from analysis.document.yaml_read import read_yaml
 
 if TYPE_CHECKING:
     from analysis.schema import SchemaMemo

@@ -14,7 +14,7 @@ from analysis.diagnostics import Diagnostic, Related, Severity
 from analysis.document.graph import Graph
 from analysis.document.model import Branch, Edge, NodeDef, Workflow
 from analysis.document.source import SourceText
-from analysis.document.yaml_tree import YamlDocument
+from analysis.document.yaml_nodes import YamlDocument
 from analysis.schema import SchemaMemo, validate
 
 if TYPE_CHECKING:

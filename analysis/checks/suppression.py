@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from analysis.diagnostics import Diagnostic
-from analysis.document.yaml_tree import YMapping
+from analysis.document.yaml_nodes import YMapping
 
 if TYPE_CHECKING:
     from analysis.checks.context import RuleContext

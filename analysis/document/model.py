@@ -13,10 +13,9 @@ Contract (read by the server and the expression rules):
   field, typed helpers for the graph (`branches`, `default`, `parallel_of`, `agent_ref`,
   `merge_strategy`), `expression` (an `ExpressionField` for `expression` / `transform` /
   `merge_fn` when it is a string) and `templates` (its template fields).
-- `ScalarText` (base of `ExpressionField` and `TemplateField`): `value` is the decoded string;
-  `source_offset_of(i)` maps an index in it (0..len) to a document offset — exact when the scalar's
-  source re-scan reproduces the value, otherwise the scalar's start; `source_span(i, j)` maps a
-  half-open range. Ids and names are `NodeRef`s: the string and its scalar (for spans).
+- `ExpressionField` and `TemplateField` are `ScalarText`s (`analysis.document.scalar_offsets`):
+  the decoded string and its offsets in the document. Ids and names are `NodeRef`s: the string
+  and its scalar (for spans).
 """
 
 from __future__ import annotations
@@ -27,10 +26,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypeVar
 
-from analysis.document.scalar_offsets import map_scalar
+from analysis.document.scalar_offsets import ScalarText
 from analysis.document.source import SourceText
 from analysis.document.templates import TemplateRef, find_references
-from analysis.document.yaml_tree import YamlDocument, YEntry, YMapping, YNode, YScalar, YSequence
+from analysis.document.yaml_nodes import YamlDocument, YEntry, YMapping, YNode, YScalar, YSequence
 from analysis.naming import JS_WHITESPACE, js_number, js_string
 
 EXPRESSION_FIELDS = {"condition": "expression", "transform": "transform", "merge": "merge_fn"}
@@ -46,83 +45,6 @@ VERBATIM_TEMPLATE_FIELDS = frozenset({"system_prompt", "system_prompt_append"})
 DATA_EDGE_FIELDS = frozenset(
     {"prompt_template", "system_prompt_append", "system_prompt", "assignee", "message_template"}
 )
-
-
-class ScalarText:
-    """A string scalar's decoded value with the mapping back to document offsets."""
-
-    def __init__(self, scalar: YScalar, source: SourceText) -> None:
-        self.scalar = scalar
-        self.source = source
-        self.value = scalar.text
-
-    @cached_property
-    def _verbatim_skip(self) -> int | None:
-        """How far after the scalar's `content_start` value[0] sits when the source spells the
-        value verbatim on one line (no escape, no folding): then offsets are plain arithmetic
-        and the re-scan is skipped. Relative, as `_mapped` is: a scalar an incremental read
-        moved (`read_yaml(..., take_over=True)`) keeps its text, so its caches stay right."""
-        scalar = self.scalar
-        text = self.source.text
-        if scalar.style is None:
-            skip = 0
-            closing = ""
-        elif scalar.style in ("'", '"'):
-            skip = 1
-            closing = scalar.style
-        else:
-            return None
-        start = scalar.content_start + skip
-        after = start + len(self.value)
-        if after + len(closing) != scalar.end or not text.startswith(self.value, start):
-            return None
-        if closing and text[after] != closing:
-            return None
-        return skip
-
-    @property
-    def _verbatim_start(self) -> int | None:
-        skip = self._verbatim_skip
-        return None if skip is None else self.scalar.content_start + skip
-
-    @cached_property
-    def _mapped(self) -> tuple[list[int], list[int], int] | None:
-        """`map_scalar`'s offsets and the `content_start` they were computed at."""
-        offsets = map_scalar(self.source.text, self.scalar)
-        return None if offsets is None else (*offsets, self.scalar.content_start)
-
-    @property
-    def exact(self) -> bool:
-        """Whether offsets are exact (the re-scan reproduced the value)."""
-        return self._verbatim_skip is not None or self._mapped is not None
-
-    def source_span(self, start: int, end: int) -> tuple[int, int]:
-        """Document offsets of the decoded range `[start, end)` (an escape maps as a whole)."""
-        start = min(max(start, 0), len(self.value))
-        end = min(max(end, start), len(self.value))
-        verbatim = self._verbatim_start
-        if verbatim is not None:
-            return (verbatim + start, verbatim + end)
-        if self._mapped is None:
-            return (self.scalar.content_start, self.scalar.content_start)
-        starts, ends, base = self._mapped
-        moved = self.scalar.content_start - base
-        return (starts[start] + moved, (ends[end - 1] if end > start else starts[start]) + moved)
-
-    def decoded_index_of(self, offset: int) -> int | None:
-        """The decoded index whose source covers document `offset` (for cursor → value)."""
-        verbatim = self._verbatim_start
-        if verbatim is not None:
-            index = offset - verbatim
-            return index if 0 <= index <= len(self.value) else None
-        if self._mapped is None:
-            return None
-        starts, ends, base = self._mapped
-        offset -= self.scalar.content_start - base
-        for index in range(len(self.value)):
-            if starts[index] <= offset < max(ends[index], starts[index] + 1):
-                return index
-        return len(self.value) if offset == starts[len(self.value)] else None
 
 
 def _owned_by(owner: Any) -> weakref.ReferenceType[Any]:

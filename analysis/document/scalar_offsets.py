@@ -8,11 +8,18 @@ decoded character `i`, and `starts[len(value)]` is where the content ends. A fol
 maps to the break it came from, an escape to the whole escape. It returns None when the re-scan
 does not reproduce `scalar.text` exactly; callers then fall back to the scalar's start.
 The block-scalar scan follows libyaml's `yaml_parser_scan_block_scalar` step by step.
+
+`ScalarText(scalar, source)` is what the model's fields build on: `value` is the decoded string;
+`source_span(i, j)` maps a half-open range of it to document offsets — exact when the re-scan
+reproduces the value, otherwise the scalar's start — and `decoded_index_of(offset)` maps back.
 """
 
 from __future__ import annotations
 
-from analysis.document.yaml_tree import YScalar
+from functools import cached_property
+
+from analysis.document.source import SourceText
+from analysis.document.yaml_nodes import YScalar
 
 Piece = tuple[str, int, int]  # decoded character(s), source start, source end
 
@@ -206,3 +213,80 @@ def _block_body(
     if chomping == 1:
         out.extend(trailing)
     return out
+
+
+class ScalarText:
+    """A string scalar's decoded value with the mapping back to document offsets."""
+
+    def __init__(self, scalar: YScalar, source: SourceText) -> None:
+        self.scalar = scalar
+        self.source = source
+        self.value = scalar.text
+
+    @cached_property
+    def _verbatim_skip(self) -> int | None:
+        """How far after the scalar's `content_start` value[0] sits when the source spells the
+        value verbatim on one line (no escape, no folding): then offsets are plain arithmetic
+        and the re-scan is skipped. Relative, as `_mapped` is: a scalar an incremental read
+        moved (`read_yaml(..., take_over=True)`) keeps its text, so its caches stay right."""
+        scalar = self.scalar
+        text = self.source.text
+        if scalar.style is None:
+            skip = 0
+            closing = ""
+        elif scalar.style in ("'", '"'):
+            skip = 1
+            closing = scalar.style
+        else:
+            return None
+        start = scalar.content_start + skip
+        after = start + len(self.value)
+        if after + len(closing) != scalar.end or not text.startswith(self.value, start):
+            return None
+        if closing and text[after] != closing:
+            return None
+        return skip
+
+    @property
+    def _verbatim_start(self) -> int | None:
+        skip = self._verbatim_skip
+        return None if skip is None else self.scalar.content_start + skip
+
+    @cached_property
+    def _mapped(self) -> tuple[list[int], list[int], int] | None:
+        """`map_scalar`'s offsets and the `content_start` they were computed at."""
+        offsets = map_scalar(self.source.text, self.scalar)
+        return None if offsets is None else (*offsets, self.scalar.content_start)
+
+    @property
+    def exact(self) -> bool:
+        """Whether offsets are exact (the re-scan reproduced the value)."""
+        return self._verbatim_skip is not None or self._mapped is not None
+
+    def source_span(self, start: int, end: int) -> tuple[int, int]:
+        """Document offsets of the decoded range `[start, end)` (an escape maps as a whole)."""
+        start = min(max(start, 0), len(self.value))
+        end = min(max(end, start), len(self.value))
+        verbatim = self._verbatim_start
+        if verbatim is not None:
+            return (verbatim + start, verbatim + end)
+        if self._mapped is None:
+            return (self.scalar.content_start, self.scalar.content_start)
+        starts, ends, base = self._mapped
+        moved = self.scalar.content_start - base
+        return (starts[start] + moved, (ends[end - 1] if end > start else starts[start]) + moved)
+
+    def decoded_index_of(self, offset: int) -> int | None:
+        """The decoded index whose source covers document `offset` (for cursor → value)."""
+        verbatim = self._verbatim_start
+        if verbatim is not None:
+            index = offset - verbatim
+            return index if 0 <= index <= len(self.value) else None
+        if self._mapped is None:
+            return None
+        starts, ends, base = self._mapped
+        offset -= self.scalar.content_start - base
+        for index in range(len(self.value)):
+            if starts[index] <= offset < max(ends[index], starts[index] + 1):
+                return index
+        return len(self.value) if offset == starts[len(self.value)] else None

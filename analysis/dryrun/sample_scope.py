@@ -37,7 +37,8 @@ from analysis.document.graph import CONTROL_TYPES, Graph
 from analysis.document.model import ExpressionField, InputDecl, NodeDef, Workflow
 from analysis.document.source import SourceText
 from analysis.document.templates import TemplateRef
-from analysis.document.yaml_tree import YamlDocument, plain_value, read_yaml
+from analysis.document.yaml_nodes import YamlDocument, plain_value
+from analysis.document.yaml_read import read_yaml
 from analysis.project.files import SIDECAR_SUFFIXES
 
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml", ".yaml", ".yml")

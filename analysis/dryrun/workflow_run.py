@@ -49,10 +49,11 @@ from analysis.diagnostics import Position, Range
 from analysis.document.display import clip_message, escape_controls, excerpt, utf16_range
 from analysis.document.expressions import analyze_expression
 from analysis.document.graph import Graph
-from analysis.document.model import NodeDef, ScalarText, Workflow
+from analysis.document.model import NodeDef, Workflow
+from analysis.document.scalar_offsets import ScalarText
 from analysis.document.source import SourceText, code_points_in
 from analysis.document.templates import TemplateRef
-from analysis.document.yaml_tree import plain_value
+from analysis.document.yaml_nodes import plain_value
 from analysis.dryrun.sample_scope import (
     PINNED_TYPES,
     SYNTHESIZED,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from analysis.document.model import AgentDecl, ContextDecl, InputDecl, NodeDef, Workflow
-from analysis.document.yaml_tree import YNode, YScalar, plain_value
+from analysis.document.yaml_nodes import YNode, YScalar, plain_value
 from analysis.schema import (
     AgentEntry,
     Boolean,

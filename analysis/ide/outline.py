@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from analysis.checks.analyze import AnalysisResult
-from analysis.document.yaml_tree import YMapping, YNode, YSequence
+from analysis.document.yaml_nodes import YMapping, YNode, YSequence
 from analysis.schema import NODE_TYPES
 
 # the kind of a top-level group

@@ -21,7 +21,8 @@ from functools import cached_property
 
 from analysis.document.expressions import ReadForm
 from analysis.document.expressions.js_text import JS_WHITESPACE
-from analysis.document.yaml_tree import YMapping, YNode, YScalar, YSequence, resolve_plain
+from analysis.document.yaml_nodes import YMapping, YNode, YScalar, YSequence
+from analysis.document.yaml_profile import resolve_plain
 from analysis.ide.navigation import Occurrence, Role, SymbolIndex, SymbolKind
 from analysis.schema import KEBAB, kebab_suggestion
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import BinaryIO
 
-from analysis.document.yaml_tree import MAX_SOURCE_BYTES
+from analysis.document.yaml_profile import MAX_SOURCE_BYTES
 from analysis.project.ignore_patterns import IgnorePatterns
 
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml")

@@ -49,15 +49,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.document.source import SourceText
-from analysis.document.yaml_tree import (
-    YAlias,
-    YMapping,
-    YNode,
-    YScalar,
-    YSequence,
-    read_yaml,
-    resolve_plain,
-)
+from analysis.document.yaml_nodes import YAlias, YMapping, YNode, YScalar, YSequence
+from analysis.document.yaml_profile import resolve_plain
+from analysis.document.yaml_read import read_yaml
 from sandbox.syntax import check_syntax
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from analysis.checks.analyze import AnalysisResult, analyze
 from analysis.diagnostics import Severity
 from analysis.document.display import escape_controls
 from analysis.document.source import SourceText
-from analysis.document.yaml_tree import too_large
+from analysis.document.yaml_profile import too_large
 from analysis.project.config import (
     ConfigError,
     ProjectConfig,

@@ -39,7 +39,7 @@ from typing import IO, Any, NamedTuple, TypeVar
 from analysis.checks.analyze import AnalysisResult, AnalysisStopped, analyze
 from analysis.diagnostics import Diagnostic
 from analysis.document.source import SourceText, changed_span
-from analysis.document.yaml_tree import YamlDocument
+from analysis.document.yaml_nodes import YamlDocument
 from server.lsp.boot.early_initialize import start_analysis_process
 
 T = TypeVar("T")

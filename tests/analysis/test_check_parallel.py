@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.document.yaml_tree import MAX_SOURCE_BYTES
+from analysis.document.yaml_profile import MAX_SOURCE_BYTES
 from tests.conftest import CLEAN_WORKFLOW, relavium_lsp
 
 CLEAN = CLEAN_WORKFLOW

@@ -11,17 +11,11 @@ from typing import Any
 import pytest
 
 from analysis.checks.analyze import AnalysisResult, analyze
-from analysis.document.model import NodeRef, ScalarText, build_workflow
+from analysis.document.model import NodeRef, build_workflow
+from analysis.document.scalar_offsets import ScalarText
 from analysis.document.source import SourceText
-from analysis.document.yaml_tree import (
-    YamlDocument,
-    YEntry,
-    YMapping,
-    YNode,
-    YScalar,
-    YSequence,
-    read_yaml,
-)
+from analysis.document.yaml_nodes import YamlDocument, YEntry, YMapping, YNode, YScalar, YSequence
+from analysis.document.yaml_read import read_yaml
 from tests.analysis.large_workflow import large_workflow
 from tests.conftest import EXAMPLES, FIXTURES
 

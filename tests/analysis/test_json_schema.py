@@ -12,7 +12,8 @@ import jsonschema
 import pytest
 
 from analysis.document.source import SourceText
-from analysis.document.yaml_tree import plain_value, read_yaml
+from analysis.document.yaml_nodes import plain_value
+from analysis.document.yaml_read import read_yaml
 from tests.conftest import EXAMPLES, REPO_ROOT, relavium_lsp
 
 SCHEMA_RULES = {"unknown-key", "missing-field", "invalid-value"}

@@ -7,7 +7,7 @@ from analysis.diagnostics import Position
 from analysis.document.model import Workflow
 from analysis.document.source import SourceText
 from analysis.document.templates import find_references
-from analysis.document.yaml_tree import resolve_plain
+from analysis.document.yaml_profile import resolve_plain
 
 
 def test_source_positions_handle_crlf_cr_and_astral_characters() -> None:

@@ -6,7 +6,9 @@ from hypothesis import strategies as st
 
 from analysis.checks.analyze import INTERNAL_ERROR, analyze
 from analysis.document.source import SourceText
-from analysis.document.yaml_tree import MAX_SOURCE_BYTES, YScalar, read_yaml
+from analysis.document.yaml_nodes import YScalar
+from analysis.document.yaml_profile import MAX_SOURCE_BYTES
+from analysis.document.yaml_read import read_yaml
 from tests.analysis.large_workflow import large_workflow
 from tests.conftest import EXAMPLES
 

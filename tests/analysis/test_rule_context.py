@@ -17,7 +17,7 @@ from analysis.checks.expression_sites import MAX_EXPRESSION_CHARS
 from analysis.document.graph import build_graph
 from analysis.document.model import build_workflow
 from analysis.document.source import SourceText
-from analysis.document.yaml_tree import read_yaml
+from analysis.document.yaml_read import read_yaml
 from tests.analysis.large_workflow import large_workflow
 from tests.conftest import EXAMPLES, FIXTURES
 

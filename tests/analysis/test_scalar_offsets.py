@@ -6,10 +6,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.document.model import ScalarText
-from analysis.document.scalar_offsets import map_scalar
+from analysis.document.scalar_offsets import ScalarText, map_scalar
 from analysis.document.source import SourceText
-from analysis.document.yaml_tree import YMapping, YScalar, YSequence, read_yaml
+from analysis.document.yaml_nodes import YMapping, YScalar, YSequence
+from analysis.document.yaml_read import read_yaml
 
 STYLES = [None, "'", '"', "|", ">"]
 # No NEL: PyYAML's emitter writes it as a YAML 1.1 line break, and the reader (like the engine)

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from analysis.checks.analyze import analyze
 from analysis.diagnostics import Severity
-from analysis.document.yaml_tree import read_yaml
+from analysis.document.yaml_read import read_yaml
 from analysis.schema import (
     INPUT,
     MCP_SERVER,

@@ -9,7 +9,7 @@ import analysis.checks.analyze as analyze_module
 from analysis.checks.analyze import AnalysisStopped, analyze
 from analysis.checks.registry import RULES
 from analysis.document.model import Workflow
-from analysis.document.yaml_tree import YamlDocument
+from analysis.document.yaml_nodes import YamlDocument
 from tests.analysis.large_workflow import large_workflow
 
 

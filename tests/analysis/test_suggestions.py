@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 import random
 import string
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -72,20 +72,51 @@ def dangling(blocks: int) -> str:
     return large_workflow(blocks) + edges
 
 
-def test_hints_for_many_unknown_names_take_bounded_work(compared: list[int]) -> None:
-    """unknown-node compared each of m misspelt ids with all n node ids: 10x the workflow made
-    100x the comparisons (2,000 among 2,000 took 30 s). Now a check stops hinting once it has
-    compared MAX_COMPARISONS names; the first findings keep their hints."""
+def misspelt_reads(blocks: int) -> str:
+    """A workflow of `blocks` × 10 nodes whose last node of each block reads a misspelt id."""
+    return large_workflow(blocks).replace('-note"], run.outputs', '-nte"], run.outputs')
+
+
+@pytest.fixture
+def comparisons(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """How many pairs of names difflib compares, however its caller imported it:
+    get_close_matches gives its matcher each possibility with `set_seq1`."""
+    count = [0]
+    real = difflib.SequenceMatcher.set_seq1
+
+    def counted(matcher: difflib.SequenceMatcher[str], a: str) -> None:
+        count[0] += 1
+        real(matcher, a)
+
+    monkeypatch.setattr(difflib.SequenceMatcher, "set_seq1", counted)
+    yield count
+
+
+# rule → (a workflow of n blocks with one misspelt name per block, the hint for block i)
+MISSPELT: dict[str, tuple[Callable[[int], str], Callable[[int], str]]] = {
+    "unknown-node": (dangling, lambda i: f"(did you mean 'b{i}-classify'?)"),
+    "unknown-output-reference": (misspelt_reads, lambda i: f"did you mean `b{i}-note`?"),
+}
+
+
+@pytest.mark.parametrize("rule", MISSPELT)
+def test_hints_for_many_unknown_names_take_bounded_work(rule: str,
+                                                        comparisons: list[int]) -> None:
+    """unknown-node (and unknown-output-reference) compared each of m misspelt ids with all n
+    node ids: 10x the workflow made 100x the comparisons (2,000 among 2,000 took 30 s, and
+    42 s). Now a check stops hinting once it has compared MAX_COMPARISONS names; the first
+    findings keep their hints, the hints comparing with every name gives."""
+    misspelt, hint = MISSPELT[rule]
     work = []
     for blocks in (40, 400):
-        compared.clear()
-        result = analyze(dangling(blocks))
-        findings = [d for d in result.diagnostics if d.rule == "unknown-node"]
+        comparisons[0] = 0
+        result = analyze(misspelt(blocks))
+        findings = [d for d in result.diagnostics if d.rule == rule]
         assert len(findings) == blocks
         hinted = [d for d in findings if "did you mean" in d.message]
         assert hinted == findings[: len(hinted)]
-        assert all(f"'b{i}-classify'" in d.message for i, d in enumerate(hinted))
-        work.append(sum(compared))
+        assert all(hint(i) in d.message for i, d in enumerate(hinted))
+        work.append(comparisons[0])
         assert work[-1] <= MAX_COMPARISONS
         if blocks == 40:
             assert hinted == findings  # a small workflow's every finding gets its hint

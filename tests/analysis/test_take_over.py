@@ -15,7 +15,8 @@ import pytest
 
 import analysis.checks.analyze as analyze_module
 from analysis.checks.analyze import AnalysisResult, AnalysisStopped, analyze
-from analysis.document.model import ScalarText, Workflow
+from analysis.document.model import Workflow
+from analysis.document.scalar_offsets import ScalarText
 from tests.analysis.large_workflow import large_workflow
 from tests.analysis.test_collector import collector  # noqa: F401 (a fixture)
 from tests.analysis.test_incremental_read import corpus, edited, model_shape, shape, typed

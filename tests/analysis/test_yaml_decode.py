@@ -9,7 +9,8 @@ import math
 import pytest
 
 from analysis.document.source import SourceText
-from analysis.document.yaml_tree import plain_value, read_yaml
+from analysis.document.yaml_nodes import plain_value
+from analysis.document.yaml_read import read_yaml
 
 INF = math.inf
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from analysis.document.yaml_tree import YEntry
+from analysis.document.yaml_nodes import YEntry
 from server.lsp.quick_fixes import FixContext
 
 RULES = ("reserved-expression-type", "unknown-expression-type")

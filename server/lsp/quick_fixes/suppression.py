@@ -10,7 +10,7 @@ import re
 from lsprotocol import types
 
 from analysis.diagnostics import Position
-from analysis.document.yaml_tree import YMapping
+from analysis.document.yaml_nodes import YMapping
 from server.lsp.quick_fixes import FixContext
 
 RULES = ("*",)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from analysis.document.yaml_tree import YSequence, resolve_plain
+from analysis.document.yaml_nodes import YSequence
+from analysis.document.yaml_profile import resolve_plain
 from server.lsp.quick_fixes import FixContext
 
 RULES = ("unordered-output-read",)

@@ -227,7 +227,7 @@ def test_a_long_file_is_read_focused_with_the_same_answer() -> None:
     of a generated workflow gets the same schema place (key, spec, keys of its mapping) as from
     the whole text."""
     from analysis.document.source import SourceText
-    from analysis.document.yaml_tree import read_yaml
+    from analysis.document.yaml_read import read_yaml
     from analysis.schema import focused, keys_of, spec_at
     from tests.analysis.large_workflow import large_workflow
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.document.yaml_tree import YScalar
+from analysis.document.yaml_nodes import YScalar
 
 RULE_ID = "condition-when-type"
 SEVERITY = Severity.ERROR

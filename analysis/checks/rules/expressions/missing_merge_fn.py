@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.document.yaml_tree import YScalar
+from analysis.document.yaml_nodes import YScalar
 
 RULE_ID = "missing-merge-fn"
 SEVERITY = Severity.ERROR

@@ -4,11 +4,11 @@ The engine does not report it (the read is simply `undefined` at run time), henc
 """
 
 from collections.abc import Iterator
-from difflib import get_close_matches
 
 from analysis.checks.context import RuleContext
 from analysis.checks.expression_sites import expression_sites, output_access
 from analysis.diagnostics import Diagnostic, Severity
+from analysis.naming import Suggestions
 
 RULE_ID = "unknown-output-reference"
 SEVERITY = Severity.WARNING
@@ -16,13 +16,15 @@ SUMMARY = "An expression reads run.outputs of a node id that does not exist."
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    node_ids = list(ctx.workflow.nodes_by_id)
+    known = ctx.workflow.nodes_by_id
+    suggestions = Suggestions(known)
     for site in expression_sites(ctx):
         for read in site.facts.output_reads:
-            if read.node_id in ctx.workflow.nodes_by_id:
+            if read.node_id in known:
                 continue
-            close = get_close_matches(read.node_id, node_ids, n=1)
-            fix = f"did you mean `{close[0]}`?" if close else "use the id of an existing node."
+            close = suggestions.closest(read.node_id)
+            suggestion = [] if close is None else [close]
+            fix = f"did you mean `{close}`?" if suggestion else "use the id of an existing node."
             yield site.diagnostic(
                 ctx,
                 RULE_ID,
@@ -30,5 +32,5 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 read.key,
                 f"{site.label} reads `{output_access(read.node_id)}`, but no node has the id "
                 f"`{read.node_id}`: the value is `undefined` at run time. Fix the id: {fix}",
-                data={"reader": site.node.id, "target": read.node_id, "suggestion": close[:1]},
+                data={"reader": site.node.id, "target": read.node_id, "suggestion": suggestion},
             )

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.document.yaml_tree import DUPLICATE_KEY
+from analysis.document.yaml_profile import DUPLICATE_KEY
 
 RULE_ID = DUPLICATE_KEY
 SEVERITY = Severity.ERROR
