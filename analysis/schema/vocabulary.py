@@ -16,7 +16,7 @@ Contract: every spec carries `doc` (one line) and is one of
   has `key`; `BySibling(key, choices, absent)`, a field's value whose spec the value of another
   key of the same mapping chooses.
 Messages name the field by its path (`workflow.nodes[2] (route).retry.max`), the value, and
-what is expected; an unknown key close to a known one gets "did you mean".
+what is expected; an unknown key close to a known one gets "did you mean" and a fix.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from analysis.document.yaml_tree import YAlias, YMapping, YNode, YScalar, YSequence, resolve_plain
-from analysis.schema.walk import INVALID_VALUE, MISSING_FIELD, UNKNOWN_KEY, Walk
+from analysis.schema.walk import INVALID_VALUE, MISSING_FIELD, UNKNOWN_KEY, FoundFix, Walk
 
 
 def describe_node(node: YNode) -> str:
@@ -316,8 +316,11 @@ class Obj(Spec):
                 hint = (f"did you mean '{closest}'?" if closest
                         else f"allowed keys: {', '.join(self.fields)}" if self.fields
                         else "it takes no other keys")
+                fixes = (FoundFix(f"Change `{key}` to `{closest}`",
+                                  ((entry.key.start, entry.key.end, closest),), safe=False),
+                         ) if closest else ()
                 walk.report(UNKNOWN_KEY, entry.key, f"{_where(path)}: unknown key '{key}'; {hint}",
-                            key=key, **({"replacement": closest} if closest else {}))
+                            fixes, key=key, **({"replacement": closest} if closest else {}))
         missing = [name for name in self.required if node.get(name) is None]
         for name in missing:
             anchor: YNode = node.entries[0].key if node.entries else node
