@@ -13,19 +13,29 @@ from analysis.schema.vocabulary import Text
 from analysis.schema.walk import INVALID_VALUE, Walk
 from sandbox.syntax import check_syntax
 
-_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
-
 
 @dataclass
-class RelativePath(Text):
-    """`save_to`: a non-empty path relative to the workspace, as the engine refuses any other."""
+class _Format(Text):
+    """A text `Text` accepts, then checked by `check_format`."""
 
     def check(self, walk: Walk, node: YNode, path: str) -> None:
         reported = len(walk.out)
         super().check(walk, node, path)
-        if len(walk.out) > reported or not isinstance(node, YScalar):
-            return
-        value = str(node.value)
+        if len(walk.out) == reported and isinstance(node, YScalar):
+            self.check_format(walk, node, str(node.value), path)
+
+    def check_format(self, walk: Walk, node: YScalar, value: str, path: str) -> None:
+        raise NotImplementedError
+
+
+_DRIVE = re.compile(r"[A-Za-z]:[\\/]")
+
+
+@dataclass
+class RelativePath(_Format):
+    """`save_to`: a non-empty path relative to the workspace, as the engine refuses any other."""
+
+    def check_format(self, walk: Walk, node: YScalar, value: str, path: str) -> None:
         if not value:
             problem = "must not be empty: write a relative path such as 'out/{{ run.id }}.json'"
         elif value.startswith(("/", "\\")) or _DRIVE.match(value):
@@ -66,15 +76,10 @@ def regex_problem(pattern: str) -> str | None:
 
 
 @dataclass
-class Regex(Text):
+class Regex(_Format):
     """`validation.pattern`: a JavaScript regular expression the engine compiles at load."""
 
-    def check(self, walk: Walk, node: YNode, path: str) -> None:
-        reported = len(walk.out)
-        super().check(walk, node, path)
-        if len(walk.out) > reported or not isinstance(node, YScalar):
-            return
-        pattern = str(node.value)
+    def check_format(self, walk: Walk, node: YScalar, pattern: str, path: str) -> None:
         if len(pattern) > PATTERN_MAX_SOURCE:
             walk.report(INVALID_VALUE, node, f"{path} is {len(pattern)} characters long; the "
                         f"engine accepts at most {PATTERN_MAX_SOURCE}: simplify it")
@@ -99,13 +104,10 @@ def is_url(value: str) -> bool:
 
 
 @dataclass
-class Url(Text):
+class Url(_Format):
     """A URL (the engine's `z.string().url()`): a scheme and a rest."""
 
-    def check(self, walk: Walk, node: YNode, path: str) -> None:
-        reported = len(walk.out)
-        super().check(walk, node, path)
-        if len(walk.out) == reported and isinstance(node, YScalar) \
-                and not is_url(str(node.value)):
+    def check_format(self, walk: Walk, node: YScalar, value: str, path: str) -> None:
+        if not is_url(value):
             walk.report(INVALID_VALUE, node, f"{path} '{node.value}' is not a URL the engine "
                         "can parse: write a scheme and a host, e.g. https://host/path")
