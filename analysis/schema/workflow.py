@@ -220,6 +220,7 @@ INPUT = Obj({
                                 "type)."),
 }, ("name", "type"), extra=_input_extra, label=labelled_by("name"))
 
+
 def _nested_under(kind: str, keys: tuple[str, ...]) -> dict[str, str]:
     return {key: f"'{key}' belongs under '{kind}:' (write {kind}: {{ {', '.join(keys)} }})"
             for key in keys}
