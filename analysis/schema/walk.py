@@ -124,8 +124,8 @@ class Walk:
         self.out.append(Finding(rule, Severity.WARNING, node.start, node.end, message, None))
 
     def suggestions(self, names: tuple[str, ...]) -> Suggestions:
-        """"Did you mean" among `names` (a mapping's keys, an enum), one per collection per walk:
-        a misspelling repeated in every item is compared once."""
+        """The "did you mean" among `names` (a mapping's keys, an enum), one per collection per
+        walk: a misspelling repeated in every item is compared once."""
         found = self._suggestions.get(names)
         if found is None:
             found = self._suggestions[names] = Suggestions(names)
