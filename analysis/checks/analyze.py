@@ -24,7 +24,7 @@ Contract:
   graph's links, ancestors and cycle while they are unchanged
   (`analysis.document.graph.build_graph`), and
   the schema walk's findings for the workflow lists and items whose text is unchanged
-  (`analysis.schema.SchemaMemo`, kept on the result as `schema_memo`: by text, so it holds
+  (`analysis.schema.walk.SchemaMemo`, kept on the result as `schema_memo`: by text, so it holds
   whether the items were copied or moved). Declarations taken over are `previous`'s own objects,
   their scalar texts pointed at the new source (same text at their spans): `previous` stays
   valid — the items after the edit are copies, moved on by the edit's length.
@@ -58,7 +58,7 @@ from analysis.document.yaml_nodes import YamlDocument
 from analysis.document.yaml_read import read_yaml
 
 if TYPE_CHECKING:
-    from analysis.schema import SchemaMemo
+    from analysis.schema.walk import SchemaMemo
 
 INTERNAL_ERROR = "internal-error"
 
@@ -75,8 +75,9 @@ class AnalysisResult:
     # Set once a `take_over` analysis took its tree and model: only `source`, `path`, the
     # diagnostics and `schema_memo` are still this result's.
     given_up: bool = field(default=False, repr=False, compare=False)
-    # The schema walk's findings by unit text, for the next version (`analysis.schema.SchemaMemo`:
-    # bounded by this document; a version whose YAML does not read keeps the previous one's).
+    # The schema walk's findings by unit text, for the next version
+    # (`analysis.schema.walk.SchemaMemo`: bounded by this document; a version whose YAML does
+    # not read keeps the previous one's).
     schema_memo: SchemaMemo | None = field(default=None, repr=False, compare=False)
 
     def last_good(self, previous: AnalysisResult | None) -> AnalysisResult | None:

@@ -15,7 +15,8 @@ from analysis.document.graph import Graph
 from analysis.document.model import Branch, Edge, NodeDef, Workflow
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YamlDocument
-from analysis.schema import SchemaMemo, validate
+from analysis.schema.walk import SchemaMemo
+from analysis.schema.workflow import validate
 
 if TYPE_CHECKING:
     from analysis.checks.expression_sites import ExpressionSite
@@ -69,7 +70,8 @@ class RuleContext:
     @cached_property
     def schema_problems(self) -> list[Diagnostic]:
         """The schema walk's findings (shared by unknown-key, missing-field, invalid-value, …)."""
-        problems, self.schema_memo = validate(self, self.earlier_schema)
+        problems, self.schema_memo = validate(self.source, self.document.root,
+                                              self.earlier_schema)
         return problems
 
     @cached_property

@@ -17,24 +17,31 @@ Contexts and what they offer:
   this node without a cycle; none in a context value, where run.outputs is refused).
 - YAML values: node ids for `to`/`from`/`target_node`/`default`/`parallel_of` (and a condition's
   handles after `from: id:`), agent ids for `agent_ref`, and wherever the schema
-  (`analysis.schema`) describes the value as an enum or a boolean, its values.
+  (`analysis.schema.workflow`) describes the value as an enum or a boolean, its values.
 - YAML keys (a word, or nothing, alone on a block-mapping line): the keys the schema accepts in
   that mapping (a node's by its type, an input's validation by the input's type, …) that it does
   not have yet, each with its one-line doc. The half-typed line is read with a placeholder key
-  (`schema.schema_place`), so the mapping is found even before the key exists.
+  (`completion_text.schema_place`), so the mapping is found even before the key exists.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import StrEnum
 
 from analysis.checks.analyze import AnalysisResult
 from analysis.document.graph import Graph
-from analysis.document.model import DATA_EDGE_FIELDS, EXPRESSION_FIELDS, NodeDef, Workflow
+from analysis.document.model import NodeDef, Workflow
+from analysis.ide.completion_text import (
+    EXPRESSION_KEYS,
+    PLACEHOLDER,
+    TEMPLATE_KEYS,
+    Cursor,
+    Field,
+    schema_place,
+)
 from analysis.ide.describe import (
     BINDING_DOCS,
     GLOBAL_DOCS,
@@ -44,7 +51,8 @@ from analysis.ide.describe import (
     input_summary,
     node_summary,
 )
-from analysis.schema import PLACEHOLDER, Boolean, Text, keys_of, schema_place
+from analysis.schema.lookups import keys_of
+from analysis.schema.vocabulary import Boolean, Text
 
 
 class CandidateKind(StrEnum):
@@ -77,20 +85,10 @@ class Candidate:
         return self.insert if self.insert is not None else self.label
 
 
-EXPRESSION_KEYS = frozenset(EXPRESSION_FIELDS.values())
-TEMPLATE_KEYS = DATA_EDGE_FIELDS | {"save_to", "value"}
 NODE_REFERENCE_KEYS = frozenset({"to", "from", "target_node", "default", "parallel_of"})
 # a key being typed on its own line (block mapping), after any list dashes
 _KEY_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)*([A-Za-z_$][A-Za-z0-9_$-]*)?\Z")
 _WORD_AFTER = re.compile(r"[A-Za-z0-9_$-]*")
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-# a mapping key at the start of a line (after list dashes) or after `{` / `,` in a flow mapping
-_KEY = re.compile(r"(?:^[ \t]*(?:-[ \t]+)*|[{,][ \t]*)([A-Za-z_$][A-Za-z0-9_$-]*)[ \t]*:(?=\s|$)")
-_BLOCK_KEY = re.compile(r"^([ \t]*)(-[ \t]+)?([A-Za-z_$][A-Za-z0-9_$-]*)[ \t]*:(?=\s|$)(.*)")
-_FLOW_PARENT = re.compile(r"([A-Za-z_$][A-Za-z0-9_$-]*)[ \t]*:[ \t]*\{[^{}]*$")
-_SCAN_LIMIT = 400  # lines to look back for a key or an item's id (a node is never this long)
-_SCALAR_VALUE = re.compile(r"[ \t]*['\"]?([^'\",{}\[\]#\s]+)")
 _JS_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 
 _WS = r"[ \t]*"
@@ -109,135 +107,6 @@ _TEMPLATE_HEAD = re.compile(r"[ \t]*([A-Za-z_$][A-Za-z0-9_$]*)?\Z")
 _TEMPLATE_SCOPE = re.compile(r"[ \t]*(inputs|ctx)[ \t]*\.[ \t]*([A-Za-z0-9_-]*)\Z")
 _TEMPLATE_BRACKET = re.compile(r"[ \t]*run[ \t]*\.[ \t]*outputs[ \t]*\[[ \t]*([\"'])([^\"'\\]*)\Z")
 _TEMPLATE_DOT = re.compile(r"[ \t]*run[ \t]*\.[ \t]*outputs[ \t]*(\.)[ \t]*([A-Za-z0-9_$]*)\Z")
-
-
-@dataclass(frozen=True)
-class _Field:
-    """The YAML key whose value holds the cursor, and where it is written."""
-
-    key: str
-    line: int  # the line the key is on
-    column: int  # the key's column
-    same_line: bool  # the key is on the cursor's line
-    value_prefix: str  # from after the key's `:` to the cursor when `same_line`
-
-
-class _Cursor:
-    def __init__(self, text: str, offset: int) -> None:
-        self.text = text
-        self.offset = min(max(offset, 0), len(text))
-        self.lines = _LINE_BREAK.split(text)
-        self.line = len(_LINE_BREAK.findall(text, 0, self.offset))
-        line_start = self.offset - len(_LINE_BREAK.split(text[: self.offset])[-1])
-        self.prefix = text[line_start : self.offset]
-        rest = text[self.offset :]
-        self.after = rest[: len(_LINE_BREAK.split(rest, maxsplit=1)[0])]
-
-    def field(self) -> _Field | None:
-        """The key whose value the cursor is in: the key of a block or unclosed quoted scalar
-        the line continues; else the first expression/template key on the line (what follows it
-        is scalar text), else the line's last key; else the nearest less-indented key above."""
-        above = self._enclosing_key()
-        if above is not None and _opens_multiline(above[1]):
-            return above[0]
-        last = None
-        for match in _KEY.finditer(self.prefix):
-            last = _Field(match.group(1), self.line, match.start(1), True,
-                          self.prefix[match.end():])
-            if last.key in EXPRESSION_KEYS or last.key in TEMPLATE_KEYS:
-                break
-        if last is not None:
-            return last
-        return above[0] if above is not None else None
-
-    def _written_lines_above(self, line: int, indent: int) -> Iterator[tuple[int, str, int]]:
-        """(line, text, indentation) of the non-blank, non-comment lines above `line` that are
-        indented less than `indent`, nearest first (within the scan limit)."""
-        for above in range(line - 1, max(line - _SCAN_LIMIT, -1), -1):
-            content = self.lines[above]
-            if not content.strip() or content.lstrip().startswith("#"):
-                continue
-            own = len(content) - len(content.lstrip(" \t"))
-            if own < indent:
-                yield above, content, own
-
-    def _enclosing_key(self) -> tuple[_Field, str] | None:
-        """The nearest less-indented key line above the cursor's line, and the text after its
-        colon."""
-        line_text = self.lines[self.line]
-        indent = len(line_text) - len(line_text.lstrip(" \t"))
-        if not line_text.strip():
-            indent = len(self.prefix)
-        for line, content, _ in self._written_lines_above(self.line, indent):
-            block = _BLOCK_KEY.match(content)
-            if block is None:
-                return None
-            column = len(block.group(1)) + len(block.group(2) or "")
-            return _Field(block.group(3), line, column, False, ""), block.group(4)
-        return None
-
-    def sibling(self, field: _Field, name: str) -> str | None:
-        """The one-word value of key `name` in the mapping holding `field` (the item's id, an
-        edge's `from`)."""
-        line_text = self.lines[field.line]
-        for match in _KEY.finditer(line_text):
-            if match.group(1) == name and match.start(1) != field.column:
-                found = _SCALAR_VALUE.match(line_text, match.end())
-                if found is not None:
-                    return found.group(1)
-        # block mapping: look up to the item's dash, then down to the item's end
-        for step in (-1, 1):
-            line = field.line + step
-            while 0 <= line < len(self.lines) and abs(line - field.line) < _SCAN_LIMIT:
-                content = self.lines[line]
-                block = _BLOCK_KEY.match(content)
-                line += step
-                if block is None:
-                    if content.strip() and len(content) - len(content.lstrip()) <= field.column \
-                            and not content.lstrip().startswith("#"):
-                        break
-                    continue
-                column = len(block.group(1)) + len(block.group(2) or "")
-                if column < field.column or (column == field.column and step > 0 and
-                                             block.group(2)):
-                    break
-                if column == field.column and block.group(3) == name:
-                    found = _SCALAR_VALUE.match(block.group(4))
-                    return found.group(1) if found else None
-                if column == field.column and block.group(2):
-                    break  # the item's first line: nothing above belongs to it
-        return None
-
-    def parent(self, field: _Field) -> str | None:
-        """The key of the collection holding `field`'s mapping (`nodes`, `inputs`, `trigger`)."""
-        if field.same_line:
-            flow = _FLOW_PARENT.search(self.prefix[: field.column])
-            if flow is not None:
-                return flow.group(1)
-        content = self.lines[field.line]
-        target = len(content) - len(content.lstrip(" \t"))
-        for _, content, own in self._written_lines_above(field.line, target):
-            if own >= target:
-                continue
-            block = _BLOCK_KEY.match(content)
-            if block is not None and block.group(2):
-                target = own  # the list item holding us: its parent is further up
-                continue
-            return block.group(3) if block is not None else None
-        return None
-
-
-def _opens_multiline(rest: str) -> bool:
-    """Whether a key's value text starts a scalar that continues on the next lines: a block
-    scalar header or a quoted scalar left open."""
-    value = rest.strip()
-    if value[:1] in ("|", ">"):
-        return True
-    if value[:1] == "'":
-        return value.replace("''", "").count("'") % 2 == 1
-    if value[:1] == '"':
-        return len(re.findall(r'(?<!\\)"', value)) % 2 == 1
-    return False
 
 
 def _in_literal(code: str) -> bool:
@@ -268,7 +137,7 @@ def complete(result: AnalysisResult, text: str, offset: int) -> list[Candidate]:
     workflow, graph = result.workflow, result.graph
     if workflow is None or graph is None:
         return []
-    cursor = _Cursor(text, offset)
+    cursor = Cursor(text, offset)
     field = cursor.field()
     if field is not None and (field.key in EXPRESSION_KEYS or field.key in TEMPLATE_KEYS):
         facts = _Facts(workflow, graph, cursor, field)
@@ -302,7 +171,7 @@ def _keys(text: str, offset: int, typed: str) -> list[Candidate]:
 
 
 class _Facts:
-    def __init__(self, workflow: Workflow, graph: Graph, cursor: _Cursor, field: _Field) -> None:
+    def __init__(self, workflow: Workflow, graph: Graph, cursor: Cursor, field: Field) -> None:
         self.workflow = workflow
         self.graph = graph
         self.cursor = cursor

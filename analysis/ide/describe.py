@@ -16,19 +16,8 @@ import re
 
 from analysis.document.model import AgentDecl, ContextDecl, InputDecl, NodeDef, Workflow
 from analysis.document.yaml_nodes import YNode, YScalar, plain_value
-from analysis.schema import (
-    AgentEntry,
-    Boolean,
-    MapOf,
-    Number,
-    Obj,
-    Seq,
-    Spec,
-    Tagged,
-    Text,
-    form_of,
-    spec_at,
-)
+from analysis.schema.lookups import form_of, spec_at
+from analysis.schema.vocabulary import Boolean, IfKey, MapOf, Number, Obj, Seq, Spec, Tagged, Text
 
 BINDING_DOCS = {
     "inputs": "The run's admitted inputs (`inputs.name`); declared secrets are denied.",
@@ -218,7 +207,7 @@ def describe_spec(spec: Spec | None) -> str:
     if isinstance(spec, Seq):
         at_least = " (at least one)" if spec.min_items else ""
         return f"list of {describe_spec(spec.item)}{at_least}"
-    if isinstance(spec, Obj | MapOf | Tagged | AgentEntry):
+    if isinstance(spec, Obj | MapOf | Tagged | IfKey):
         return "mapping"
     return "any value"
 

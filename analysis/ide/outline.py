@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from analysis.checks.analyze import AnalysisResult
 from analysis.document.yaml_nodes import YMapping, YNode, YSequence
-from analysis.schema import NODE_TYPES
+from analysis.schema.workflow import NODE_TYPES
 
 # the kind of a top-level group
 SECTION = "section"

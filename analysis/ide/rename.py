@@ -24,7 +24,7 @@ from analysis.document.expressions.js_text import JS_WHITESPACE
 from analysis.document.yaml_nodes import YMapping, YNode, YScalar, YSequence
 from analysis.document.yaml_profile import resolve_plain
 from analysis.ide.navigation import Occurrence, Role, SymbolIndex, SymbolKind
-from analysis.schema import KEBAB, kebab_suggestion
+from analysis.schema.common import KEBAB, kebab_suggestion
 
 Replacement = tuple[int, int, str]
 _JS_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")

@@ -1,5 +1,5 @@
 """The workflow format as a JSON Schema (draft-07, what yaml-language-server and SchemaStore use),
-generated from the declarative description the checks read (`analysis.schema`).
+generated from the declarative description the checks read (`analysis.schema.workflow`).
 
 Contract: `workflow_json_schema()` is a draft-07 schema with every field's one-line description,
 enums, bounds, required keys and closed mappings (`additionalProperties: false`), tagged unions
@@ -14,13 +14,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from analysis.schema import (
-    INPUT,
-    ROOT,
-    VALIDATION_BY_TYPE,
-    AgentEntry,
+from analysis.schema.vocabulary import (
     Boolean,
+    BySibling,
     Free,
+    IfKey,
     MapOf,
     Number,
     Obj,
@@ -29,6 +27,7 @@ from analysis.schema import (
     Tagged,
     Text,
 )
+from analysis.schema.workflow import ROOT
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 SCHEMA_VERSION = "1.0"
@@ -83,12 +82,15 @@ def _object(spec: Obj) -> dict[str, Any]:
         schema["required"] = list(spec.required)
     if not spec.open:
         schema["additionalProperties"] = False
-    if spec is INPUT:
-        schema["allOf"] = [
-            {"if": {"properties": {"type": {"const": kind}}, "required": ["type"]},
-             "then": {"properties": {"validation": to_json_schema(validation)}}}
-            for kind, validation in VALIDATION_BY_TYPE.items()
-        ]
+    # A field whose spec a sibling's value chooses (an input's `validation` by its `type`).
+    chosen = [
+        {"if": {"properties": {field.key: {"const": value}}, "required": [field.key]},
+         "then": {"properties": {key: to_json_schema(choice)}}}
+        for key, field in spec.fields.items() if isinstance(field, BySibling)
+        for value, choice in field.choices.items()
+    ]
+    if chosen:
+        schema["allOf"] = chosen
     return schema
 
 
@@ -104,8 +106,6 @@ def _tagged(spec: Tagged) -> dict[str, Any]:
 
 
 def to_json_schema(spec: Spec) -> dict[str, Any]:
-    from analysis.schema import AGENT, AGENT_REF
-
     schema: dict[str, Any]
     if isinstance(spec, Text):
         schema = _text(spec)
@@ -123,10 +123,10 @@ def to_json_schema(spec: Spec) -> dict[str, Any]:
         schema = _object(spec)
     elif isinstance(spec, Tagged):
         schema = _tagged(spec)
-    elif isinstance(spec, AgentEntry):
-        schema = {"type": "object", "if": {"required": ["$ref"]},
-                  "then": to_json_schema(AGENT_REF), "else": to_json_schema(AGENT)}
-    elif isinstance(spec, Free):
+    elif isinstance(spec, IfKey):
+        schema = {"type": "object", "if": {"required": [spec.key]},
+                  "then": to_json_schema(spec.present), "else": to_json_schema(spec.absent)}
+    elif isinstance(spec, Free | BySibling):  # a BySibling's choices are its Obj's `allOf`
         schema = {}
     else:
         raise TypeError(f"no JSON Schema form for {type(spec).__name__}")

@@ -79,3 +79,26 @@ workflow:
         assert diagnostic.rule == "invalid-value", pattern
         assert diagnostic.message.startswith("workflow.inputs[0] (email).validation.pattern")
         assert problem in diagnostic.message, pattern
+
+
+def test_hover_and_completion_read_the_validation_keys_validation_checks() -> None:
+    """The input's `type` chooses its `validation` keys the same way for the walk and for the
+    lookups (hover, completion): absent or null → a string's, an input type → its own, any other
+    value → none (the walk checks nothing there, and the lookups offer nothing)."""
+    from analysis.document.source import SourceText
+    from analysis.document.yaml_read import read_yaml
+    from analysis.schema.lookups import child
+    from analysis.schema.workflow import INPUT, VALIDATION_BY_TYPE
+
+    for kind, expected in (("", "string"), ("type: ~,", "string"), ("type: number,", "number"),
+                           ("type: strin,", None), ("type: 3,", None)):
+        text = f"{{ name: x, {kind} validation: {{ pattern: '(', min: 2, max: 1 }} }}"
+        mapping = read_yaml(SourceText(text)).root
+        assert child(INPUT, "validation", mapping) is (
+            VALIDATION_BY_TYPE[expected] if expected else None), kind
+        workflow = ("schema_version: '1.0'\nworkflow:\n  id: v\n  inputs: [" + text + "]\n"
+                    "  nodes: [{ id: start, type: input }]\n  edges: []\n")
+        checked = [d.rule for d in analyze(workflow).diagnostics if ".validation" in d.message]
+        assert checked == ({"string": ["invalid-value", "unknown-key", "unknown-key"],
+                            "number": ["unknown-key", "invalid-value"]}.get(expected or "", [])
+                           ), kind

@@ -24,13 +24,12 @@ from hypothesis import strategies as st
 from analysis.checks.analyze import analyze
 from analysis.diagnostics import Severity
 from analysis.document.yaml_read import read_yaml
-from analysis.schema import (
-    INPUT,
-    MCP_SERVER,
-    ROOT,
-    AgentEntry,
+from analysis.schema.agent import MCP_SERVER
+from analysis.schema.lookups import child, form_of, item_of, keys_of
+from analysis.schema.vocabulary import (
     Boolean,
     Free,
+    IfKey,
     MapOf,
     Number,
     Obj,
@@ -38,11 +37,8 @@ from analysis.schema import (
     Spec,
     Tagged,
     Text,
-    child,
-    form_of,
-    item_of,
-    keys_of,
 )
+from analysis.schema.workflow import INPUT, ROOT
 from tests.analysis.test_engine_parity import FIXTURES, read_header
 from tests.conftest import EXAMPLES
 
@@ -144,7 +140,7 @@ def valid_value(spec: Spec | None, owner: dict[str, Any] | None = None, key: str
         return [valid_value(spec.item)] if spec.min_items else []
     if isinstance(spec, MapOf):
         return {}
-    if isinstance(spec, AgentEntry):
+    if isinstance(spec, IfKey):
         return {"$ref": "./a.agent.yaml"}
     if isinstance(spec, Tagged):
         tag, form = next(iter(spec.variants.items()))

@@ -1,7 +1,7 @@
 """The schema walk after an edit (`analyze(text, previous=…)`) checks again only the lists and
 list items whose text changed and takes the previous version's findings for the others
-(`analysis.schema.SchemaMemo`, issue 12 target 3): the same diagnostics, in the same order, as a
-walk of every item."""
+(`analysis.schema.walk.SchemaMemo`, issue 12 target 3): the same diagnostics, in the same order,
+as a walk of every item."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ import pytest
 from analysis.checks.analyze import AnalysisResult, analyze
 from analysis.checks.context import RuleContext
 from analysis.diagnostics import Diagnostic
-from analysis.schema import RUN, WORKFLOW, Spec, item_of
+from analysis.schema.lookups import item_of
+from analysis.schema.vocabulary import RUN, Spec
+from analysis.schema.workflow import WORKFLOW
 from tests.analysis.large_workflow import large_workflow
 from tests.analysis.test_incremental_read import edited, typed
 

@@ -228,7 +228,8 @@ def test_a_long_file_is_read_focused_with_the_same_answer() -> None:
     the whole text."""
     from analysis.document.source import SourceText
     from analysis.document.yaml_read import read_yaml
-    from analysis.schema import focused, keys_of, spec_at
+    from analysis.ide.completion_text import focused
+    from analysis.schema.lookups import keys_of, spec_at
     from tests.analysis.large_workflow import large_workflow
 
     text = large_workflow(8)

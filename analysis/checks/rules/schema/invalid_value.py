@@ -6,7 +6,7 @@ from itertools import chain
 
 from analysis.checks.context import RuleContext
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.schema import INVALID_VALUE
+from analysis.schema.walk import INVALID_VALUE
 
 RULE_ID = INVALID_VALUE
 SEVERITY = Severity.ERROR

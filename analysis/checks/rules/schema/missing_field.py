@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.schema import MISSING_FIELD
+from analysis.schema.walk import MISSING_FIELD
 
 RULE_ID = MISSING_FIELD
 SEVERITY = Severity.ERROR

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.schema import UNKNOWN_KEY
+from analysis.schema.walk import UNKNOWN_KEY
 
 RULE_ID = UNKNOWN_KEY
 SEVERITY = Severity.ERROR
