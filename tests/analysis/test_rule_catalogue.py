@@ -1,4 +1,5 @@
-"""The rule registry and docs/rules.md agree: one section per rule id, no stale sections."""
+"""The rule registry and docs/rules.md agree: one section per rule id, under its family's heading,
+no stale sections."""
 
 import re
 
@@ -29,3 +30,12 @@ def test_every_rule_has_exactly_one_section_and_every_section_is_a_rule() -> Non
 def test_links_inside_the_catalogue_name_rules() -> None:
     for anchor in re.findall(r"\]\(#([a-z-]+)\)", DOC):
         assert anchor in RULES
+
+
+def test_every_rule_is_documented_under_its_family() -> None:
+    family = None
+    for heading, rule_id in re.findall(r"^## (.+)$|^### ([a-z-]+)$", DOC, re.MULTILINE):
+        if heading:
+            family = heading.lower()
+        else:
+            assert RULES[rule_id].family == family, rule_id
