@@ -12,7 +12,7 @@ A new rule is its module and one line in `CHECKS`. Checks run only when the YAML
 
 The others are found by a stage of the analysis while it does its own work — the YAML reader
 (`analysis.document.yaml_tree`) and the schema walk (`analysis.schema`), which own their ids —
-and are declared in `FOUND_WHILE_READING` below, with no module of their own.
+and are declared in `STAGE_RULES` below, with no module of their own.
 
 `analysis.checks.analyze.analyze` runs every emitter (`EMITTERS`) and catches one's exception, so
 one buggy check cannot take the others down (it reports `internal-error` instead of crashing the
@@ -37,7 +37,8 @@ DOCS_URL = "https://github.com/HodeTech/relavium-lsp/blob/main/docs/rules.md"
 
 @dataclass(frozen=True)
 class Emitter:
-    """What reports findings: a rule's own check, or a stage of the analysis."""
+    """What reports findings: a rule's own check, or a stage of the analysis (the YAML reader,
+    the schema walk)."""
 
     name: str  # as an internal-error names it: "rule cycle", "the schema walk"
     findings: Callable[[RuleContext], Iterable[Diagnostic]]
@@ -64,7 +65,7 @@ def docs_url(rule_id: str) -> str:
     return f"{DOCS_URL}#{rule_id}"
 
 
-FOUND_WHILE_READING = (
+STAGE_RULES = (
     Rule(YAML_SYNTAX, Severity.ERROR,
          "The file is not YAML the engine accepts (syntax, aliases, size); a tag with no effect.",
          "yaml", (YAML_READER,)),
@@ -136,11 +137,12 @@ def _checked() -> list[Rule]:
 # By id, as every listing of the rules (settings, SARIF, docs) has always been ordered.
 RULES: dict[str, Rule] = {
     rule.id: rule
-    for rule in sorted((*FOUND_WHILE_READING, *_checked()), key=lambda rule: rule.id)
+    for rule in sorted((*STAGE_RULES, *_checked()), key=lambda rule: rule.id)
 }
 
-# The stages first (the reader's findings are already made, the walk's are shared), then each
-# check in the order of RULES; each reports into one list that `analyze` sorts.
+# Each once: the reader, the walk, then the checks in the order of RULES. `analyze` sorts what
+# they report by position and rule id, so this order only keeps equal findings of one rule in
+# the order they were made (the reader's invalid-value before the walk's).
 EMITTERS: tuple[Emitter, ...] = tuple(dict.fromkeys(
-    emitter for rule in (*FOUND_WHILE_READING, *RULES.values()) for emitter in rule.emitted_by
+    emitter for rule in (*STAGE_RULES, *RULES.values()) for emitter in rule.emitted_by
 ))
