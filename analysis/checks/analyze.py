@@ -10,8 +10,8 @@ Contract:
   `source`, not to the new text.
 - Severity is a per-diagnostic value: a caller remaps by `Diagnostic.rule` (see `RULES` for the
   default severity and summary of every rule id).
-- A rule that raises does not take the others down: it yields one `internal-error` diagnostic at
-  the top of the file naming the rule (a bug to report, never expected).
+- A check (or the schema walk) that raises does not take the others down: it yields one
+  `internal-error` diagnostic at the top of the file naming it (a bug to report, never expected).
 - `analyze(text, path, should_stop=check)` calls `check()` between its stages and rules, and
   while it converts the YAML before each node, edge or other top-level list item, and raises
   `AnalysisStopped` once it answers True: a server stops analysing a superseded version.
@@ -159,7 +159,7 @@ def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult
     """The analysis of a document read (`analyze` after `read_yaml`)."""
     # Imported here: loading the rules imports every rule module, and those import this package.
     from analysis.checks.context import RuleContext
-    from analysis.checks.registry import RULES
+    from analysis.checks.registry import EMITTERS
 
     source = document.source
     if document.root is None and document.problems:
@@ -171,14 +171,14 @@ def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult
     graph = build_graph(workflow, previous.graph if previous is not None else None)
     context = RuleContext(source, document, workflow, graph, earlier_schema)
     found: list[Diagnostic] = []
-    for rule in RULES.values():
+    for emitter in EMITTERS:
         checkpoint()
         try:
-            found.extend(rule.check(context))
+            found.extend(emitter.findings(context))
         except Exception as error:  # a rule bug must not break the editor or the CLI
             found.append(Diagnostic(
                 Range(Position(0, 0), Position(0, 0)), Severity.ERROR, INTERNAL_ERROR,
-                f"rule {rule.id} failed ({type(error).__name__}: {error}); please report this "
+                f"{emitter.name} failed ({type(error).__name__}: {error}); please report this "
                 "bug with the file",
             ))
     kept, suppressed = apply_suppressions(context, found)

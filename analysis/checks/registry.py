@@ -1,14 +1,22 @@
-"""The rule registry: every rule, listed by family (the sections of docs/rules.md).
+"""The rule registry: every rule, listed by family (the sections of docs/rules.md), with who
+reports its findings.
 
-Contract for a rule module `analysis/checks/rules/<family>/<rule_id with - as _>.py`:
+Most rules are a check of their own, a module `analysis/checks/rules/<family>/<rule_id with - as
+_>.py` holding:
 - `RULE_ID: str` — the stable id (kebab-case), also the anchor `docs/rules.md#<rule-id>`;
 - `SEVERITY: Severity` — the default severity (callers may remap per diagnostic by rule id);
 - `SUMMARY: str` — one line for hover and docs;
 - `check(ctx: RuleContext) -> Iterable[Diagnostic]` — yields the rule's diagnostics. Build them
   with `ctx.diagnostic(RULE_ID, SEVERITY, start, end, message, ...)` (document offsets).
-A new rule is its module and one line in `FAMILIES`. Rules run only when the YAML composed;
-`analysis.checks.analyze.analyze` catches a rule's exception, so one buggy rule cannot take the
-others down (it reports `internal-error` instead of crashing the caller).
+A new rule is its module and one line in `CHECKS`. Checks run only when the YAML composed.
+
+The others are found by a stage of the analysis while it does its own work — the YAML reader
+(`analysis.document.yaml_read`) and the schema walk (`analysis.schema.walk`), which own their ids —
+and are declared in `STAGE_RULES` below, with no module of their own.
+
+`analysis.checks.analyze.analyze` runs every emitter (`EMITTERS`) and catches one's exception, so
+one buggy check cannot take the others down (it reports `internal-error` instead of crashing the
+caller).
 """
 
 from __future__ import annotations
@@ -19,21 +27,66 @@ from dataclasses import dataclass
 
 from analysis.checks.context import RuleContext
 from analysis.diagnostics import Diagnostic, Severity
+from analysis.document.yaml_profile import DUPLICATE_KEY, YAML_SYNTAX
+from analysis.schema.walk import INVALID_VALUE, MISSING_FIELD, UNKNOWN_KEY
 
 # Where every rule has a section; diagnostics link `DOCS_URL#<rule-id>` (LSP codeDescription,
 # SARIF helpUri, hover).
 DOCS_URL = "https://github.com/HodeTech/relavium-lsp/blob/main/docs/rules.md"
 
-# Each family's rule modules, in the order of their sections in docs/rules.md.
-FAMILIES: dict[str, tuple[str, ...]] = {
-    "yaml": (
-        "yaml_syntax",
-        "duplicate_key",
-    ),
+
+@dataclass(frozen=True)
+class Emitter:
+    """What reports findings: a rule's own check, or a stage of the analysis (the YAML reader,
+    the schema walk)."""
+
+    name: str  # as an internal-error names it: "rule cycle", "the schema walk"
+    findings: Callable[[RuleContext], Iterable[Diagnostic]]
+
+
+YAML_READER = Emitter("the YAML reader", lambda ctx: ctx.document.problems)
+SCHEMA_WALK = Emitter("the schema walk", lambda ctx: ctx.schema_problems)
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    severity: Severity
+    summary: str
+    family: str
+    emitted_by: tuple[Emitter, ...]
+
+    @property
+    def docs_url(self) -> str:
+        return docs_url(self.id)
+
+
+def docs_url(rule_id: str) -> str:
+    return f"{DOCS_URL}#{rule_id}"
+
+
+STAGE_RULES = (
+    Rule(YAML_SYNTAX, Severity.ERROR,
+         "The file is not YAML the engine accepts (syntax, aliases, size); a tag with no effect.",
+         "yaml", (YAML_READER,)),
+    Rule(DUPLICATE_KEY, Severity.ERROR,
+         "A mapping repeats a key; the engine refuses duplicate keys.",
+         "yaml", (YAML_READER,)),
+    Rule(UNKNOWN_KEY, Severity.ERROR,
+         "A key the workflow schema does not allow here (every mapping is strict).",
+         "schema", (SCHEMA_WALK,)),
+    Rule(MISSING_FIELD, Severity.ERROR,
+         "A required field is missing.",
+         "schema", (SCHEMA_WALK,)),
+    # The reader reports a mapping key that is not a string (`[a]: x`) under this id too.
+    Rule(INVALID_VALUE, Severity.ERROR,
+         "A value has the wrong type, is not one of the allowed values, or is malformed.",
+         "schema", (YAML_READER, SCHEMA_WALK)),
+)
+
+# Each family's check modules, in the order of their sections in docs/rules.md.
+CHECKS: dict[str, tuple[str, ...]] = {
     "schema": (
-        "unknown_key",
-        "missing_field",
-        "invalid_value",
         "duplicate_id",
     ),
     "expressions": (
@@ -69,34 +122,27 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True)
-class Rule:
-    id: str
-    severity: Severity
-    summary: str
-    check: Callable[[RuleContext], Iterable[Diagnostic]]
-    family: str
-
-    @property
-    def docs_url(self) -> str:
-        return docs_url(self.id)
-
-
-def docs_url(rule_id: str) -> str:
-    return f"{DOCS_URL}#{rule_id}"
-
-
-def _load() -> dict[str, Rule]:
+def _checked() -> list[Rule]:
     rules: list[Rule] = []
-    for family, names in FAMILIES.items():
+    for family, names in CHECKS.items():
         for name in names:
             module = importlib.import_module(f"analysis.checks.rules.{family}.{name}")
-            rule = Rule(module.RULE_ID, module.SEVERITY, module.SUMMARY, module.check, family)
-            if rule.id.replace("-", "_") != name:
-                raise ImportError(f"rule module {name} declares RULE_ID {rule.id!r}")
-            rules.append(rule)
-    # By id, as every listing of the rules (settings, SARIF, docs) has always been ordered.
-    return {rule.id: rule for rule in sorted(rules, key=lambda rule: rule.id)}
+            if module.RULE_ID.replace("-", "_") != name:
+                raise ImportError(f"rule module {name} declares RULE_ID {module.RULE_ID!r}")
+            rules.append(Rule(module.RULE_ID, module.SEVERITY, module.SUMMARY, family,
+                              (Emitter(f"rule {module.RULE_ID}", module.check),)))
+    return rules
 
 
-RULES: dict[str, Rule] = _load()
+# By id, as every listing of the rules (settings, SARIF, docs) has always been ordered.
+RULES: dict[str, Rule] = {
+    rule.id: rule
+    for rule in sorted((*STAGE_RULES, *_checked()), key=lambda rule: rule.id)
+}
+
+# Each once: the reader, the walk, then the checks in the order of RULES. `analyze` sorts what
+# they report by position and rule id, so this order only keeps equal findings of one rule in
+# the order they were made (the reader's invalid-value before the walk's).
+EMITTERS: tuple[Emitter, ...] = tuple(dict.fromkeys(
+    emitter for rule in (*STAGE_RULES, *RULES.values()) for emitter in rule.emitted_by
+))

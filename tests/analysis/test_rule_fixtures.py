@@ -16,11 +16,6 @@ from tests.conftest import FIXTURES
 
 RULE_FIXTURES = FIXTURES / "rules"
 EXPECT = re.compile(r"^# expect: (\d+):(\d+)-(\d+):(\d+) ([a-z-]+)$", re.MULTILINE)
-# Their fixtures live with the expression checks' tests (tests/analysis/expressions/fixtures).
-EXPRESSION_RULES = frozenset({
-    "js-syntax", "unordered-output-read", "unknown-output-reference", "forbidden-global",
-    "secret-read", "branches-outside-merge", "template-in-expression",
-})
 
 
 def fixtures(kind: str) -> list[Path]:
@@ -37,9 +32,13 @@ def found(path: Path) -> set[tuple[int, int, int, int, str]]:
 
 
 def test_every_rule_has_a_positive_and_a_negative_fixture() -> None:
-    for rule_id in set(RULES) - EXPRESSION_RULES:
+    for rule_id in RULES:
         assert list(RULE_FIXTURES.glob(f"{rule_id}/positive*.relavium.yaml")), rule_id
         assert list(RULE_FIXTURES.glob(f"{rule_id}/negative*.relavium.yaml")), rule_id
+
+
+def test_every_fixture_folder_is_a_rule() -> None:
+    assert {path.name for path in RULE_FIXTURES.iterdir()} == set(RULES)
 
 
 @pytest.mark.parametrize("path", fixtures("positive"), ids=lambda p: f"{p.parent.name}/{p.name}")
