@@ -12,9 +12,9 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path, to_fs_path
 
+from analysis.dryrun.launch import pool_evaluator
 from analysis.dryrun.sample_scope import SampleScopeError, existing_sidecar, within, write_sidecar
 from analysis.dryrun.skeleton import sidecar_skeleton
-from server.lsp.dry_run import pool_evaluator
 from server.lsp.handlers import guarded
 from server.lsp.language_server import CommandFailed, RelaviumLanguageServer
 
