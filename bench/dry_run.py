@@ -31,8 +31,8 @@ MEASURE = """
 import json, statistics, sys, time
 from analysis.checks.analyze import analyze
 from analysis.dryrun.launch import pool_evaluator
-from analysis.dryrun.sample_scope import parse_samples
-from analysis.dryrun.workflow_run import EVALUATED_TYPES, run_workflow
+from analysis.dryrun.runner import EVALUATED_TYPES, run_workflow
+from analysis.dryrun.samples import parse_samples
 from sandbox import Scope, WorkerPool, evaluate
 from tests.analysis.large_workflow import large_workflow
 

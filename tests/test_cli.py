@@ -64,8 +64,9 @@ def modules_after(*args: str) -> set[str]:
 NOT_FOR_CHECK = ("lsprotocol", "pygls", "server.lsp.dry_run", "server.cli.run",
                  "server.cli.eval_cmd", "server.lsp.serve", "sandbox.pool",
                  "sandbox.evaluator", "sandbox.vm", "importlib.metadata",
-                 "concurrent.futures", "pathspec", "tomllib", "analysis.dryrun.sample_scope",
-                 "analysis.dryrun.launch", "analysis.dryrun.presentation",
+                 "concurrent.futures", "pathspec", "tomllib", "analysis.dryrun.samples",
+                 "analysis.dryrun.scope", "analysis.dryrun.runner", "analysis.dryrun.launch",
+                 "analysis.dryrun.presentation",
                  "quickjs")
 
 

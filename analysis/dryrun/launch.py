@@ -1,7 +1,7 @@
 """Starting a dry run from an analysis, shared by `relavium-lsp run` and the LSP commands so both
 answer the same: one node's expression after its ancestors ran as the engine would run them
 (`prepare` then `evaluate`), or the whole workflow (`run_whole`; see
-`analysis.dryrun.workflow_run`). Blocking: the server calls these from a thread, the command line
+`analysis.dryrun.runner`). Blocking: the server calls these from a thread, the command line
 from its main thread.
 """
 
@@ -12,14 +12,10 @@ from collections.abc import Callable
 from analysis.checks.analyze import AnalysisResult
 from analysis.diagnostics import Severity
 from analysis.dryrun.presentation import DryRun
-from analysis.dryrun.sample_scope import (
-    Samples,
-    SampleScope,
-    SampleScopeError,
-    build_sample_scope,
-    find_samples,
-)
-from analysis.dryrun.workflow_run import WorkflowRun, run_workflow, synthesized_cause
+from analysis.dryrun.results import WorkflowRun
+from analysis.dryrun.runner import run_workflow, synthesized_cause
+from analysis.dryrun.samples import Samples, SampleScopeError, find_samples
+from analysis.dryrun.scope import SampleScope, build_sample_scope
 from sandbox import Outcome, Scope, ScopeError, WorkerPool
 from sandbox.transport import Kind
 

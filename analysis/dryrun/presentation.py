@@ -14,8 +14,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from analysis.dryrun.sample_scope import SampleScope
-from analysis.dryrun.workflow_run import WorkflowRun, compiler_line, error_json, value_text
+from analysis.diagnostics import Position, Range
+from analysis.document.source import SourceText
+from analysis.dryrun.failures import compiler_line, detail_span, error_json
+from analysis.dryrun.results import NodeRun, WorkflowRun
+from analysis.dryrun.scope import SampleScope
+from analysis.dryrun.values import UNDEFINED, value_text
 from sandbox import Outcome
 
 # How much of a value the window/logMessage detail shows.
@@ -128,3 +132,74 @@ def summary_of(run: WorkflowRun) -> str:
     failed = next((node.id for node in run.nodes if node.status == "failed"), None)
     verdict = f"failed at {failed}" if failed else "ok"
     return f"dry run {verdict}: {tally}"
+
+
+HINT_LIMIT = 60
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """One node's result placed in the document: `label` (clipped) after `at` (the end of the
+    node's id), the full value as `tooltip`; `problem` is "failed" (at `range`, the failing
+    field) or "dimmed" (skipped / not run: the node's whole entry), else None."""
+
+    node: str
+    at: Position
+    label: str | None
+    tooltip: str | None
+    problem: str | None
+    range: Range
+    message: str
+
+
+def placements(run: WorkflowRun, source: SourceText) -> list[Annotation]:
+    result: list[Annotation] = []
+    for entry in run.nodes:
+        node = entry.node
+        if node.id_ref is None:
+            continue
+        id_end = source.position(node.id_ref.scalar.end)
+        label = tooltip = None
+        if entry.value is not UNDEFINED:
+            tooltip = value_text(entry.value)
+            clipped = tooltip if len(tooltip) <= HINT_LIMIT else tooltip[: HINT_LIMIT - 1] + "…"
+            label = f"{'📌 ' if entry.status == 'pinned' else ''}= {clipped}"
+        elif entry.type == "condition" and entry.reason is not None:
+            label = tooltip = f"→ {entry.reason}"
+        if entry.status == "failed":
+            span = _failing_span(entry)
+            message = f"dry run: `{entry.id}` failed: " + _error_text(entry.error)
+            detail = entry.outcome.detail if entry.outcome is not None else None
+            if detail is not None:
+                message = f"dry run: `{entry.id}` failed: {detail.cls}: {detail.message}"
+            if entry.hint is not None:
+                message += f"\n{entry.hint}"
+            result.append(Annotation(entry.id, id_end, label, tooltip, "failed",
+                                     source.range(*span), message))
+        elif entry.status in ("skipped", "not-run"):
+            message = f"dry run: `{entry.id}` {entry.status}: {entry.reason}"
+            result.append(Annotation(entry.id, id_end, f"({entry.status})", message, "dimmed",
+                                     source.range(*node.mapping.span), message))
+        else:
+            result.append(Annotation(entry.id, id_end, label, tooltip, None,
+                                     source.range(*node.id_ref.scalar.span), ""))
+    return result
+
+
+def _failing_span(entry: NodeRun) -> tuple[int, int]:
+    node = entry.node
+    if entry.where is not None:
+        return entry.where
+    if entry.outcome is not None and node.expression is not None:
+        detail = entry.outcome.detail
+        token = detail_span(node.expression, detail) if detail is not None else None
+        return token or node.expression.scalar.span
+    assert node.id_ref is not None
+    return node.id_ref.scalar.span
+
+
+def _error_text(error: dict[str, Any] | None) -> str:
+    if error is None:
+        return "unknown error"
+    reason = f" ({error['reason']})" if "reason" in error else ""
+    return f"{error.get('code')}{reason}: {error.get('message')}"

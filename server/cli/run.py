@@ -2,10 +2,10 @@
 
 The samples: `--scope FILE` if given, else the project configuration's `sample-scope`
 (docs/configuration.md), else the sidecar `<stem>.samples.json|yaml` next to the workflow, else
-synthesized from the workflow (see `analysis.dryrun.sample_scope`).
+synthesized from the workflow (see `analysis.dryrun.samples`).
 
 Without `--node`: the whole workflow runs as the engine would run it
-(`analysis.dryrun.workflow_run`);
+(`analysis.dryrun.runner`);
 `--format json` prints `{"ok", "nodes": [...], "notes"}`. With `--node ID`: the node's ancestors
 run first, then its expression; `--format json` prints the `eval` JSON shape plus `node`, `kind`
 and `scope` (the scope used, secrets denied). Exit 0 when nothing failed, 1 when a node failed,
@@ -22,7 +22,7 @@ from pathlib import Path
 from analysis.checks.analyze import analyze
 from analysis.dryrun.launch import DryRunError, evaluate, prepare, run_whole
 from analysis.dryrun.presentation import failure_lines, node_line, summary_of
-from analysis.dryrun.workflow_run import WorkflowRun
+from analysis.dryrun.results import WorkflowRun
 from analysis.project.config import ConfigError, configured_sample_scope
 from sandbox import WorkerPool
 from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_safely

@@ -1,5 +1,5 @@
-"""`analysis.dryrun.sample_scope`: choosing the samples and building the scope as the engine
-does."""
+"""`analysis.dryrun.samples` and `analysis.dryrun.scope`: choosing the samples and building the
+scope as the engine does."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from analysis.checks.analyze import analyze
-from analysis.dryrun.sample_scope import (
+from analysis.dryrun.samples import (
     SYNTHESIZED,
     Samples,
     SampleScopeError,
-    build_sample_scope,
     find_samples,
     parse_samples,
     sidecar_path,
 )
+from analysis.dryrun.scope import build_sample_scope
 from tests.conftest import EXAMPLES
 
 EXAMPLE = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")

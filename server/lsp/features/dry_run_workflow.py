@@ -17,8 +17,8 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from analysis.dryrun.launch import DryRunError, run_whole
-from analysis.dryrun.presentation import LOG_VALUE_LIMIT, node_line, summary_of
-from analysis.dryrun.workflow_run import WorkflowRun, placements
+from analysis.dryrun.presentation import LOG_VALUE_LIMIT, node_line, placements, summary_of
+from analysis.dryrun.results import WorkflowRun
 from server.lsp.documents import DryRunView, uri_to_path
 from server.lsp.features.run_with_sample_scope import explicit_scope, internal_error, run_failure
 from server.lsp.handlers import guarded

@@ -16,7 +16,7 @@ from pygls.exceptions import JsonRpcException
 
 from analysis.dryrun import launch
 from analysis.dryrun.presentation import DryRun
-from analysis.dryrun.workflow_run import value_text
+from analysis.dryrun.values import value_text
 from server.lsp.documents import uri_to_path
 from server.lsp.handlers import guarded
 from server.lsp.language_server import CommandFailed, RelaviumLanguageServer
