@@ -67,9 +67,8 @@ def prepare(
         upstream = run_workflow(
             result.workflow, result.graph, pool_evaluator(pool), samples, members=ancestors
         )
-        assert upstream.upstream_for is not None
         sample = build_sample_scope(
-            result.workflow, result.graph, node_id, samples, upstream.upstream_for(node_id)
+            result.workflow, result.graph, node_id, samples, upstream.as_upstream()
         )
         sample.failure_hint = synthesized_cause(
             result.graph, upstream.nodes, result.workflow.nodes_by_id[node_id], node_id

@@ -53,8 +53,8 @@ class WorkflowRun:
     secret_inputs: list[str] = field(default_factory=list)
     ctx: dict[str, Any] = field(default_factory=dict)
     secret_ctx: list[str] = field(default_factory=list)
-    # What a node sees given what ran: for `run --node` after its ancestors.
-    upstream_for: Callable[[str], Upstream] | None = None
+    # the note on the samples' outputs this run no longer matches (also in `notes`)
+    stale: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -66,6 +66,20 @@ class WorkflowRun:
             "nodes": [node.to_json() for node in self.nodes],
             "notes": self.notes,
         }
+
+    def as_upstream(self) -> Upstream:
+        """What this run of a node's ancestors stored, and what became of those that stored
+        nothing: for `run --node`, which runs the node after them."""
+        notes = [
+            f"ancestor `{entry.id}` {entry.status}"
+            + (f" ({entry.reason})" if entry.reason and entry.status != "ran" else "")
+            + "; its output is absent"
+            for entry in self.nodes
+            if entry.status in ("failed", "skipped", "not-run")
+        ]
+        if self.stale is not None:
+            notes.append(self.stale)
+        return Upstream(self.outputs, notes)
 
     def node(self, node_id: str) -> NodeRun | None:
         return next((entry for entry in self.nodes if entry.id == node_id), None)

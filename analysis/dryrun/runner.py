@@ -15,7 +15,7 @@ workflows; each has a test in tests/analysis/test_workflow_run.py:
 - `input` emits the inputs with each secret masked as `{"secret": true, "ref": "inputs.x"}`;
   `condition` evaluates once and selects the first branch whose `when` strictly (`===`) equals
   the result, else `default`, and stores NO output (absent from `run.outputs`, `null` in a merge's
-  `branches`); `transform` evaluates; `parallel` stores `null`; `merge` gathers the settled
+  `branches`); `transform` evaluates; `parallel` stores `null`; `merge` gathers the completed
   branches in the plan's fan-in order and applies `concat`, `object_merge`, `first` or
   `merge_fn`; `agent` / `human_gate` resolve their templates first (an unresolvable reference
   fails the node as in the engine), then take the pinned sample (`pinned`) or a synthesized one
@@ -50,7 +50,7 @@ from analysis.document.yaml_tree import plain_value
 from analysis.dryrun.failures import error_json
 from analysis.dryrun.results import Evaluate, NodeRun, WorkflowRun
 from analysis.dryrun.samples import PINNED_TYPES, SYNTHESIZED, Samples, synthesized
-from analysis.dryrun.scope import Upstream, base_scope
+from analysis.dryrun.scope import base_scope, completed_branches, engine_scope
 from analysis.dryrun.templates import unresolvable_template
 from analysis.dryrun.values import UNDEFINED, json_value, same_json, strictly_equal, value_text
 from sandbox import Scope
@@ -111,9 +111,8 @@ class _Runner:
         self.deadline = time.monotonic() + budget_s
         self.budget_s = budget_s
         self.notes: list[str] = []
-        self.inputs, self.secret_inputs, self.ctx, self.secret_ctx = base_scope(
-            workflow, graph, samples, self.notes
-        )
+        self.base = base_scope(workflow, graph, samples, self.notes)
+        self.inputs, self.secret_inputs, self.ctx, self.secret_ctx = self.base
         self.nodes = workflow.nodes_by_id
         self.status: dict[str, str] = {node_id: "pending" for node_id in graph.node_ids}
         self.stored: dict[str, Any] = {}
@@ -125,7 +124,6 @@ class _Runner:
         self.selected: dict[str, str] = {}
         self.results: list[NodeRun] = []
         self.failure: str | None = None
-        self.stale: str | None = None  # the note on stale samples outputs, once the run ended
         self.cap = max_parallel(workflow)
 
     # --- the loop ---------------------------------------------------------------------------
@@ -299,21 +297,11 @@ class _Runner:
         else:
             self._fail(entry, "internal", f"no dry run for node type `{kind}`")
 
-    def _ancestor_outputs(self, node_id: str) -> dict[str, Any]:
-        """The ancestors' visible outputs, keys sorted; walks whichever of the two is smaller,
-        so a node with few ancestors costs little however many nodes ran before it."""
-        ancestors = self.graph.ancestors(node_id)
-        if len(ancestors) < len(self.visible):
-            keys = [key for key in ancestors if key in self.visible]
-        else:
-            keys = [key for key in self.visible if key in ancestors]
-        return {key: self.visible[key] for key in sorted(keys)}
-
     def _shared(self, node_id: str) -> SharedValue:
         shared = self.shared.get(node_id)
         if shared is None:
             shared = self.shared[node_id] = SharedValue(
-                self.visible[node_id], f"scope.run.outputs.{node_id}"
+                self.stored[node_id], f"scope.run.outputs.{node_id}"
             )
         return shared
 
@@ -322,62 +310,31 @@ class _Runner:
         `nodes.<id>` laid over it (as `run --node` does for the node it runs). The run's inputs
         and every stored output go in as SharedValues: checked and serialised once per run."""
         own = self.samples.nodes.get(node_id, {})
-        inputs, secret_inputs, ctx, secret_ctx = self.inputs, self.secret_inputs, self.ctx, \
-            self.secret_ctx
         if "inputs" in own or "ctx" in own:
-            inputs, secret_inputs, ctx, secret_ctx = base_scope(
-                self.workflow, self.graph, self.samples.for_node(node_id), []
-            )
+            base = base_scope(self.workflow, self.graph, self.samples.for_node(node_id), [])
         else:
             if self.shared_inputs is None:
                 self.shared_inputs = {
                     key: SharedValue(value, f"scope.inputs.{key}")
-                    for key, value in self.inputs.items() if key not in self.secret_inputs
+                    for key, value in self.base.inputs.items()
+                    if key not in self.base.secret_inputs
                 }
-            inputs = {key: self.shared_inputs.get(key, value) for key, value in inputs.items()}
-        ancestors = {key: self._shared(key) for key in self._ancestor_outputs(node_id)}
-        outputs = {**ancestors, **own.get("outputs", {})}
-        scope: dict[str, Any] = {
-            "inputs": inputs,
-            "ctx": ctx,
-            "run": {"outputs": {key: outputs[key] for key in sorted(outputs)}},
-            "secret_inputs": secret_inputs,
-            "secret_ctx": secret_ctx,
-        }
-        if self.nodes[node_id].type == "merge":
-            branches = own.get("branches")
-            scope["branches"] = branches if branches is not None else [
-                self._shared(branch) if branch in self.visible else None
-                for branch in self._fan_in(node_id)
-            ]
+            shared = self.shared_inputs
+            base = self.base._replace(inputs={
+                key: shared.get(key, value) for key, value in self.base.inputs.items()
+            })
+        scope = engine_scope(
+            self.graph, node_id, self.nodes[node_id].type, base, self.stored,
+            own.get("outputs", {}), own.get("branches"), self._shared,
+        )
         if own:
             self.notes.append(f"`{node_id}` ran with the samples' `nodes.{node_id}` laid over "
                               "its scope")
         return Scope.from_json(scope)
 
-    def upstream_for(self, node_id: str) -> Upstream:
-        notes = [
-            f"ancestor `{entry.id}` {entry.status}"
-            + (f" ({entry.reason})" if entry.reason and entry.status != "ran" else "")
-            + "; its output is absent"
-            for entry in self.results
-            if entry.status in ("failed", "skipped", "not-run")
-        ]
-        if self.stale is not None:
-            notes.append(self.stale)
-        return Upstream(
-            self._ancestor_outputs(node_id),
-            [json_value(value) for value in self._branches(node_id)],
-            notes,
-        )
-
-    def _fan_in(self, node_id: str) -> list[str]:
-        """The merge's branches that stored something, in the plan's fan-in order."""
-        return [branch for branch in self.graph.fan_in_branches(node_id)
-                if branch in self.stored]
-
     def _branches(self, node_id: str) -> list[Any]:
-        return [self.stored[branch] for branch in self._fan_in(node_id)]
+        return [self.stored[branch]
+                for branch in completed_branches(self.graph, node_id, self.stored)]
 
     def _capture(self, node_id: str) -> Any:
         feeders = sorted(dep for dep in self.deps[node_id] if dep in self.stored)
@@ -509,10 +466,9 @@ def run_workflow(
     acyclic (the engine refuses a cycle before running)."""
     runner = _Runner(workflow, graph, samples, evaluate, cancelled, budget_s)
     result = runner.run(members)
-    runner.stale = stale_outputs(result, samples)
-    if runner.stale is not None:
-        result.notes.append(runner.stale)
-    result.upstream_for = runner.upstream_for
+    result.stale = stale_outputs(result, samples)
+    if result.stale is not None:
+        result.notes.append(result.stale)
     return result
 
 

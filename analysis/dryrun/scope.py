@@ -6,9 +6,13 @@ Contract:
   does: inputs as supplied then declared defaults (a supplied declared secret becomes a denied
   key whose value never leaves this function; an omitted optional one stays absent); `ctx` in
   declaration order with secret-derived keys denied; `run.outputs` narrowed to the node's
-  ancestors, keys sorted; `branches` (merge only) in the fan-in order of the spec. Missing
-  values are synthesized (input defaults or a typed placeholder, static context values, a
-  skeleton of an agent's `output_schema`), each noted in `notes`.
+  ancestors, keys sorted; `branches` (merge only): the fan-in branches that completed, in the
+  fan-in order of the spec. After a dry run of the ancestors (`Upstream`) the outputs are what
+  it stored; without one (a workflow with a cycle) they are the samples', and missing ones are
+  synthesized (input defaults or a typed placeholder, static context values, a skeleton of an
+  agent's `output_schema`), each noted in `notes`.
+- `engine_scope` is the one builder of that scope: the whole dry run builds every node's scope
+  with it too.
 - `SampleScope.scope` has the `eval --scope` shape: `{"inputs", "ctx", "run": {"outputs"},
   "branches", "secret_inputs", "secret_ctx"}` (denied keys hold None).
 """
@@ -16,9 +20,9 @@ Contract:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from analysis.document.graph import CONTROL_TYPES, Graph
 from analysis.document.model import ExpressionField, Workflow
@@ -31,6 +35,7 @@ from analysis.dryrun.samples import (
     sample_input,
     synthesized_output,
 )
+from analysis.dryrun.values import UNDEFINED
 
 
 @dataclass
@@ -48,14 +53,73 @@ class SampleScope:
     field: ExpressionField | None = None
 
 
+class BaseScope(NamedTuple):
+    """The part of the scope every node of a run sees alike: the inputs (a secret one present and
+    None), which are secret, the context (a secret-derived key present and None), which are."""
+
+    inputs: dict[str, Any]
+    secret_inputs: list[str]
+    ctx: dict[str, Any]
+    secret_ctx: list[str]
+
+
 @dataclass(frozen=True)
 class Upstream:
-    """What a dry run of the node's ancestors stored: `outputs` as `run.outputs` shows them (a
-    condition's absent), `branches` as a merge's fan-in gives them, `notes` on what happened."""
+    """What a dry run of the node's ancestors `stored` (by node id; a condition's `UNDEFINED`, a
+    node that did not complete absent) and `notes` on what happened."""
 
-    outputs: dict[str, Any]
-    branches: list[Any]
+    stored: Mapping[str, Any]
     notes: list[str] = field(default_factory=list)
+
+
+def engine_scope(
+    graph: Graph,
+    node_id: str,
+    node_type: str | None,
+    base: BaseScope,
+    stored: Mapping[str, Any],
+    outputs_override: Mapping[str, Any],
+    branches_override: list[Any] | None,
+    entering: Callable[[str], Any] | None = None,
+) -> dict[str, Any]:
+    """The scope the engine hands the node's expression (node-handlers/scope.ts
+    `buildExpressionScope`), given what each node that completed before it `stored`:
+    `run.outputs` holds the node's ancestors' stored outputs but a condition's (undefined), keys
+    sorted, with `outputs_override` laid over them; a merge's `branches` are its
+    `completed_branches`, a condition's as null, unless `branches_override` replaces them.
+    `entering(id)` is what a stored output enters the scope as (a whole run shares one
+    SharedValue per output); the value itself by default."""
+    enter = entering or stored.__getitem__
+    ancestors = graph.ancestors(node_id)
+    # walk whichever is smaller: a node with few ancestors costs little however many ran before
+    if len(ancestors) < len(stored):
+        keys = [key for key in ancestors if key in stored]
+    else:
+        keys = [key for key in stored if key in ancestors]
+    outputs = {key: enter(key) for key in keys
+               if key != node_id and stored[key] is not UNDEFINED}
+    outputs.update(outputs_override)
+    scope: dict[str, Any] = {
+        "inputs": base.inputs,
+        "ctx": base.ctx,
+        "run": {"outputs": {key: outputs[key] for key in sorted(outputs)}},
+        "secret_inputs": base.secret_inputs,
+        "secret_ctx": base.secret_ctx,
+    }
+    if node_type == "merge":
+        scope["branches"] = branches_override if branches_override is not None else [
+            None if stored[branch] is UNDEFINED else enter(branch)
+            for branch in completed_branches(graph, node_id, stored)
+        ]
+    return scope
+
+
+def completed_branches(graph: Graph, merge_id: str, stored: Mapping[str, Any]) -> list[str]:
+    """The merge's fan-in branches that completed (stored something, if only a condition's
+    undefined), in fan-in order: the engine's `branchOutputs` (fan-in.ts) keeps the branches
+    present in `runOutputs`, which holds every completed node (engine.ts `#completedOutputs`),
+    and leaves out one that was skipped, failed or never ran."""
+    return [branch for branch in graph.fan_in_branches(merge_id) if branch in stored]
 
 
 def build_sample_scope(
@@ -79,29 +143,16 @@ def build_sample_scope(
     own_outputs = samples.nodes.get(node_id, {}).get("outputs", {})
     samples = samples.for_node(node_id)
     notes: list[str] = []
-    inputs, secret_inputs, ctx, secret_ctx = base_scope(workflow, graph, samples, notes)
-    ancestors = frozenset(graph.ancestors(node_id) - {node_id})
+    base = base_scope(workflow, graph, samples, notes)
+    stored: Mapping[str, Any]
     if upstream is None:
-        outputs = _outputs(workflow, ancestors, samples, notes)
+        # the node's own outputs are already in the samples it was given
+        ancestors = frozenset(graph.ancestors(node_id) - {node_id})
+        stored, own_outputs = sampled_outputs(workflow, ancestors, samples, notes), {}
     else:
-        outputs = {**upstream.outputs, **own_outputs}
+        stored = upstream.stored
         notes.extend(upstream.notes)
-    scope: dict[str, Any] = {
-        "inputs": inputs,
-        "ctx": ctx,
-        "run": {"outputs": {key: outputs[key] for key in sorted(outputs)}},
-        "secret_inputs": secret_inputs,
-        "secret_ctx": secret_ctx,
-    }
-    if node.type == "merge":
-        if samples.branches is not None:
-            scope["branches"] = samples.branches
-        elif upstream is not None:
-            scope["branches"] = upstream.branches
-        else:
-            scope["branches"] = [
-                outputs[branch] for branch in graph.fan_in_branches(node_id) if branch in outputs
-            ]
+    scope = engine_scope(graph, node_id, node.type, base, stored, own_outputs, samples.branches)
     return SampleScope(
         node_id, node.expression.kind, node.expression.value, scope, samples.origin,
         samples.path, notes, field=node.expression,
@@ -110,11 +161,10 @@ def build_sample_scope(
 
 def base_scope(
     workflow: Workflow, graph: Graph, samples: Samples, notes: list[str]
-) -> tuple[dict[str, Any], list[str], dict[str, Any], list[str]]:
-    """(inputs, secret inputs, ctx, secret ctx) as every node of a run sees them."""
+) -> BaseScope:
     inputs, secret_inputs = _inputs(workflow, graph, samples, notes)
     ctx, secret_ctx = _context(workflow, graph, inputs, samples, notes)
-    return inputs, secret_inputs, ctx, secret_ctx
+    return BaseScope(inputs, secret_inputs, ctx, secret_ctx)
 
 
 def _inputs(
@@ -209,19 +259,26 @@ def _default_argument(reference: str) -> str:
     return rest[1:].partition(quote)[0] if quote in ("'", '"') else ""
 
 
-def _outputs(
+def sampled_outputs(
     workflow: Workflow, ancestors: frozenset[str], samples: Samples, notes: list[str]
 ) -> dict[str, Any]:
-    outputs: dict[str, Any] = {}
+    """What the ancestors stored when no dry run ran them (a workflow with a cycle): an ancestor
+    with a sample output completed with it; a condition, which stores no value a sample could
+    give, completed (undefined: absent from `run.outputs`, null among a merge's branches); with
+    synthesized samples every other node but a parallel completed with a synthesized output;
+    else it is taken as skipped (absent)."""
+    stored: dict[str, Any] = {}
     for node_id in ancestors:
+        node = workflow.node(node_id)
         if node_id in samples.outputs:
-            outputs[node_id] = samples.outputs[node_id]
+            stored[node_id] = samples.outputs[node_id]
+        elif node is not None and node.type == "condition":
+            stored[node_id] = UNDEFINED
         elif samples.origin == "synthesized":
-            node = workflow.node(node_id)
             if node is not None and node.type not in CONTROL_TYPES:
-                outputs[node_id] = synthesized_output(node)
+                stored[node_id] = synthesized_output(node)
         else:
             notes.append(
                 f"ancestor `{node_id}` has no sample output; it is absent, as a skipped node's is"
             )
-    return outputs
+    return stored
