@@ -13,7 +13,7 @@ from analysis.checks.analyze import AnalysisResult
 from analysis.diagnostics import Severity
 from analysis.dryrun.presentation import DryRun
 from analysis.dryrun.results import WorkflowRun
-from analysis.dryrun.runner import run_workflow, synthesized_cause
+from analysis.dryrun.runner import Evaluate, run_workflow, synthesized_cause
 from analysis.dryrun.samples import Samples, SampleScopeError, find_samples
 from analysis.dryrun.scope import SampleScope, build_sample_scope
 from sandbox import Outcome, Scope, ScopeError, WorkerPool
@@ -39,7 +39,7 @@ def load(
         raise DryRunError(str(error)) from None
 
 
-def pool_evaluator(pool: WorkerPool) -> Callable[[str, str, Scope], Outcome]:
+def pool_evaluator(pool: WorkerPool) -> Evaluate:
     def evaluate(source: str, kind: str, scope: Scope) -> Outcome:
         # a dry run shows the author their own error (issue 13 §1): the detail is opted into
         return pool.run(source, kind, scope, with_detail=True)  # type: ignore[arg-type]

@@ -3,16 +3,13 @@ whole run's, whose `to_json()` is the JSON of `relavium-lsp run --format json`."
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from analysis.document.model import NodeDef
 from analysis.dryrun.scope import Upstream
 from analysis.dryrun.values import UNDEFINED
-from sandbox import Outcome, Scope
-
-Evaluate = Callable[[str, str, Scope], Outcome]
+from sandbox import Outcome
 
 
 @dataclass

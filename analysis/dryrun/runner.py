@@ -48,12 +48,12 @@ from analysis.document.graph import Graph
 from analysis.document.model import NodeDef, Workflow
 from analysis.document.yaml_tree import plain_value
 from analysis.dryrun.failures import error_json
-from analysis.dryrun.results import Evaluate, NodeRun, WorkflowRun
+from analysis.dryrun.results import NodeRun, WorkflowRun
 from analysis.dryrun.samples import PINNED_TYPES, SYNTHESIZED, Samples, synthesized
 from analysis.dryrun.scope import base_scope, completed_branches, engine_scope
 from analysis.dryrun.templates import unresolvable_template
 from analysis.dryrun.values import UNDEFINED, json_value, same_json, strictly_equal, value_text
-from sandbox import Scope
+from sandbox import Outcome, Scope
 from sandbox.scope import SharedValue
 
 # How long a whole dry run may take before the remaining nodes are reported `not-run`: each
@@ -62,6 +62,8 @@ RUN_BUDGET_S = 30.0
 
 
 EVALUATED_TYPES = frozenset({"condition", "transform", "merge"})
+# (source, kind, scope) → the sandbox's answer: in process, or in the worker pool
+Evaluate = Callable[[str, str, Scope], Outcome]
 
 
 def plan_order(workflow: Workflow, graph: Graph) -> list[str]:

@@ -26,8 +26,8 @@ from typing import Any
 
 from analysis.document.graph import Graph
 from analysis.document.model import Workflow
-from analysis.dryrun.results import Evaluate, NodeRun
-from analysis.dryrun.runner import run_workflow
+from analysis.dryrun.results import NodeRun
+from analysis.dryrun.runner import Evaluate, run_workflow
 from analysis.dryrun.samples import PINNED_TYPES, Samples, input_field, sample_input, synthesized
 from analysis.dryrun.scope import base_scope
 from analysis.dryrun.values import UNDEFINED
