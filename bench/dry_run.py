@@ -30,10 +30,10 @@ SIZES = {10: 7, 100: 3}
 MEASURE = """
 import json, statistics, sys, time
 from analysis.checks.analyze import analyze
-from analysis.dryrun.sample_scope import parse_samples
-from analysis.dryrun.workflow_run import EVALUATED_TYPES, run_workflow
+from analysis.dryrun.launch import pool_evaluator
+from analysis.dryrun.runner import EVALUATED_TYPES, run_workflow
+from analysis.dryrun.samples import parse_samples
 from sandbox import Scope, WorkerPool, evaluate
-from server.lsp.dry_run import pool_evaluator
 from tests.analysis.large_workflow import large_workflow
 
 SINGLE = "run.outputs['b1-classify'].score * 2 > 3 ? 'high' : 'low'"

@@ -64,7 +64,9 @@ def modules_after(*args: str) -> set[str]:
 NOT_FOR_CHECK = ("lsprotocol", "pygls", "server.lsp.dry_run", "server.cli.run",
                  "server.cli.eval_cmd", "server.lsp.serve", "sandbox.pool",
                  "sandbox.evaluator", "sandbox.vm", "importlib.metadata",
-                 "concurrent.futures", "pathspec", "tomllib", "analysis.dryrun.sample_scope",
+                 "concurrent.futures", "pathspec", "tomllib", "analysis.dryrun.samples",
+                 "analysis.dryrun.scope", "analysis.dryrun.runner", "analysis.dryrun.launch",
+                 "analysis.dryrun.presentation",
                  "quickjs")
 
 
@@ -74,6 +76,22 @@ def test_check_imports_only_what_checking_needs(tmp_path: Path) -> None:
     loaded = modules_after("check", str(workflow))
     assert "analysis.checks.registry" in loaded  # it did check
     assert sorted(name for name in NOT_FOR_CHECK if name in loaded) == []
+
+
+def test_run_loads_no_language_server_module(tmp_path: Path) -> None:
+    # the command line dry-runs through analysis.dryrun; the LSP layer only converts its results
+    workflow = tmp_path / "w.relavium.yaml"
+    workflow.write_text(
+        "schema_version: '1.0'\nworkflow:\n  id: w\n  nodes:\n    - { id: start, type: input }\n"
+        "    - { id: t, type: transform, transform: '1 + 1' }\n"
+        "  edges: [{ from: start, to: t }]\n",
+        encoding="utf-8",
+    )
+    loaded = modules_after("run", "--format", "json", str(workflow))
+    assert "analysis.dryrun.launch" in loaded  # it did run
+    assert sorted(name for name in loaded
+                  if name.split(".")[0] in ("pygls", "lsprotocol")
+                  or name.startswith("server.lsp")) == []
 
 
 def test_every_subcommand_is_listed_in_the_help() -> None:

@@ -26,15 +26,11 @@ from typing import Any
 
 from analysis.document.graph import Graph
 from analysis.document.model import Workflow
-from analysis.dryrun.sample_scope import (
-    PINNED_TYPES,
-    Samples,
-    base_scope,
-    input_field,
-    sample_input,
-    synthesized,
-)
-from analysis.dryrun.workflow_run import UNDEFINED, Evaluate, NodeRun, run_workflow
+from analysis.dryrun.results import NodeRun
+from analysis.dryrun.runner import Evaluate, run_workflow
+from analysis.dryrun.samples import PINNED_TYPES, Samples, input_field, sample_input, synthesized
+from analysis.dryrun.scope import base_scope
+from analysis.dryrun.values import UNDEFINED
 from sandbox import ScopeError
 
 HOW_IT_IS_USED = (

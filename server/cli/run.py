@@ -2,10 +2,10 @@
 
 The samples: `--scope FILE` if given, else the project configuration's `sample-scope`
 (docs/configuration.md), else the sidecar `<stem>.samples.json|yaml` next to the workflow, else
-synthesized from the workflow (see `analysis.dryrun.sample_scope`).
+synthesized from the workflow (see `analysis.dryrun.samples`).
 
 Without `--node`: the whole workflow runs as the engine would run it
-(`analysis.dryrun.workflow_run`);
+(`analysis.dryrun.runner`);
 `--format json` prints `{"ok", "nodes": [...], "notes"}`. With `--node ID`: the node's ancestors
 run first, then its expression; `--format json` prints the `eval` JSON shape plus `node`, `kind`
 and `scope` (the scope used, secrets denied). Exit 0 when nothing failed, 1 when a node failed,
@@ -20,11 +20,12 @@ import sys
 from pathlib import Path
 
 from analysis.checks.analyze import analyze
-from analysis.dryrun.workflow_run import WorkflowRun
+from analysis.dryrun.launch import DryRunError, evaluate, prepare, run_whole
+from analysis.dryrun.presentation import failure_lines, node_line, summary_of
+from analysis.dryrun.results import WorkflowRun
 from analysis.project.config import ConfigError, configured_sample_scope
 from sandbox import WorkerPool
 from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_safely
-from server.lsp import dry_run
 
 NAME = "run"
 HELP = "Dry-run the workflow (or one node's expression) in the sandbox with sample data."
@@ -49,12 +50,12 @@ def main(args: argparse.Namespace) -> int:
         try:
             explicit = args.scope or configured_sample_scope(Path(args.file))
             if args.node is None:
-                return _whole(args, dry_run.run_whole(result, args.file, explicit, pool))
-            sample, scope = dry_run.prepare(result, args.file, args.node, explicit, pool)
-        except (dry_run.DryRunError, ConfigError) as error:
+                return _whole(args, run_whole(result, args.file, explicit, pool))
+            sample, scope = prepare(result, args.file, args.node, explicit, pool)
+        except (DryRunError, ConfigError) as error:
             print(f"relavium-lsp run: {args.file}: {error}", file=sys.stderr)
             return EXIT_USAGE
-        run = dry_run.evaluate(pool, sample, scope, args.file)
+        run = evaluate(pool, sample, scope, args.file)
     if args.format == "json":
         print_safely(json.dumps(run.to_json(), ensure_ascii=True))
     else:
@@ -72,12 +73,12 @@ def _whole(args: argparse.Namespace, run: WorkflowRun) -> int:
     if args.format == "json":
         print_safely(json.dumps(answer, ensure_ascii=True))
     else:
-        failures = dry_run.failure_lines(run, args.file)
+        failures = failure_lines(run, args.file)
         for entry in answer["nodes"]:
-            print_safely(dry_run.node_line(entry))
+            print_safely(node_line(entry))
             for line in failures.get(entry["id"], []):
                 print_safely(line)
         for note in run.notes:
             print(f"note: {note}", file=sys.stderr)
-        print(dry_run.summary_of(run), file=sys.stderr)
+        print(summary_of(run), file=sys.stderr)
     return EXIT_OK if run.ok else EXIT_FAILURE

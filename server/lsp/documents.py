@@ -23,7 +23,7 @@ _NOT_LSP_BREAK = re.compile("[\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 if TYPE_CHECKING:
     from analysis.checks.analyze import AnalysisResult
-    from analysis.dryrun.workflow_run import Annotation
+    from analysis.dryrun.presentation import Annotation
 
 def is_workflow_uri(uri: str) -> bool:
     """The document selector (`analysis.project.files`), for `file:` and unsaved (`untitled:`)

@@ -22,8 +22,8 @@ import pytest
 
 import sandbox.scope
 from analysis.checks.analyze import analyze
-from analysis.dryrun.sample_scope import Samples, parse_samples
-from analysis.dryrun.workflow_run import _Runner, run_workflow
+from analysis.dryrun.runner import _Runner, run_workflow
+from analysis.dryrun.samples import Samples, parse_samples
 from sandbox import Outcome, Scope, evaluate
 from tests.analysis.large_workflow import large_workflow
 

@@ -8,9 +8,9 @@ import json
 from typing import Any
 
 from analysis.checks.analyze import analyze
-from analysis.dryrun.sample_scope import parse_samples
+from analysis.dryrun.runner import run_workflow
+from analysis.dryrun.samples import parse_samples
 from analysis.dryrun.skeleton import HOW_IT_IS_USED, sidecar_skeleton
-from analysis.dryrun.workflow_run import run_workflow
 from sandbox import Outcome, Scope, evaluate
 from tests.conftest import EXAMPLES
 from tests.operations import lines_executed

@@ -10,14 +10,11 @@ from typing import Any
 import pytest
 
 from analysis.checks.analyze import analyze
-from analysis.dryrun.sample_scope import SYNTHESIZED, Samples, parse_samples
-from analysis.dryrun.workflow_run import (
-    WorkflowRun,
-    placements,
-    plan_order,
-    run_workflow,
-    strictly_equal,
-)
+from analysis.dryrun.presentation import placements
+from analysis.dryrun.results import WorkflowRun
+from analysis.dryrun.runner import plan_order, run_workflow
+from analysis.dryrun.samples import SYNTHESIZED, Samples, parse_samples
+from analysis.dryrun.values import strictly_equal
 from sandbox import Outcome, Scope, evaluate
 from tests.analysis.failing_workflow import FAILING_NODES
 

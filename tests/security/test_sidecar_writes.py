@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.dryrun import sample_scope
-from analysis.dryrun.sample_scope import SampleScopeError, write_sidecar
+from analysis.dryrun import samples
+from analysis.dryrun.samples import SampleScopeError, write_sidecar
 
 SKELETON = '{"inputs": {}}\n'
 
@@ -122,7 +122,7 @@ def test_something_planted_after_the_checks_is_refused_by_o_excl(
     workspace, outside = tree
     name = workspace / "flow.samples.json"
     aim = outside / "planted"
-    checked = sample_scope.within
+    checked = samples.within
 
     def check_then_plant(path: Path, roots: object) -> bool:
         answer = checked(path, roots)  # type: ignore[arg-type]
@@ -132,7 +132,7 @@ def test_something_planted_after_the_checks_is_refused_by_o_excl(
             name.symlink_to(aim)
         return answer
 
-    monkeypatch.setattr(sample_scope, "within", check_then_plant)
+    monkeypatch.setattr(samples, "within", check_then_plant)
     refused(workspace / "flow.relavium.yaml", [workspace], "")
     assert not aim.exists()
     if planted == "file":

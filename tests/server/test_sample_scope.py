@@ -1,5 +1,5 @@
-"""`analysis.dryrun.sample_scope`: choosing the samples and building the scope as the engine
-does."""
+"""`analysis.dryrun.samples` and `analysis.dryrun.scope`: choosing the samples and building the
+scope as the engine does."""
 
 from __future__ import annotations
 
@@ -11,15 +11,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from analysis.checks.analyze import analyze
-from analysis.dryrun.sample_scope import (
+from analysis.dryrun.runner import run_workflow
+from analysis.dryrun.samples import (
     SYNTHESIZED,
     Samples,
     SampleScopeError,
-    build_sample_scope,
     find_samples,
     parse_samples,
     sidecar_path,
 )
+from analysis.dryrun.scope import BaseScope, build_sample_scope, engine_scope
+from analysis.dryrun.values import UNDEFINED
+from sandbox import Outcome, Scope, evaluate
 from tests.conftest import EXAMPLES
 
 EXAMPLE = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")
@@ -152,6 +155,64 @@ def test_node_overrides_win() -> None:
     assert scope["run"]["outputs"]["history"] == 10  # type: ignore[index]
     assert scope["branches"] == ["given"]
     assert "branches" not in scope_for(EXAMPLE, "history", samples(raw))
+
+
+# A merge's `branches` as the engine builds them (HodeTech/Relavium
+# packages/core/src/engine/node-handlers/fan-in.ts `branchOutputs`, unchanged from 839f2bd5 to
+# 5f0d12a3: the branches present in `runOutputs`, which engine.ts `#completedOutputs` fills with
+# every completed node): `route` completed (a condition: undefined, null in the array), `extra`
+# was skipped (left out), `left` completed. The whole dry run, "run with sample scope" after the
+# ancestors ran, and a scope built from samples alone (a workflow with a cycle) build them alike.
+ROUTED_MERGE = """\
+schema_version: '1.0'
+workflow:
+  id: routed
+  nodes:
+    - { id: start, type: input }
+    - id: route
+      type: condition
+      expression: '"x"'
+      branches: [{ when: "y", target_node: extra }]
+      default: join
+    - { id: extra, type: transform, transform: '"E"' }
+    - { id: left, type: transform, transform: '"L"' }
+    - { id: join, type: merge, merge_strategy: custom, merge_fn: 'branches' }
+  edges:
+    - { from: start, to: route }
+    - { from: start, to: left }
+    - { from: extra, to: join }
+    - { from: left, to: join }
+"""
+ENGINE_BRANCHES = [None, "L"]
+
+
+def in_process(source: str, kind: str, scope: Scope) -> Outcome:
+    return evaluate(source, kind, scope, with_detail=True)  # type: ignore[arg-type]
+
+
+def test_the_engine_scope_keeps_completed_branches_and_leaves_out_the_others() -> None:
+    result = analyze(ROUTED_MERGE, "x.relavium.yaml")
+    assert result.graph is not None
+    base = BaseScope({}, [], {}, [])
+    stored = {"start": {}, "route": UNDEFINED, "left": "L"}
+    scope = engine_scope(result.graph, "join", "merge", base, stored, {}, None)
+    assert scope["branches"] == ENGINE_BRANCHES
+    assert scope["run"] == {"outputs": {"left": "L", "start": {}}}  # a condition's is absent
+
+
+def test_the_dry_run_and_the_sample_scope_give_a_merge_the_same_branches() -> None:
+    result = analyze(ROUTED_MERGE, "x.relavium.yaml")
+    assert result.workflow is not None and result.graph is not None
+    run = run_workflow(result.workflow, result.graph, in_process)
+    join = run.node("join")
+    assert join is not None and join.value == ENGINE_BRANCHES
+    after_ancestors = build_sample_scope(
+        result.workflow, result.graph, "join", SYNTHESIZED, run.as_upstream()
+    )
+    assert after_ancestors.scope["branches"] == ENGINE_BRANCHES
+    # without a run, the samples say what completed: `extra` has no output, so it was skipped
+    alone = scope_for(ROUTED_MERGE, "join", samples({"outputs": {"start": {}, "left": "L"}}))
+    assert alone["branches"] == ENGINE_BRANCHES
 
 
 def test_only_expression_nodes_run() -> None:

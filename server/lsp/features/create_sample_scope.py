@@ -1,6 +1,6 @@
 """`relavium.createSampleScope {"uri"}`: write a sidecar `<stem>.samples.json` skeleton next to
 the workflow (never over an existing one, never through a symbolic link, never outside the
-workspace folders: see `analysis.dryrun.sample_scope.write_sidecar`) and open it."""
+workspace folders: see `analysis.dryrun.samples.write_sidecar`) and open it."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path, to_fs_path
 
-from analysis.dryrun.sample_scope import SampleScopeError, existing_sidecar, within, write_sidecar
+from analysis.dryrun.launch import pool_evaluator
+from analysis.dryrun.samples import SampleScopeError, existing_sidecar, within, write_sidecar
 from analysis.dryrun.skeleton import sidecar_skeleton
-from server.lsp.dry_run import pool_evaluator
 from server.lsp.handlers import guarded
 from server.lsp.language_server import CommandFailed, RelaviumLanguageServer
 

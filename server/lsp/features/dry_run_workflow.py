@@ -16,8 +16,9 @@ from typing import Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
-from analysis.dryrun.workflow_run import WorkflowRun, placements
-from server.lsp import dry_run
+from analysis.dryrun.launch import DryRunError, run_whole
+from analysis.dryrun.presentation import LOG_VALUE_LIMIT, node_line, placements, summary_of
+from analysis.dryrun.results import WorkflowRun
 from server.lsp.documents import DryRunView, uri_to_path
 from server.lsp.features.run_with_sample_scope import explicit_scope, internal_error, run_failure
 from server.lsp.handlers import guarded
@@ -34,8 +35,8 @@ def _failure(ls: RelaviumLanguageServer, message: str) -> dict[str, Any]:
 
 def _trace(run: WorkflowRun) -> str:
     answer = run.to_json()
-    lines = [dry_run.summary_of(run)]
-    lines.extend(dry_run.node_line(entry, dry_run.LOG_VALUE_LIMIT) for entry in answer["nodes"])
+    lines = [summary_of(run)]
+    lines.extend(node_line(entry, LOG_VALUE_LIMIT) for entry in answer["nodes"])
     lines.extend(f"note: {note}" for note in run.notes)
     return "\n".join(lines)
 
@@ -60,10 +61,10 @@ def register(ls: RelaviumLanguageServer) -> None:
         try:
             async with ls.sandbox_turns:
                 run = await asyncio.get_running_loop().run_in_executor(
-                    ls.thread_pool, dry_run.run_whole, result, path,
+                    ls.thread_pool, run_whole, result, path,
                     explicit_scope(ls, scope, path), ls.sandbox_pool, stop.is_set,
                 )
-        except dry_run.DryRunError as error:
+        except DryRunError as error:
             return _failure(ls, str(error))
         except asyncio.CancelledError:
             stop.set()  # the thread stops before its next node
@@ -81,7 +82,7 @@ def register(ls: RelaviumLanguageServer) -> None:
             ls.client_capabilities, "text_document.inlay_hint", None
         ):
             ls.show_message(
-                dry_run.summary_of(run) + " (details in the output log)",
+                summary_of(run) + " (details in the output log)",
                 types.MessageType.Info if run.ok else types.MessageType.Warning,
             )
         return run.to_json()

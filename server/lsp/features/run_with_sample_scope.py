@@ -1,7 +1,7 @@
 """`relavium.runWithSampleScope {"uri", "node", "scope"?}`: evaluate a node's expression with a
 sample scope in the sandbox worker pool — off the event loop, so a hang (killed at the deadline)
 never stops the server answering — with `$/progress` while it runs, a `window/showMessage`
-summary and a `window/logMessage` detail. Answers `server.lsp.dry_run`'s JSON."""
+summary and a `window/logMessage` detail. Answers `analysis.dryrun.presentation.DryRun`'s JSON."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
 
-from analysis.dryrun.workflow_run import value_text
-from server.lsp import dry_run
+from analysis.dryrun import launch
+from analysis.dryrun.presentation import DryRun
+from analysis.dryrun.values import value_text
 from server.lsp.documents import uri_to_path
 from server.lsp.handlers import guarded
 from server.lsp.language_server import CommandFailed, RelaviumLanguageServer
@@ -49,7 +50,7 @@ def explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str)
     return str(Path(root, chosen))
 
 
-def _with_texts(run: dry_run.DryRun) -> dict[str, Any]:
+def _with_texts(run: DryRun) -> dict[str, Any]:
     """The answer plus `text` (the value) and `scope.text` (the scope values) as compact JSON
     text: a client whose JSON decoding drops nulls or reorders keys (Neovim's) shows these."""
     answer = run.to_json()
@@ -61,10 +62,10 @@ def _with_texts(run: dry_run.DryRun) -> dict[str, Any]:
 
 def _run_node(
     ls: RelaviumLanguageServer, result: Any, path: str, node: str, explicit: str | None
-) -> dry_run.DryRun:
+) -> DryRun:
     """Blocking: the node's ancestors, then the node, in the sandbox worker pool."""
-    sample, sandbox_scope = dry_run.prepare(result, path, node, explicit, ls.sandbox_pool)
-    return dry_run.evaluate(ls.sandbox_pool, sample, sandbox_scope, path)
+    sample, sandbox_scope = launch.prepare(result, path, node, explicit, ls.sandbox_pool)
+    return launch.evaluate(ls.sandbox_pool, sample, sandbox_scope, path)
 
 
 def register(ls: RelaviumLanguageServer) -> None:
@@ -91,7 +92,7 @@ def register(ls: RelaviumLanguageServer) -> None:
                 run = await asyncio.get_running_loop().run_in_executor(
                     ls.thread_pool, _run_node, ls, result, path, node, explicit
                 )
-        except dry_run.DryRunError as error:
+        except launch.DryRunError as error:
             return _failure(ls, str(error))
         finally:
             if token is not None:

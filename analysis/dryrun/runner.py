@@ -15,7 +15,7 @@ workflows; each has a test in tests/analysis/test_workflow_run.py:
 - `input` emits the inputs with each secret masked as `{"secret": true, "ref": "inputs.x"}`;
   `condition` evaluates once and selects the first branch whose `when` strictly (`===`) equals
   the result, else `default`, and stores NO output (absent from `run.outputs`, `null` in a merge's
-  `branches`); `transform` evaluates; `parallel` stores `null`; `merge` gathers the settled
+  `branches`); `transform` evaluates; `parallel` stores `null`; `merge` gathers the completed
   branches in the plan's fan-in order and applies `concat`, `object_merge`, `first` or
   `merge_fn`; `agent` / `human_gate` resolve their templates first (an unresolvable reference
   fails the node as in the engine), then take the pinned sample (`pinned`) or a synthesized one
@@ -39,108 +39,31 @@ from __future__ import annotations
 
 import heapq
 import json
-import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from analysis.diagnostics import Position, Range
-from analysis.document.display import clip_message, escape_controls, excerpt, utf16_range
 from analysis.document.expressions import analyze_expression
 from analysis.document.graph import Graph
 from analysis.document.model import NodeDef, Workflow
-from analysis.document.scalar_offsets import ScalarText
-from analysis.document.source import SourceText, code_points_in
-from analysis.document.templates import TemplateRef
 from analysis.document.yaml_nodes import plain_value
-from analysis.dryrun.sample_scope import (
-    PINNED_TYPES,
-    SYNTHESIZED,
-    Samples,
-    Upstream,
-    base_scope,
-    synthesized,
-)
-from sandbox import ErrorDetail, Outcome, Scope
-from sandbox.errors import SourcePosition
-from sandbox.outcome import number_tag
+from analysis.dryrun.failures import error_json
+from analysis.dryrun.results import NodeRun, WorkflowRun
+from analysis.dryrun.samples import PINNED_TYPES, SYNTHESIZED, Samples, synthesized
+from analysis.dryrun.scope import base_scope, completed_branches, engine_scope
+from analysis.dryrun.templates import unresolvable_template
+from analysis.dryrun.values import UNDEFINED, json_value, same_json, strictly_equal, value_text
+from sandbox import Outcome, Scope
 from sandbox.scope import SharedValue
-from sandbox.syntax import LINE_TERMINATOR
 
 # How long a whole dry run may take before the remaining nodes are reported `not-run`: each
 # evaluation is capped by the sandbox on its own; this caps the sum.
 RUN_BUDGET_S = 30.0
-TEMPLATE_FIELDS = ("prompt_template", "system_prompt_append", "message_template", "assignee")
+
+
 EVALUATED_TYPES = frozenset({"condition", "transform", "merge"})
-
-
-class _Undefined:
-    """A condition's stored output: present in the run's outputs map, but JavaScript `undefined`
-    — dropped from `run.outputs` objects, `null` inside arrays."""
-
-    def __repr__(self) -> str:
-        return "undefined"
-
-
-UNDEFINED = _Undefined()
+# (source, kind, scope) → the sandbox's answer: in process, or in the worker pool
 Evaluate = Callable[[str, str, Scope], Outcome]
-
-
-@dataclass
-class NodeRun:
-    node: NodeDef
-    id: str
-    type: str
-    status: str  # ran | skipped | pinned | synthesized | failed | not-run
-    value: Any = UNDEFINED
-    error: dict[str, Any] | None = None
-    reason: str | None = None
-    ms: float = 0.0
-    outcome: Outcome | None = None  # the sandbox's answer, for callers that show more of it
-    # on a failure that read a synthesized output: which ancestor and how to pin it
-    hint: str | None = None
-    # where a failure sits in the document (offsets), when narrower than the failing field
-    where: tuple[int, int] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {"id": self.id, "type": self.type, "status": self.status}
-        if self.value is not UNDEFINED:
-            entry["value"] = self.value
-        if self.error is not None:
-            entry["error"] = self.error
-        if self.reason is not None:
-            entry["reason"] = self.reason
-        entry["ms"] = round(self.ms, 3)
-        return entry
-
-
-@dataclass
-class WorkflowRun:
-    nodes: list[NodeRun]
-    notes: list[str] = field(default_factory=list)
-    # What each node stored (ids absent when nothing was stored), for `run --node`.
-    outputs: dict[str, Any] = field(default_factory=dict)
-    inputs: dict[str, Any] = field(default_factory=dict)
-    secret_inputs: list[str] = field(default_factory=list)
-    ctx: dict[str, Any] = field(default_factory=dict)
-    secret_ctx: list[str] = field(default_factory=list)
-    # What a node sees given what ran: for `run --node` after its ancestors.
-    upstream_for: Callable[[str], Upstream] | None = None
-
-    @property
-    def ok(self) -> bool:
-        return all(node.status != "failed" for node in self.nodes)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "nodes": [node.to_json() for node in self.nodes],
-            "notes": self.notes,
-        }
-
-    def node(self, node_id: str) -> NodeRun | None:
-        return next((entry for entry in self.nodes if entry.id == node_id), None)
 
 
 def plan_order(workflow: Workflow, graph: Graph) -> list[str]:
@@ -172,27 +95,6 @@ def max_parallel(workflow: Workflow) -> int | None:
     return int(value) if float(value).is_integer() and value >= 1 else None
 
 
-def json_value(value: Any) -> Any:
-    """A value as it comes back from a JSON round trip (what the next node sees)."""
-    if value is UNDEFINED:
-        return None
-    tag = number_tag(value)
-    if tag is not None:
-        return 0 if tag == "-0" else None
-    return value
-
-
-def strictly_equal(left: Any, right: Any) -> bool:
-    """JavaScript `===` over JSON values (`True == 1` is Python's, not JavaScript's)."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left is right
-    if isinstance(left, int | float) and isinstance(right, int | float):
-        return float(left) == float(right)
-    if isinstance(left, str) and isinstance(right, str):
-        return left == right
-    return left is None and right is None
-
-
 class _Runner:
     def __init__(
         self,
@@ -211,9 +113,8 @@ class _Runner:
         self.deadline = time.monotonic() + budget_s
         self.budget_s = budget_s
         self.notes: list[str] = []
-        self.inputs, self.secret_inputs, self.ctx, self.secret_ctx = base_scope(
-            workflow, graph, samples, self.notes
-        )
+        self.base = base_scope(workflow, graph, samples, self.notes)
+        self.inputs, self.secret_inputs, self.ctx, self.secret_ctx = self.base
         self.nodes = workflow.nodes_by_id
         self.status: dict[str, str] = {node_id: "pending" for node_id in graph.node_ids}
         self.stored: dict[str, Any] = {}
@@ -225,7 +126,6 @@ class _Runner:
         self.selected: dict[str, str] = {}
         self.results: list[NodeRun] = []
         self.failure: str | None = None
-        self.stale: str | None = None  # the note on stale samples outputs, once the run ended
         self.cap = max_parallel(workflow)
 
     # --- the loop ---------------------------------------------------------------------------
@@ -399,21 +299,11 @@ class _Runner:
         else:
             self._fail(entry, "internal", f"no dry run for node type `{kind}`")
 
-    def _ancestor_outputs(self, node_id: str) -> dict[str, Any]:
-        """The ancestors' visible outputs, keys sorted; walks whichever of the two is smaller,
-        so a node with few ancestors costs little however many nodes ran before it."""
-        ancestors = self.graph.ancestors(node_id)
-        if len(ancestors) < len(self.visible):
-            keys = [key for key in ancestors if key in self.visible]
-        else:
-            keys = [key for key in self.visible if key in ancestors]
-        return {key: self.visible[key] for key in sorted(keys)}
-
     def _shared(self, node_id: str) -> SharedValue:
         shared = self.shared.get(node_id)
         if shared is None:
             shared = self.shared[node_id] = SharedValue(
-                self.visible[node_id], f"scope.run.outputs.{node_id}"
+                self.stored[node_id], f"scope.run.outputs.{node_id}"
             )
         return shared
 
@@ -422,62 +312,31 @@ class _Runner:
         `nodes.<id>` laid over it (as `run --node` does for the node it runs). The run's inputs
         and every stored output go in as SharedValues: checked and serialised once per run."""
         own = self.samples.nodes.get(node_id, {})
-        inputs, secret_inputs, ctx, secret_ctx = self.inputs, self.secret_inputs, self.ctx, \
-            self.secret_ctx
         if "inputs" in own or "ctx" in own:
-            inputs, secret_inputs, ctx, secret_ctx = base_scope(
-                self.workflow, self.graph, self.samples.for_node(node_id), []
-            )
+            base = base_scope(self.workflow, self.graph, self.samples.for_node(node_id), [])
         else:
             if self.shared_inputs is None:
                 self.shared_inputs = {
                     key: SharedValue(value, f"scope.inputs.{key}")
-                    for key, value in self.inputs.items() if key not in self.secret_inputs
+                    for key, value in self.base.inputs.items()
+                    if key not in self.base.secret_inputs
                 }
-            inputs = {key: self.shared_inputs.get(key, value) for key, value in inputs.items()}
-        ancestors = {key: self._shared(key) for key in self._ancestor_outputs(node_id)}
-        outputs = {**ancestors, **own.get("outputs", {})}
-        scope: dict[str, Any] = {
-            "inputs": inputs,
-            "ctx": ctx,
-            "run": {"outputs": {key: outputs[key] for key in sorted(outputs)}},
-            "secret_inputs": secret_inputs,
-            "secret_ctx": secret_ctx,
-        }
-        if self.nodes[node_id].type == "merge":
-            branches = own.get("branches")
-            scope["branches"] = branches if branches is not None else [
-                self._shared(branch) if branch in self.visible else None
-                for branch in self._fan_in(node_id)
-            ]
+            shared = self.shared_inputs
+            base = self.base._replace(inputs={
+                key: shared.get(key, value) for key, value in self.base.inputs.items()
+            })
+        scope = engine_scope(
+            self.graph, node_id, self.nodes[node_id].type, base, self.stored,
+            own.get("outputs", {}), own.get("branches"), self._shared,
+        )
         if own:
             self.notes.append(f"`{node_id}` ran with the samples' `nodes.{node_id}` laid over "
                               "its scope")
         return Scope.from_json(scope)
 
-    def upstream_for(self, node_id: str) -> Upstream:
-        notes = [
-            f"ancestor `{entry.id}` {entry.status}"
-            + (f" ({entry.reason})" if entry.reason and entry.status != "ran" else "")
-            + "; its output is absent"
-            for entry in self.results
-            if entry.status in ("failed", "skipped", "not-run")
-        ]
-        if self.stale is not None:
-            notes.append(self.stale)
-        return Upstream(
-            self._ancestor_outputs(node_id),
-            [json_value(value) for value in self._branches(node_id)],
-            notes,
-        )
-
-    def _fan_in(self, node_id: str) -> list[str]:
-        """The merge's branches that stored something, in the plan's fan-in order."""
-        return [branch for branch in self.graph.fan_in_branches(node_id)
-                if branch in self.stored]
-
     def _branches(self, node_id: str) -> list[Any]:
-        return [self.stored[branch] for branch in self._fan_in(node_id)]
+        return [self.stored[branch]
+                for branch in completed_branches(self.graph, node_id, self.stored)]
 
     def _capture(self, node_id: str) -> Any:
         feeders = sorted(dep for dep in self.deps[node_id] if dep in self.stored)
@@ -550,7 +409,10 @@ class _Runner:
             self._fail(entry, "validation", f"unknown merge_strategy `{strategy}`")
 
     def _pin_or_synthesize(self, node: NodeDef, entry: NodeRun) -> None:
-        problem = self._unresolvable_template(node)
+        problem = unresolvable_template(
+            node, {"inputs": self.inputs, "ctx": self.ctx, "run.outputs": self.visible},
+            self.secret_inputs,
+        )
         if problem is not None:
             self._fail(entry, "validation", problem[0])
             entry.where = problem[1]
@@ -562,74 +424,6 @@ class _Runner:
             return
         entry.status = "synthesized"
         entry.value = synthesized(node)
-
-    def _unresolvable_template(self, node: NodeDef) -> tuple[str, tuple[int, int]] | None:
-        """The engine's first template failure for this node, if it can be told before a call
-        (a reference that resolves to null/nothing without `| default(…)`, or an object/array
-        without `| json`), and the reference's place in the document."""
-        pools = {"inputs": self.inputs, "ctx": self.ctx, "run.outputs": self.visible}
-        for template in node.templates:
-            if template.name not in TEMPLATE_FIELDS:
-                continue
-            for ref in template.references:
-                pool = pools.get(ref.kind or "")
-                if pool is None or ref.name is None or ref.name in self.secret_inputs:
-                    continue
-                found, value = _resolve_path(pool, ref)
-                if found is None:
-                    continue  # a path this check cannot follow: the engine decides at run time
-                filters = {f.name for f in ref.filters}
-                raw = template.value[ref.start:ref.end]
-                where = template.source_span(ref.start, ref.end)
-                if not filters and (not found or value is None):
-                    return (f"`{raw}` in {template.name} resolved to no value — check the "
-                            "reference or add a `| default(…)` filter"), where
-                if not filters and isinstance(value, dict | list):
-                    return (f"`{raw}` in {template.name} resolved to "
-                            f"{'a list' if isinstance(value, list) else 'an object'} — add a "
-                            "`| json` filter to embed it as text"), where
-        return None
-
-
-_SEGMENT = re.compile(
-    r"\s*(?:\.\s*(?P<name>[A-Za-z_$][A-Za-z0-9_$-]*)"
-    r"|\[\s*(?:(?P<q>[\"'])(?P<key>[^\"'\\]*)(?P=q)|(?P<index>\d+))\s*\])"
-)
-_HEAD_END = re.compile(r"\s*(?:[\"']\s*\])?")
-
-
-def _resolve_path(pool: dict[str, Any], ref: TemplateRef) -> tuple[bool | None, Any]:
-    """(found, value) of the reference's path in `pool`; found is None when the path is not one
-    this reader follows."""
-    assert ref.name is not None
-    body = ref.body
-    name_at = body.find(ref.name)
-    if name_at < 0:
-        return None, None
-    rest = body[name_at + len(ref.name):]
-    index = _HEAD_END.match(rest)
-    position = index.end() if index else 0
-    if ref.name not in pool:
-        return False, None
-    value: Any = pool[ref.name]
-    while True:
-        match = _SEGMENT.match(rest, position)
-        if match is None:
-            break
-        position = match.end()
-        key = match.group("name") or match.group("key")
-        if key is not None and isinstance(value, dict) and key in value:
-            value = value[key]
-        elif match.group("index") is not None and isinstance(value, list) and int(
-            match.group("index")
-        ) < len(value):
-            value = value[int(match.group("index"))]
-        else:
-            return False, None
-    tail = rest[position:].strip()
-    if tail and not tail.startswith("|"):
-        return None, None
-    return True, value
 
 
 def synthesized_cause(
@@ -674,10 +468,9 @@ def run_workflow(
     acyclic (the engine refuses a cycle before running)."""
     runner = _Runner(workflow, graph, samples, evaluate, cancelled, budget_s)
     result = runner.run(members)
-    runner.stale = stale_outputs(result, samples)
-    if runner.stale is not None:
-        result.notes.append(runner.stale)
-    result.upstream_for = runner.upstream_for
+    result.stale = stale_outputs(result, samples)
+    if result.stale is not None:
+        result.notes.append(result.stale)
     return result
 
 
@@ -699,153 +492,3 @@ def stale_outputs(run: WorkflowRun, samples: Samples) -> str | None:
     return ("the samples' outputs for " + ", ".join(stale) + " differ from this dry run and are "
             "not used: a dry run recomputes every node but agent and human_gate ones; update "
             "or delete those entries (`nodes.<id>.outputs` sets what one node sees)")
-
-
-def same_json(left: Any, right: Any) -> bool:
-    """JSON equality without Python's `True == 1` (object key order does not matter)."""
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(same_json(left[k], right[k]) for k in left)
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(map(same_json, left, right))
-    if isinstance(left, dict | list) or isinstance(right, dict | list):
-        return False
-    return strictly_equal(left, right)
-
-
-def value_text(value: Any) -> str:
-    """A stored value as compact JSON text (`undefined` for a condition's)."""
-    if value is UNDEFINED:
-        return "undefined"
-    tag = number_tag(value)
-    if tag is not None:
-        return tag
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-
-
-
-# --- what an editor shows of a run --------------------------------------------------------------
-
-HINT_LIMIT = 60
-
-
-@dataclass(frozen=True)
-class Annotation:
-    """One node's result placed in the document: `label` (clipped) after `at` (the end of the
-    node's id), the full value as `tooltip`; `problem` is "failed" (at `range`, the failing
-    field) or "dimmed" (skipped / not run: the node's whole entry), else None."""
-
-    node: str
-    at: Position
-    label: str | None
-    tooltip: str | None
-    problem: str | None
-    range: Range
-    message: str
-
-
-def placements(run: WorkflowRun, source: SourceText) -> list[Annotation]:
-    result: list[Annotation] = []
-    for entry in run.nodes:
-        node = entry.node
-        if node.id_ref is None:
-            continue
-        id_end = source.position(node.id_ref.scalar.end)
-        label = tooltip = None
-        if entry.value is not UNDEFINED:
-            tooltip = value_text(entry.value)
-            clipped = tooltip if len(tooltip) <= HINT_LIMIT else tooltip[: HINT_LIMIT - 1] + "…"
-            label = f"{'📌 ' if entry.status == 'pinned' else ''}= {clipped}"
-        elif entry.type == "condition" and entry.reason is not None:
-            label = tooltip = f"→ {entry.reason}"
-        if entry.status == "failed":
-            span = _failing_span(entry)
-            message = f"dry run: `{entry.id}` failed: " + _error_text(entry.error)
-            detail = entry.outcome.detail if entry.outcome is not None else None
-            if detail is not None:
-                message = f"dry run: `{entry.id}` failed: {detail.cls}: {detail.message}"
-            if entry.hint is not None:
-                message += f"\n{entry.hint}"
-            result.append(Annotation(entry.id, id_end, label, tooltip, "failed",
-                                     source.range(*span), message))
-        elif entry.status in ("skipped", "not-run"):
-            message = f"dry run: `{entry.id}` {entry.status}: {entry.reason}"
-            result.append(Annotation(entry.id, id_end, f"({entry.status})", message, "dimmed",
-                                     source.range(*node.mapping.span), message))
-        else:
-            result.append(Annotation(entry.id, id_end, label, tooltip, None,
-                                     source.range(*node.id_ref.scalar.span), ""))
-    return result
-
-
-def _failing_span(entry: NodeRun) -> tuple[int, int]:
-    node = entry.node
-    if entry.where is not None:
-        return entry.where
-    if entry.outcome is not None and node.expression is not None:
-        detail = entry.outcome.detail
-        token = detail_span(node.expression, detail) if detail is not None else None
-        return token or node.expression.scalar.span
-    assert node.id_ref is not None
-    return node.id_ref.scalar.span
-
-
-def error_json(outcome: Outcome, field: ScalarText, source: SourceText) -> dict[str, Any]:
-    """The failure's error object with the author's own error (`detail`: class, message, range)
-    when the evaluation gave one, its range in document coordinates (0-based lines, UTF-16
-    columns, as `check --format json`). A dry run shows the author their own evaluation; a
-    `secret_context` failure has no detail."""
-    error = outcome.to_json(include_detail=True)["error"]
-    shown = error.get("detail")
-    if shown is not None and outcome.detail is not None:
-        span = detail_span(field, outcome.detail)
-        shown.pop("range", None)
-        if span is not None:
-            shown["range"] = utf16_range(source, source.range(*span))
-    return error
-
-
-def compiler_line(
-    path: str, outcome: Outcome, field: ScalarText, source: SourceText
-) -> list[str]:
-    """`path:LINE:COLUMN: Class: message` (1-based, code-point columns as `check` text) and the
-    source line with a caret under the failing token; [] without a detail."""
-    detail = outcome.detail
-    if detail is None:
-        return []
-    span = detail_span(field, detail) or field.scalar.span
-    where = source.range(*span)
-    heading = f"{escape_controls(detail.cls)}: {clip_message(detail.message)}"
-    return [
-        f"{escape_controls(path)}:{where.start.line + 1}:{where.start.character + 1}: {heading}",
-        *excerpt(source, where),
-    ]
-
-
-def detail_span(field: ScalarText, detail: ErrorDetail) -> tuple[int, int] | None:
-    """Document offsets of the failing token, from the detail's expression coordinates (0-based
-    lines split at JavaScript line terminators, UTF-16 columns); None without a range."""
-    if detail.range is None:
-        return None
-    start = _expression_index(field.value, detail.range.start)
-    end = _expression_index(field.value, detail.range.end)
-    return field.source_span(start, max(end, start))
-
-
-def _expression_index(text: str, position: SourcePosition) -> int:
-    """The code-point index of an expression position (clamped to the text)."""
-    line_start = 0
-    for _ in range(position.line):
-        terminator = LINE_TERMINATOR.search(text, line_start)
-        if terminator is None:
-            return len(text)
-        line_start = terminator.end()
-    terminator = LINE_TERMINATOR.search(text, line_start)
-    line_end = terminator.start() if terminator is not None else len(text)
-    return line_start + code_points_in(text[line_start:line_end], position.character)
-
-
-def _error_text(error: dict[str, Any] | None) -> str:
-    if error is None:
-        return "unknown error"
-    reason = f" ({error['reason']})" if "reason" in error else ""
-    return f"{error.get('code')}{reason}: {error.get('message')}"

@@ -1,5 +1,5 @@
-"""The sample scope for "run with sample scope": which samples to use, and the scope the engine
-would hand one node's expression.
+"""The samples a dry run uses: which file, what it holds, and the values that stand in for what
+nobody supplied.
 
 Contract:
 - `find_samples(workflow_path, explicit)` picks the samples: an explicit file if given, else a
@@ -8,17 +8,11 @@ Contract:
   `SampleScopeError` for a missing explicit file or an unreadable/invalid samples file.
 - A samples file holds `inputs`, `ctx`, `outputs` (by node id), optional `branches` (a merge's
   array, overriding the fan-in order) and `nodes: {<id>: {inputs, ctx, outputs, branches}}`
-  per-node overrides, and `notes` (strings, ignored: the starter sidecar explains itself there);
-  `run: {outputs}` is accepted for `outputs` (the `eval` scope-file shape).
-- `build_sample_scope(workflow, graph, node_id, samples)` builds the scope exactly as the engine
-  does: inputs as supplied then declared defaults (a supplied declared secret becomes a denied
-  key whose value never leaves this function; an omitted optional one stays absent); `ctx` in
-  declaration order with secret-derived keys denied; `run.outputs` narrowed to the node's
-  ancestors, keys sorted; `branches` (merge only) in the fan-in order of the spec. Missing
-  values are synthesized (input defaults or a typed placeholder, static context values, a
-  skeleton of an agent's `output_schema`), each noted in `notes`.
-- `SampleScope.scope` has the `eval --scope` shape: `{"inputs", "ctx", "run": {"outputs"},
-  "branches", "secret_inputs", "secret_ctx"}` (denied keys hold None).
+  per-node overrides (`Samples.for_node`), and `notes` (strings, ignored: the starter sidecar
+  explains itself there); `run: {outputs}` is accepted for `outputs` (the `eval` scope-file
+  shape).
+- Missing values are synthesized: a typed placeholder for a required input (`sample_input`), a
+  skeleton of an agent's `output_schema`, a gate's approval (`synthesized`).
 - `write_sidecar` creates the starter sidecar (its text: `analysis.dryrun.skeleton`) safely.
 """
 
@@ -27,27 +21,35 @@ from __future__ import annotations
 import errno
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from analysis.diagnostics import Severity
-from analysis.document.graph import CONTROL_TYPES, Graph
-from analysis.document.model import ExpressionField, InputDecl, NodeDef, Workflow
+from analysis.document.model import InputDecl, NodeDef
 from analysis.document.source import SourceText
-from analysis.document.templates import TemplateRef
 from analysis.document.yaml_nodes import YamlDocument, plain_value
 from analysis.document.yaml_read import read_yaml
 from analysis.project.files import SIDECAR_SUFFIXES
 
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml", ".yaml", ".yml")
+
+
 SAMPLE_KEYS = ("inputs", "ctx", "outputs", "branches", "nodes", "notes")
+
+
 # The nodes a dry run takes from the samples' `outputs`; it computes the others.
 PINNED_TYPES = frozenset({"agent", "human_gate"})
+
+
 # What the engine stores for an approved gate (engine.ts resume: `{decision}` without a payload).
 GATE_APPROVAL = {"decision": "approved"}
+
+
 NODE_KEYS = ("inputs", "ctx", "outputs", "branches")
+
+
 # Placeholders for a required input nobody supplied, by declared type.
 PLACEHOLDERS: dict[str, Any] = {
     "string": "",
@@ -56,6 +58,8 @@ PLACEHOLDERS: dict[str, Any] = {
     "file_path": "",
     "code_diff": "",
 }
+
+
 SCHEMA_PLACEHOLDERS: dict[str, Any] = {
     "string": "",
     "number": 0,
@@ -101,21 +105,6 @@ class Samples:
 
 
 SYNTHESIZED = Samples("synthesized", None)
-
-
-@dataclass
-class SampleScope:
-    node: str
-    kind: str  # the sandbox kind: condition | transform | merge
-    source: str  # the expression's text
-    scope: dict[str, Any]
-    origin: str
-    path: str | None
-    notes: list[str] = field(default_factory=list)
-    # shown if the evaluation fails: a synthesized ancestor output it read, and how to pin one
-    failure_hint: str | None = None
-    # the expression's field, to place a failure in the document
-    field: ExpressionField | None = None
 
 
 def workflow_stem(workflow_path: Path) -> str:
@@ -251,105 +240,6 @@ def _array(value: Any, where: str) -> list[Any] | None:
     return value
 
 
-@dataclass(frozen=True)
-class Upstream:
-    """What a dry run of the node's ancestors stored: `outputs` as `run.outputs` shows them (a
-    condition's absent), `branches` as a merge's fan-in gives them, `notes` on what happened."""
-
-    outputs: dict[str, Any]
-    branches: list[Any]
-    notes: list[str] = field(default_factory=list)
-
-
-def build_sample_scope(
-    workflow: Workflow,
-    graph: Graph,
-    node_id: str,
-    samples: Samples = SYNTHESIZED,
-    upstream: Upstream | None = None,
-) -> SampleScope:
-    node = workflow.node(node_id)
-    if node is None:
-        runnable = ", ".join(n.id for n in workflow.nodes if n.expression and n.id) or "none"
-        raise SampleScopeError(
-            f"no node with id `{node_id}`; nodes with an expression: {runnable}"
-        )
-    if node.expression is None:
-        raise SampleScopeError(
-            f"node `{node_id}` (type {node.type}) has no expression to run; choose a condition "
-            "(expression), transform (transform) or custom merge (merge_fn) node"
-        )
-    own_outputs = samples.nodes.get(node_id, {}).get("outputs", {})
-    samples = samples.for_node(node_id)
-    notes: list[str] = []
-    inputs, secret_inputs, ctx, secret_ctx = base_scope(workflow, graph, samples, notes)
-    ancestors = frozenset(graph.ancestors(node_id) - {node_id})
-    if upstream is None:
-        outputs = _outputs(workflow, ancestors, samples, notes)
-    else:
-        outputs = {**upstream.outputs, **own_outputs}
-        notes.extend(upstream.notes)
-    scope: dict[str, Any] = {
-        "inputs": inputs,
-        "ctx": ctx,
-        "run": {"outputs": {key: outputs[key] for key in sorted(outputs)}},
-        "secret_inputs": secret_inputs,
-        "secret_ctx": secret_ctx,
-    }
-    if node.type == "merge":
-        if samples.branches is not None:
-            scope["branches"] = samples.branches
-        elif upstream is not None:
-            scope["branches"] = upstream.branches
-        else:
-            scope["branches"] = [
-                outputs[branch] for branch in graph.fan_in_branches(node_id) if branch in outputs
-            ]
-    return SampleScope(
-        node_id, node.expression.kind, node.expression.value, scope, samples.origin,
-        samples.path, notes, field=node.expression,
-    )
-
-
-def base_scope(
-    workflow: Workflow, graph: Graph, samples: Samples, notes: list[str]
-) -> tuple[dict[str, Any], list[str], dict[str, Any], list[str]]:
-    """(inputs, secret inputs, ctx, secret ctx) as every node of a run sees them."""
-    inputs, secret_inputs = _inputs(workflow, graph, samples, notes)
-    ctx, secret_ctx = _context(workflow, graph, inputs, samples, notes)
-    return inputs, secret_inputs, ctx, secret_ctx
-
-
-def _inputs(
-    workflow: Workflow, graph: Graph, samples: Samples, notes: list[str]
-) -> tuple[dict[str, Any], list[str]]:
-    declared = {decl.name: decl for decl in workflow.inputs if decl.name is not None}
-    inputs: dict[str, Any] = {}
-    for name, value in samples.inputs.items():
-        if name in declared:
-            inputs[name] = value
-        else:
-            notes.append(f"sample input `{name}` is not declared by the workflow; left out")
-    for name, decl in declared.items():
-        if name in inputs:
-            continue
-        default = input_field(decl, "default")
-        required = input_field(decl, "required") is True
-        if default is not None:
-            inputs[name] = default
-        elif decl.secret:
-            if required:
-                inputs[name] = None
-        elif required:
-            # an omitted optional input stays absent, as in a real run (`?? fallback` applies)
-            inputs[name] = sample_input(decl)
-            notes.append(f"required input `{name}` has no sample value; using {inputs[name]!r}")
-    secret = [name for name in inputs if name in graph.secret_inputs]
-    for name in secret:
-        inputs[name] = None  # the value never reaches the sandbox; reading it is denied
-    return inputs, secret
-
-
 def sample_input(decl: InputDecl) -> Any:
     """A value of the input's declared shape: its first `enum` value, its `min`, else a typed
     placeholder."""
@@ -367,86 +257,6 @@ def input_field(decl: InputDecl, name: str) -> Any:
     """The plain value of an input declaration's field, or None."""
     entry = decl.mapping.get(name)
     return plain_value(entry.value) if entry else None
-
-
-def _context(
-    workflow: Workflow, graph: Graph, inputs: dict[str, Any], samples: Samples, notes: list[str]
-) -> tuple[dict[str, Any], list[str]]:
-    ctx: dict[str, Any] = {}
-    denied: list[str] = []
-    for entry in workflow.context:
-        key = entry.key
-        if key is None or key in ctx:
-            continue
-        if key in graph.secret_context:
-            ctx[key] = None
-            denied.append(key)
-        elif key in samples.ctx:
-            ctx[key] = samples.ctx[key]
-        elif entry.value is None:
-            ctx[key] = ""
-        else:
-            ctx[key] = _render(entry.value.value, entry.value.references, inputs, ctx, key, notes)
-    for key in samples.ctx:
-        if key not in ctx:
-            notes.append(f"sample ctx `{key}` is not declared by the workflow; left out")
-    return ctx, denied
-
-
-def _render(
-    template: str,
-    references: Sequence[TemplateRef],
-    inputs: dict[str, Any],
-    ctx: dict[str, Any],
-    key: str,
-    notes: list[str],
-) -> str:
-    """Resolve `{{ inputs.x }}` / `{{ ctx.y }}` (with `| default(...)`); anything else stays as
-    written, noted, so the user knows to give the value in the samples."""
-    pieces: list[str] = []
-    last = 0
-    for ref in references:
-        pieces.append(template[last:ref.start])
-        last = ref.end
-        pool = inputs if ref.kind == "inputs" else ctx if ref.kind == "ctx" else None
-        filters = [f.name for f in ref.filters]
-        if pool is not None and set(filters) <= {"default"} and ref.name is not None:
-            value = pool.get(ref.name)
-            if value is None and filters:
-                value = _default_argument(template[ref.start:ref.end])
-            pieces.append(value if isinstance(value, str) else json.dumps(value))
-        else:
-            pieces.append(template[ref.start:ref.end])
-            notes.append(
-                f"ctx `{key}`: `{template[ref.start:ref.end]}` is not resolved in a sample "
-                "scope; give its value under `ctx` in the samples"
-            )
-    pieces.append(template[last:])
-    return "".join(pieces)
-
-
-def _default_argument(reference: str) -> str:
-    _, _, rest = reference.partition("default(")
-    quote = rest[:1]
-    return rest[1:].partition(quote)[0] if quote in ("'", '"') else ""
-
-
-def _outputs(
-    workflow: Workflow, ancestors: frozenset[str], samples: Samples, notes: list[str]
-) -> dict[str, Any]:
-    outputs: dict[str, Any] = {}
-    for node_id in ancestors:
-        if node_id in samples.outputs:
-            outputs[node_id] = samples.outputs[node_id]
-        elif samples.origin == "synthesized":
-            node = workflow.node(node_id)
-            if node is not None and node.type not in CONTROL_TYPES:
-                outputs[node_id] = synthesized_output(node)
-        else:
-            notes.append(
-                f"ancestor `{node_id}` has no sample output; it is absent, as a skipped node's is"
-            )
-    return outputs
 
 
 def synthesized_output(node: NodeDef) -> Any:
@@ -536,4 +346,3 @@ def within(path: Path, roots: Iterable[Path]) -> bool:
 
 def _reason(error: BaseException) -> str:
     return getattr(error, "strerror", None) or str(error)
-

@@ -1,0 +1,116 @@
+"""Starting a dry run from an analysis, shared by `relavium-lsp run` and the LSP commands so both
+answer the same: one node's expression after its ancestors ran as the engine would run them
+(`prepare` then `evaluate`), or the whole workflow (`run_whole`; see
+`analysis.dryrun.runner`). Blocking: the server calls these from a thread, the command line
+from its main thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from analysis.checks.analyze import AnalysisResult
+from analysis.diagnostics import Severity
+from analysis.dryrun.presentation import DryRun
+from analysis.dryrun.results import WorkflowRun
+from analysis.dryrun.runner import Evaluate, run_workflow, synthesized_cause
+from analysis.dryrun.samples import Samples, SampleScopeError, find_samples
+from analysis.dryrun.scope import SampleScope, build_sample_scope
+from sandbox import Outcome, Scope, ScopeError, WorkerPool
+from sandbox.transport import Kind
+
+
+class DryRunError(Exception):
+    """The run could not start (broken YAML, unknown node, bad samples file); the message says
+    what to do. Not a sandbox result."""
+
+
+def load(
+    result: AnalysisResult, path: str | None, explicit_scope: str | None
+) -> tuple[AnalysisResult, Samples]:
+    """The samples for a run; raises DryRunError when the run cannot start."""
+    if result.workflow is None or result.graph is None:
+        syntax = next((d for d in result.diagnostics if d.rule == "yaml-syntax"), None)
+        where = f" (line {syntax.range.start.line + 1})" if syntax else ""
+        raise DryRunError(f"the workflow does not parse{where}; fix the YAML first")
+    try:
+        return result, find_samples(path, explicit_scope)
+    except SampleScopeError as error:
+        raise DryRunError(str(error)) from None
+
+
+def pool_evaluator(pool: WorkerPool) -> Evaluate:
+    def evaluate(source: str, kind: str, scope: Scope) -> Outcome:
+        # a dry run shows the author their own error (issue 13 §1): the detail is opted into
+        return pool.run(source, kind, scope, with_detail=True)  # type: ignore[arg-type]
+
+    return evaluate
+
+
+def prepare(
+    result: AnalysisResult,
+    path: str | None,
+    node_id: str,
+    explicit_scope: str | None,
+    pool: WorkerPool,
+) -> tuple[SampleScope, Scope]:
+    """The node's sample scope after its ancestors ran (blocking: they evaluate in `pool`);
+    raises DryRunError when the run cannot start."""
+    result, samples = load(result, path, explicit_scope)
+    assert result.workflow is not None and result.graph is not None
+    try:
+        alone = build_sample_scope(result.workflow, result.graph, node_id, samples)
+        if result.graph.cycle is not None:
+            alone.notes.append("the workflow has a dependency cycle; its ancestors were not run")
+            return alone, Scope.from_json(alone.scope)
+        ancestors = set(result.graph.ancestors(node_id)) - {node_id}
+        upstream = run_workflow(
+            result.workflow, result.graph, pool_evaluator(pool), samples, members=ancestors
+        )
+        sample = build_sample_scope(
+            result.workflow, result.graph, node_id, samples, upstream.as_upstream()
+        )
+        sample.failure_hint = synthesized_cause(
+            result.graph, upstream.nodes, result.workflow.nodes_by_id[node_id], node_id
+        )
+        return sample, Scope.from_json(sample.scope)
+    except (SampleScopeError, ScopeError) as error:
+        raise DryRunError(str(error)) from None
+
+
+def evaluate(
+    pool: WorkerPool, sample: SampleScope, scope: Scope, path: str | None = None
+) -> DryRun:
+    """Blocking: call from a thread (the server) or the main thread (the CLI)."""
+    kind: Kind = sample.kind  # type: ignore[assignment]
+    return DryRun(sample, pool.run(sample.source, kind, scope, with_detail=True), path)
+
+
+def run_whole(
+    result: AnalysisResult,
+    path: str | None,
+    explicit_scope: str | None,
+    pool: WorkerPool,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> WorkflowRun:
+    """The whole-workflow dry run (blocking); raises DryRunError when it cannot start."""
+    result, samples = load(result, path, explicit_scope)
+    assert result.workflow is not None and result.graph is not None
+    if result.graph.cycle is not None:
+        raise DryRunError(
+            "the workflow has a dependency cycle (" + " → ".join(result.graph.cycle)
+            + "); the engine refuses to run it"
+        )
+    try:
+        run = run_workflow(
+            result.workflow, result.graph, pool_evaluator(pool), samples, cancelled=cancelled
+        )
+    except ScopeError as error:
+        raise DryRunError(str(error)) from None
+    errors = sum(1 for d in result.diagnostics if d.severity == Severity.ERROR)
+    if errors:
+        run.notes.insert(0, (
+            f"the workflow has {errors} error(s) (see `relavium-lsp check`): the engine would "
+            "refuse to load it; this shows what its deterministic part would do anyway"
+        ))
+    return run
