@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 _COMMENT = re.compile(r"(?:^|(?<=\s))#\s*relavium-lsp:\s*ignore\[([^\]]*)\]", re.MULTILINE)
 # A comment on a line to add an id to (found anywhere in the line, as an author may write it).
 _EXISTING = re.compile(r"#\s*relavium-lsp:\s*ignore\[([^\]]*)\]")
-# What no comment can silence: a document that does not read, and the analysis's own failure.
+# Offered no "Ignore …": a document that does not read is to be fixed, and an internal error is
+# a bug to report, not to hide.
 UNSUPPRESSIBLE = frozenset({"yaml-syntax", "internal-error"})
 
 

@@ -8,10 +8,8 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 
 from analysis.diagnostics import Edit
+from analysis.document.edits import Replacement
 from server.lsp.documents import Snapshot
-
-# (start offset, end offset, new text) in the snapshot's code points
-Replacement = tuple[int, int, str]
 
 
 def text_edits(snapshot: Snapshot, edits: Iterable[Edit]) -> list[types.TextEdit]:
@@ -24,6 +22,7 @@ def text_edits(snapshot: Snapshot, edits: Iterable[Edit]) -> list[types.TextEdit
 
 
 def offset_edits(snapshot: Snapshot, replacements: Iterable[Replacement]) -> list[types.TextEdit]:
+    """Replacements in the snapshot's code-point offsets (a rename's plan) in client positions."""
     lines = snapshot.lines
     return [
         types.TextEdit(
