@@ -3,13 +3,15 @@ longer has the diagnostic (and reads as intended); where a fix would be wrong, n
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from analysis.checks.analyze import AnalysisResult, analyze
 from analysis.checks.suppression import suppression_fixes
 from analysis.diagnostics import Diagnostic, Fix
 from analysis.document.source import SourceText
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, FIXTURES, REPO_ROOT
 
 EXAMPLE = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")
 
@@ -211,3 +213,21 @@ def test_the_suppression_fixes_silence_the_diagnostic() -> None:
         again = analyze(applied(text, fix))
         assert [d.rule for d in again.diagnostics] == []
         assert [d.rule for d in again.suppressed] == ["unknown-node"]
+
+
+POSITIVE_FIXTURES = sorted(
+    [*(FIXTURES / "rules").glob("*/positive*.relavium.yaml"),
+     *(REPO_ROOT / "tests/analysis/expressions/fixtures/rules").glob("*/positive*.relavium.yaml")]
+)
+
+
+@pytest.mark.parametrize("path", POSITIVE_FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_fix_in_the_rule_fixtures_keeps_the_yaml_and_removes_a_finding(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    found = analyze(text).diagnostics
+    for diagnostic in found:
+        before = [d for d in found if d.rule == diagnostic.rule]
+        for fix in diagnostic.fixes:
+            after = analyze(applied(text, fix)).diagnostics
+            assert "yaml-syntax" not in {d.rule for d in after}, fix
+            assert len([d for d in after if d.rule == diagnostic.rule]) < len(before), fix
