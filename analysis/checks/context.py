@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from analysis.checks.template_sites import Site
 from analysis.checks.template_sites import collect_sites as collect_template_sites
-from analysis.diagnostics import Diagnostic, Related, Severity
+from analysis.diagnostics import Diagnostic, Fix, Related, Severity
 from analysis.document.graph import Graph
 from analysis.document.model import Branch, Edge, NodeDef, Workflow
 from analysis.document.source import SourceText
@@ -61,10 +61,11 @@ class RuleContext:
         message: str,
         data: dict[str, Any] | None = None,
         related: Iterable[tuple[int, int, str]] = (),
+        fixes: tuple[Fix, ...] = (),
     ) -> Diagnostic:
         return Diagnostic(
             self.source.range(start, end), severity, rule, message, data,
-            tuple(Related(self.source.range(s, e), text) for s, e, text in related),
+            tuple(Related(self.source.range(s, e), text) for s, e, text in related), fixes,
         )
 
     @cached_property

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from analysis.checks.context import RuleContext
-from analysis.diagnostics import Diagnostic, Severity
+from analysis.diagnostics import Diagnostic, Fix, Severity
 from analysis.document.expressions import ExpressionFacts, Span, analyze_expression
 from analysis.document.model import ExpressionField, NodeDef
 from analysis.document.text_cache import text_cache
@@ -41,10 +41,11 @@ class ExpressionSite:
         message: str,
         data: dict[str, Any] | None = None,
         related: Iterable[tuple[int, int, str]] = (),
+        fixes: tuple[Fix, ...] = (),
     ) -> Diagnostic:
         """A diagnostic on `span` of the decoded expression, placed in the document."""
         start, end = self.field.source_span(span.start, span.end)
-        return ctx.diagnostic(rule, severity, start, end, message, data, related)
+        return ctx.diagnostic(rule, severity, start, end, message, data, related, fixes)
 
 
 def field_label(field: ExpressionField) -> str:

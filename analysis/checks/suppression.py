@@ -5,6 +5,9 @@ Contract: a suppression comment silences the named rule ids (or every rule with 
 - for every diagnostic inside a node, an edge, an input, a context entry or an agent when the
   comment sits on the first line of that list item or on its own line(s) directly above it.
 A `#` inside a scalar (block scalars included) is text, never a suppression.
+
+`suppression_fixes` writes such a comment for a diagnostic (the editor's "Ignore …" quick fixes):
+every diagnostic gets them, so no rule builds them.
 """
 
 from __future__ import annotations
@@ -12,15 +15,28 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from analysis.diagnostics import Diagnostic
-from analysis.document.yaml_nodes import YMapping
+from analysis.diagnostics import Diagnostic, Fix, Position
+from analysis.document.edits import Replacement, fix, indentation_at, newline_of
+from analysis.document.model import Workflow
+from analysis.document.source import SourceText
+from analysis.document.yaml_nodes import YamlDocument, YMapping
 
 if TYPE_CHECKING:
     from analysis.checks.context import RuleContext
 
 _COMMENT = re.compile(r"(?:^|(?<=\s))#\s*relavium-lsp:\s*ignore\[([^\]]*)\]", re.MULTILINE)
+# A comment on a line to add an id to (found anywhere in the line, as an author may write it).
+_EXISTING = re.compile(r"#\s*relavium-lsp:\s*ignore\[([^\]]*)\]")
+# Offered no "Ignore …": a document that does not read is to be fixed, and an internal error is
+# a bug to report, not to hide.
+UNSUPPRESSIBLE = frozenset({"yaml-syntax", "internal-error"})
+
+
+def _inside_scalar(spans: list[tuple[int, int]], offset: int) -> bool:
+    at = bisect.bisect_right(spans, (offset, float("inf"))) - 1
+    return at >= 0 and spans[at][0] <= offset < spans[at][1]
 
 
 def _comments(context: RuleContext) -> dict[int, set[str]]:
@@ -29,11 +45,9 @@ def _comments(context: RuleContext) -> dict[int, set[str]]:
     if "relavium-lsp" not in text:
         return {}
     spans = context.document.scalar_spans
-    starts = [start for start, _ in spans]
     result: dict[int, set[str]] = {}
     for match in _COMMENT.finditer(text):
-        at = bisect.bisect_right(starts, match.start()) - 1
-        if at >= 0 and spans[at][0] <= match.start() < spans[at][1]:
+        if _inside_scalar(spans, match.start()):
             continue
         ids = {part.strip() for part in match.group(1).split(",") if part.strip()}
         result.setdefault(context.source.position(match.start()).line, set()).update(ids)
@@ -41,11 +55,18 @@ def _comments(context: RuleContext) -> dict[int, set[str]]:
 
 
 def _items(context: RuleContext) -> Iterable[YMapping]:
-    workflow = context.workflow
-    for group in (workflow.nodes, workflow.edges, workflow.inputs, workflow.context,
-                  workflow.agents):
-        for item in group:
-            yield item.mapping
+    for _, item in _groups(context.workflow):
+        yield item.mapping
+
+
+def _groups(workflow: Workflow) -> Iterable[tuple[str, Any]]:
+    """(kind, item) for every list item a comment above it covers, in document order of lists."""
+    for kind, items in (
+        ("node", workflow.nodes), ("edge", workflow.edges), ("input", workflow.inputs),
+        ("context entry", workflow.context), ("agent", workflow.agents),
+    ):
+        for item in items:
+            yield kind, item
 
 
 def _last_content(text: str, mapping: YMapping) -> int:
@@ -101,3 +122,56 @@ def _ids_above(context: RuleContext, by_line: dict[int, set[str]], first: int) -
         ids |= by_line.get(line, set())
         line -= 1
     return ids
+
+
+def suppression_fixes(
+    diagnostic: Diagnostic, source: SourceText, document: YamlDocument, workflow: Workflow
+) -> list[Fix]:
+    """"Ignore …" for `diagnostic` of the analysis of `source`: a comment on its line (unless the
+    line ends inside a scalar, where a `#` would be text), and one on its own line above the
+    list item holding it. Safe: a comment changes nothing the engine reads."""
+    rule = diagnostic.rule
+    if rule in UNSUPPRESSIBLE:
+        return []
+    fixes = []
+    on_line = _on_line(diagnostic, source, document.scalar_spans)
+    if on_line is not None:
+        fixes.append(fix(source, f"Ignore {rule} on this line", [on_line], safe=True))
+    item = _enclosing_item(workflow, source.offset(diagnostic.range.start))
+    if item is not None:
+        label, mapping = item
+        fixes.append(fix(source, f"Ignore {rule} for {label}", [_above(source.text, mapping, rule)],
+                         safe=True))
+    return fixes
+
+
+def _on_line(diagnostic: Diagnostic, source: SourceText, spans: list[tuple[int, int]]
+             ) -> Replacement | None:
+    rule = diagnostic.rule
+    line = diagnostic.range.start.line
+    line_start = source.offset(Position(line, 0))
+    content = source.line_text(line)
+    line_end = line_start + len(content)
+    if _inside_scalar(spans, max(line_end - 1, line_start)):
+        return None
+    existing = _EXISTING.search(content)
+    if existing is not None and not _inside_scalar(spans, line_start + existing.start()):
+        close = line_start + existing.end() - 1
+        return (close, close, f", {rule}")
+    return (line_end, line_end, f"  # relavium-lsp: ignore[{rule}]")
+
+
+def _enclosing_item(workflow: Workflow, offset: int) -> tuple[str, YMapping] | None:
+    for kind, item in _groups(workflow):
+        mapping = item.mapping
+        if mapping.start <= offset < max(mapping.end, mapping.start + 1):
+            name = getattr(item, "id", None) or getattr(item, "name", None) or getattr(
+                item, "key", None
+            )
+            return (f"{kind} {name}" if name else f"this {kind}"), mapping
+    return None
+
+
+def _above(text: str, mapping: YMapping, rule: str) -> Replacement:
+    line_start, indent = indentation_at(text, mapping.start)
+    return (line_start, line_start, f"{indent}# relavium-lsp: ignore[{rule}]{newline_of(text)}")

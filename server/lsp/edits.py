@@ -1,17 +1,28 @@
-"""Text edits from code-point offsets, packaged the way the client accepts workspace edits."""
+"""Text edits in client positions, packaged the way the client accepts workspace edits."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from analysis.diagnostics import Edit
+from analysis.document.edits import Replacement
 from server.lsp.documents import Snapshot
 
-# (start offset, end offset, new text) in the snapshot's code points
-Replacement = tuple[int, int, str]
+
+def text_edits(snapshot: Snapshot, edits: Iterable[Edit]) -> list[types.TextEdit]:
+    """A fix's edits (positions in the snapshot's analysed text) in client positions."""
+    lines = snapshot.lines
+    return [
+        types.TextEdit(range=lines.to_client_range(edit.range), new_text=edit.new_text)
+        for edit in edits
+    ]
 
 
-def text_edits(snapshot: Snapshot, replacements: list[Replacement]) -> list[types.TextEdit]:
+def offset_edits(snapshot: Snapshot, replacements: Iterable[Replacement]) -> list[types.TextEdit]:
+    """Replacements in the snapshot's code-point offsets (a rename's plan) in client positions."""
     lines = snapshot.lines
     return [
         types.TextEdit(
@@ -26,11 +37,10 @@ def text_edits(snapshot: Snapshot, replacements: list[Replacement]) -> list[type
 
 
 def workspace_edit(
-    capabilities: types.ClientCapabilities, snapshot: Snapshot, replacements: list[Replacement]
+    capabilities: types.ClientCapabilities, snapshot: Snapshot, edits: Sequence[types.TextEdit]
 ) -> types.WorkspaceEdit:
     """A versioned `documentChanges` edit when the client takes one (so a stale fix is refused),
     plain `changes` otherwise."""
-    edits = text_edits(snapshot, replacements)
     if get_capability(capabilities, "workspace.workspace_edit.document_changes", False):
         return types.WorkspaceEdit(
             document_changes=[
@@ -42,4 +52,4 @@ def workspace_edit(
                 )
             ]
         )
-    return types.WorkspaceEdit(changes={snapshot.uri: edits})
+    return types.WorkspaceEdit(changes={snapshot.uri: list(edits)})

@@ -146,3 +146,41 @@ async def test_no_edge_is_offered_when_it_would_close_a_cycle(
     titles = [action.title for action in await client.quick_fixes(uri, diagnostic)]
     assert not [title for title in titles if title.startswith("Add an edge")], titles
     assert "Ignore unordered-output-read for node route" in titles
+
+
+@pytest.mark.parametrize(
+    ("rule", "written", "title", "meant"),
+    [
+        pytest.param(
+            "unknown-agent", "agent_ref: writter", "Change `writter` to `writer`",
+            "agent_ref: writer", id="unknown-agent",
+        ),
+        pytest.param(
+            "unknown-template-reference", "Ticket: {{ inputs.ticket_txt }}",
+            "Change `ticket_txt` to `ticket_text`", "Ticket: {{ inputs.ticket_text }}",
+            id="unknown-template-reference",
+        ),
+        pytest.param(
+            "template-in-expression", "tier: {{ inputs.customer_tier }} ??",
+            "Write `inputs.customer_tier` instead of `{{ inputs.customer_tier }}`",
+            "tier: inputs.customer_tier ??", id="template-in-expression",
+        ),
+        pytest.param(
+            "invalid-template", "Urgent {{ run.outputs.classify.topic }}",
+            'Write `run.outputs["classify"]`', 'Urgent {{ run.outputs["classify"].topic }}',
+            id="invalid-template",
+        ),
+    ],
+)
+async def test_a_rules_own_answer_is_the_preferred_fix(
+    client: RelaviumClient, workspace: Workspace, rule: str, written: str, title: str, meant: str
+) -> None:
+    assert meant in EXAMPLE
+    uri = workspace.open(f"answer-{rule}.relavium.yaml", EXAMPLE.replace(meant, written))
+    diagnostic = await only(client, uri, rule)
+    actions = await client.quick_fixes(uri, diagnostic)
+    assert actions[0].title == title and actions[0].is_preferred
+    assert not [action.title for action in actions[1:] if action.is_preferred]
+    client.apply_action(uri, actions[0])
+    assert client.text(uri) == EXAMPLE
+    assert [d for d in await client.diagnostics_for(uri) if d.code == rule] == []

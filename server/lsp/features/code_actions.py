@@ -1,5 +1,7 @@
-"""Quick fixes for the diagnostics under the cursor, computed from the current analysis (so an
-edit never applies to text the client no longer has) and driven by each diagnostic's `data`."""
+"""Quick fixes for the diagnostics under the cursor: each diagnostic's own fixes (built by the
+rule that found it), then the "Ignore …" suppression comments every diagnostic gets, converted
+to code actions on the current analysis (so an edit never applies to text the client no longer
+has)."""
 
 from __future__ import annotations
 
@@ -7,11 +9,12 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
+from analysis.checks.suppression import suppression_fixes
 from analysis.diagnostics import Range
 from server.lsp.diagnostics import to_lsp
+from server.lsp.edits import text_edits, workspace_edit
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
-from server.lsp.quick_fixes import FixContext, fixes_for
 
 
 def _touches(a: Range, b: Range) -> bool:
@@ -39,17 +42,29 @@ def register(ls: RelaviumLanguageServer) -> None:
         snapshot = await ls.fresh_snapshot(params.text_document.uri)
         if snapshot is None or not snapshot.is_good:
             return []
+        result = snapshot.result
+        assert result.workflow is not None  # a good snapshot has its model
         requested = snapshot.lines.from_client_range(params.range)
         actions: list[types.CodeAction] = []
-        for diagnostic in snapshot.result.diagnostics:
+        for diagnostic in result.diagnostics:
             severity = ls.settings.severity_for(diagnostic.rule, diagnostic.severity)
             if severity is None or not _touches(diagnostic.range, requested):
                 continue
-            context = FixContext(
-                snapshot,
-                diagnostic,
-                to_lsp(snapshot, diagnostic, severity),
-                ls.client_capabilities,
+            lsp_diagnostic = to_lsp(snapshot, diagnostic, severity)
+            ignoring = suppression_fixes(
+                diagnostic, result.source, result.document, result.workflow
             )
-            actions.extend(fixes_for(context))
+            for index, fix in enumerate([*diagnostic.fixes, *ignoring]):
+                actions.append(
+                    types.CodeAction(
+                        title=fix.title,
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[lsp_diagnostic],
+                        # the rule's first answer; never a suppression
+                        is_preferred=(index == 0 and bool(diagnostic.fixes)) or None,
+                        edit=workspace_edit(
+                            ls.client_capabilities, snapshot, text_edits(snapshot, fix.edits)
+                        ),
+                    )
+                )
         return actions

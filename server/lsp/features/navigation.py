@@ -14,7 +14,7 @@ from pygls.exceptions import JsonRpcException
 
 from analysis.ide.navigation import Occurrence, SymbolIndex, symbol_index
 from analysis.ide.rename import RenameRefused, plan_rename, rename_target
-from server.lsp.edits import workspace_edit
+from server.lsp.edits import offset_edits, workspace_edit
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
 from server.lsp.serving import View, view_of
@@ -139,4 +139,6 @@ def register(ls: RelaviumLanguageServer) -> None:
             return None
         view, index, occurrence = target
         replacements = plan_rename(index, occurrence, params.new_name)
-        return workspace_edit(ls.client_capabilities, view.snapshot, replacements)
+        return workspace_edit(
+            ls.client_capabilities, view.snapshot, offset_edits(view.snapshot, replacements)
+        )

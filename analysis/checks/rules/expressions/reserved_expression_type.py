@@ -3,7 +3,8 @@
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
-from analysis.diagnostics import Diagnostic, Severity
+from analysis.diagnostics import Diagnostic, Fix, Severity
+from analysis.document.edits import fix, remove_entry
 from analysis.document.model import NodeDef
 from analysis.document.yaml_nodes import YScalar
 
@@ -27,6 +28,19 @@ def expression_types(ctx: RuleContext) -> list[tuple[NodeDef, YScalar, str]]:
     return found
 
 
+def use_js(ctx: RuleContext, node: NodeDef, scalar: YScalar) -> tuple[Fix, ...]:
+    """Write `js`, or drop the key (js is the only type and the default). Not safe: the
+    expression may be written in the language the key named."""
+    fixes = [fix(ctx.source, "Use `expression_type: js`", [(scalar.start, scalar.end, "js")],
+                 safe=False)]
+    entry = node.entry("expression_type")
+    removal = None if entry is None else remove_entry(ctx.source.text, entry)
+    if removal is not None:
+        fixes.append(fix(ctx.source, "Remove `expression_type` (js is the default)", [removal],
+                         safe=False))
+    return tuple(fixes)
+
+
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     for node, scalar, value in ctx.shared(expression_types):
         if value in RESERVED:
@@ -37,4 +51,5 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"supported; write '{field}' in JavaScript and set expression_type: js "
                 "(or drop the key)",
                 {"replacement": "js"},
+                fixes=use_js(ctx, node, scalar),
             )

@@ -3,7 +3,11 @@
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
-from analysis.checks.rules.expressions.reserved_expression_type import RESERVED, expression_types
+from analysis.checks.rules.expressions.reserved_expression_type import (
+    RESERVED,
+    expression_types,
+    use_js,
+)
 from analysis.diagnostics import Diagnostic, Severity
 
 RULE_ID = "unknown-expression-type"
@@ -19,4 +23,5 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"node '{node.id}': expression_type '{value}' is unknown; the only "
                 "expression type is js: write expression_type: js or drop the key",
                 {"replacement": "js"},
+                fixes=use_js(ctx, node, scalar),
             )

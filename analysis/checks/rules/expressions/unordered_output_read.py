@@ -14,9 +14,11 @@ from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
 from analysis.checks.expression_sites import ExpressionSite, expression_sites, output_access
-from analysis.diagnostics import Diagnostic, Severity
+from analysis.diagnostics import Diagnostic, Fix, Severity
+from analysis.document.edits import append_item, fix, flow_scalar, newline_of
 from analysis.document.expressions import OutputRead, ReadGrade
 from analysis.document.graph import Graph
+from analysis.document.yaml_nodes import YSequence
 
 RULE_ID = "unordered-output-read"
 SEVERITY = Severity.ERROR
@@ -68,6 +70,25 @@ def _could_be_ordered_unseen(
     )
 
 
+def _newline(ctx: RuleContext) -> str:
+    return newline_of(ctx.source.text)
+
+
+def _ordering_edge(ctx: RuleContext, reader: str, target: str) -> tuple[Fix, ...]:
+    """Add the edge `target → reader` to `edges` — unless it closes a cycle (`reader` already
+    precedes `target`) or there is no edges list to add it to. Not safe: moving the read is the
+    other answer."""
+    if reader == target or reader in ctx.graph.ancestors(target):
+        return ()
+    body = ctx.workflow.body
+    entry = body.get("edges") if body is not None else None
+    if entry is None or not isinstance(entry.value, YSequence):
+        return ()
+    edge = f"{{ from: {flow_scalar(target)}, to: {flow_scalar(reader)} }}"
+    insertion = append_item(ctx.source.text, entry.value, edge, ctx.shared(_newline))
+    return (fix(ctx.source, f"Add an edge from {target} to {reader}", [insertion], safe=False),)
+
+
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     graph = ctx.graph
     if graph.cycle is not None:
@@ -110,4 +131,5 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                     "form": read.form.value,
                 },
                 related=related,
+                fixes=_ordering_edge(ctx, reader, read.node_id),
             )

@@ -8,6 +8,7 @@ reported when the workflow declares no agents at all (they all come from elsewhe
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
+from analysis.checks.fixes import change_name
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.naming import Suggestions
 
@@ -32,4 +33,5 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             "fix the id or declare the agent there (fine as it is only if the workspace agent "
             "registry provides it)",
             {"name": ref.id, **data},
+            fixes=change_name(ctx.source, ref.span, ref.id, suggestions.closest(ref.id)),
         )

@@ -4,6 +4,7 @@ that names no node."""
 from collections.abc import Container, Iterator
 
 from analysis.checks.context import RuleContext
+from analysis.checks.fixes import change_name
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.document.model import NodeDef
 from analysis.naming import Suggestions
@@ -56,4 +57,5 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             f"{where} names node '{node_id}', which does not exist{hint}; use the id of a "
             "node in this workflow",
             {"name": node_id, **data},
+            fixes=change_name(ctx.source, span, node_id, suggestions.closest(node_id)),
         )

@@ -7,7 +7,9 @@ import re
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
-from analysis.diagnostics import Diagnostic, Severity
+from analysis.checks.template_sites import Site
+from analysis.diagnostics import Diagnostic, Fix, Severity
+from analysis.document.edits import fix, replace_in_scalar
 from analysis.document.model import VERBATIM_TEMPLATE_FIELDS, NodeDef, TemplateField
 from analysis.document.templates import FILTER_ARGUMENTS, KNOWN_FILTERS
 from analysis.naming import JS_WHITESPACE, did_you_mean
@@ -43,6 +45,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"{site.where}: the engine cannot resolve {{{{{ref.body}}}}} as written (no "
                 "spaces around '.', and a node output is run.outputs[\"node-id\"]); use "
                 f"{HEADS}",
+                fixes=_bracket_form(ctx, site),
             )
             continue
         if ref.kind == "run.id":
@@ -67,6 +70,25 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                     f"{site.where}: filter '{used.name}' takes {wanted}, not "
                     f"{used.arguments}; the template fails when it is resolved",
                 )
+
+
+def _bracket_form(ctx: RuleContext, site: Site) -> tuple[Fix, ...]:
+    """`{{ run.outputs.start }}` → `{{ run.outputs["start"] }}`, for a node of this workflow
+    read in a node's field. Not safe: the bracket form adds a data edge (the dot form resolves
+    to nothing), so it is not offered where that edge would close a cycle."""
+    ref = site.ref
+    owner = site.owner
+    if ref.kind != "run.outputs" or ref.edge or ref.name not in ctx.workflow.nodes_by_id:
+        return ()
+    if not isinstance(owner, NodeDef) or owner.id is None or (
+            owner.id == ref.name or owner.id in ctx.graph.ancestors(ref.name)):
+        return ()
+    head_start = ref.start + 2 + len(ref.body) - len(ref.body.lstrip())
+    bracketed = f'run.outputs["{ref.name}"]'
+    replacement = replace_in_scalar(site.field, head_start, ref.name_end, bracketed)
+    if replacement is None:
+        return ()
+    return (fix(ctx.source, f"Write `{bracketed}`", [replacement], safe=False),)
 
 
 def _save_to(ctx: RuleContext, template: TemplateField) -> Iterator[Diagnostic]:

@@ -6,6 +6,7 @@ the engine sends verbatim (system_prompt, system_prompt_append)."""
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
+from analysis.checks.fixes import change_name_in
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.document.model import VERBATIM_TEMPLATE_FIELDS, ContextDecl
 from analysis.naming import Suggestions
@@ -40,8 +41,8 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             owner.key == ref.name)
         if ref.name in known[ref.kind] and not self_reference:
             continue
-        hint, data = suggestions[ref.kind].did_you_mean(
-            ref.name, excluding=ref.name if self_reference else None)
+        excluding = ref.name if self_reference else None
+        hint, data = suggestions[ref.kind].did_you_mean(ref.name, excluding)
         problem = "refers to itself" if self_reference else f"names no declared {what}"
         # getByPath gives undefined, and a first `| default(…)` turns that into its argument.
         defaulted = bool(ref.filters) and ref.filters[0].name == "default"
@@ -51,4 +52,6 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             f"{site.where}: {{{{ {ref.body.strip()} }}}} {problem}{consequence}{hint}; declare "
             "it or fix the name",
             {"name": ref.name, **data},
+            fixes=change_name_in(site.field, ref.name_start, ref.name_end,
+                                 suggestions[ref.kind].closest(ref.name, excluding)),
         )
