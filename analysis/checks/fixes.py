@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from analysis.diagnostics import Fix
 from analysis.document.edits import fix, replace_in_scalar
-from analysis.document.model import ScalarText
+from analysis.document.scalar_offsets import ScalarText
 from analysis.document.source import SourceText
 
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 
 from analysis.diagnostics import Edit, Fix
-from analysis.document.model import ScalarText
+from analysis.document.scalar_offsets import ScalarText
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YEntry, YSequence
 from analysis.document.yaml_profile import resolve_plain

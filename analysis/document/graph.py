@@ -32,15 +32,8 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from analysis.document.model import (
-    DATA_EDGE_FIELDS,
-    AgentDecl,
-    Edge,
-    NodeDef,
-    NodeRef,
-    ScalarText,
-    Workflow,
-)
+from analysis.document.model import DATA_EDGE_FIELDS, AgentDecl, Edge, NodeDef, NodeRef, Workflow
+from analysis.document.scalar_offsets import ScalarText
 from analysis.document.templates import TemplateRef
 
 CONTROL_TYPES = frozenset({"condition", "parallel"})

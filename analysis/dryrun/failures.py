@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from analysis.document.display import clip_message, escape_controls, excerpt, utf16_range
-from analysis.document.model import ScalarText
+from analysis.document.scalar_offsets import ScalarText
 from analysis.document.source import SourceText, code_points_in
 from sandbox import ErrorDetail, Outcome
 from sandbox.errors import SourcePosition

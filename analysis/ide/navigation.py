@@ -27,14 +27,8 @@ from typing import TypeVar
 from weakref import WeakKeyDictionary
 
 from analysis.document.expressions import ReadForm, analyze_expression
-from analysis.document.model import (
-    ExpressionField,
-    NodeDef,
-    NodeRef,
-    ScalarText,
-    TemplateField,
-    Workflow,
-)
+from analysis.document.model import ExpressionField, NodeDef, NodeRef, TemplateField, Workflow
+from analysis.document.scalar_offsets import ScalarText
 
 F = TypeVar("F", bound=ScalarText)
 
