@@ -6,20 +6,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, TypeVar, cast
 
+from analysis.checks.expression_sites import ExpressionSite, collect_sites, evaluated_fields
 from analysis.checks.template_sites import Site
 from analysis.checks.template_sites import collect_sites as collect_template_sites
 from analysis.diagnostics import Diagnostic, Fix, Related, Severity
 from analysis.document.graph import Graph
-from analysis.document.model import Branch, Edge, NodeDef, Workflow
+from analysis.document.model import Branch, Edge, ExpressionField, NodeDef, Workflow
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YamlDocument
 from analysis.schema.walk import SchemaMemo
 from analysis.schema.workflow import validate
-
-if TYPE_CHECKING:
-    from analysis.checks.expression_sites import ExpressionSite
 
 T = TypeVar("T")
 
@@ -76,13 +74,15 @@ class RuleContext:
         return problems
 
     @cached_property
+    def evaluated_fields(self) -> list[tuple[NodeDef, ExpressionField]]:
+        """Every expression field the engine evaluates, with its node."""
+        return evaluated_fields(self.workflow)
+
+    @cached_property
     def expression_sites(self) -> list[ExpressionSite]:
         """Every evaluated expression within the size limit with its facts: analysed once per
         analysis and shared by every expression rule (each used to re-derive them)."""
-        # Imported here: that module builds on this one.
-        from analysis.checks.expression_sites import collect_sites
-
-        return collect_sites(self)
+        return collect_sites(self.evaluated_fields)
 
     @cached_property
     def template_sites(self) -> list[Site]:

@@ -8,14 +8,24 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from analysis.checks.context import RuleContext
 from analysis.diagnostics import Diagnostic, Fix, Severity
 from analysis.document.expressions import ExpressionFacts, Span, analyze_expression
-from analysis.document.model import ExpressionField, NodeDef
+from analysis.document.model import ExpressionField, NodeDef, Workflow
 from analysis.document.text_cache import text_cache
 from sandbox.syntax import SyntaxProblem, check_syntax
+
+
+class Reporter(Protocol):
+    """What places a diagnostic at document offsets: the rule context (`RuleContext.diagnostic`),
+    which builds on this module."""
+
+    def diagnostic(
+        self, rule: str, severity: Severity, start: int, end: int, message: str,
+        data: dict[str, Any] | None = ..., related: Iterable[tuple[int, int, str]] = ...,
+        fixes: tuple[Fix, ...] = ...,
+    ) -> Diagnostic: ...
 
 
 # Compared and hashed by value, never changed; not frozen, whose __init__ costs three times as
@@ -34,7 +44,7 @@ class ExpressionSite:
 
     def diagnostic(
         self,
-        ctx: RuleContext,
+        ctx: Reporter,
         rule: str,
         severity: Severity,
         span: Span,
@@ -60,23 +70,18 @@ def field_label(field: ExpressionField) -> str:
 MAX_EXPRESSION_CHARS = 32 * 1024
 
 
-def evaluated_fields(ctx: RuleContext) -> list[tuple[NodeDef, ExpressionField]]:
+def evaluated_fields(workflow: Workflow) -> list[tuple[NodeDef, ExpressionField]]:
     """Every expression field the engine evaluates (and scans), with its node. A `merge_fn`
     beside a strategy other than `custom` is ignored by the engine; unused-merge-fn reports it
     instead."""
-    return [(node, field) for node in ctx.workflow.nodes
+    return [(node, field) for node in workflow.nodes
             if (field := node.expression) is not None
             and (node.type != "merge" or node.merge_strategy == "custom")]
 
 
-def expression_sites(ctx: RuleContext) -> list[ExpressionSite]:
-    """Every evaluated expression within the size limit, with its facts (computed once per
-    analysis: `RuleContext.expression_sites`)."""
-    return ctx.expression_sites
-
-
-def collect_sites(ctx: RuleContext) -> list[ExpressionSite]:
-    fields = [(node, field) for node, field in ctx.shared(evaluated_fields)
+def collect_sites(evaluated: list[tuple[NodeDef, ExpressionField]]) -> list[ExpressionSite]:
+    """The sites of the evaluated fields within the size limit, with their facts."""
+    fields = [(node, field) for node, field in evaluated
               if len(field.value) <= MAX_EXPRESSION_CHARS]
     facts = analyze_expression.map([field.value for _, field in fields])
     return [ExpressionSite(field, fact, node)

@@ -9,7 +9,6 @@ while `typeof branches` or `branches ?? []` evaluate fine and are not reported.
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
-from analysis.checks.expression_sites import expression_sites
 from analysis.diagnostics import Diagnostic, Severity
 
 RULE_ID = "branches-outside-merge"
@@ -18,7 +17,7 @@ SUMMARY = "`branches` is dereferenced outside a merge node's merge_fn, where it 
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for site in expression_sites(ctx):
+    for site in ctx.expression_sites:
         if site.node.type == "merge":
             continue
         for span in site.facts.branches_null_derefs:

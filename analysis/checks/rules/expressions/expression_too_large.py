@@ -10,7 +10,7 @@ packages/core/src/expression/sandbox.ts).
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
-from analysis.checks.expression_sites import MAX_EXPRESSION_CHARS, evaluated_fields, field_label
+from analysis.checks.expression_sites import MAX_EXPRESSION_CHARS, field_label
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.document.source import utf16_length
 
@@ -25,7 +25,7 @@ ENGINE_MAX_EXPRESSION_UNITS = 100_000
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for node, field in ctx.shared(evaluated_fields):
+    for node, field in ctx.evaluated_fields:
         if len(field.value) <= MAX_EXPRESSION_CHARS:
             continue
         start, end = field.scalar.span

@@ -8,7 +8,6 @@ such use throws or never completes when the node runs.
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
-from analysis.checks.expression_sites import expression_sites
 from analysis.diagnostics import Diagnostic, Severity
 
 RULE_ID = "forbidden-global"
@@ -61,7 +60,7 @@ _WHY = {
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for site in expression_sites(ctx):
+    for site in ctx.expression_sites:
         for use in site.facts.forbidden:
             why, fix = _WHY[use.name]
             yield site.diagnostic(

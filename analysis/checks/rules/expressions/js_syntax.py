@@ -7,7 +7,7 @@ tree-sitter only widens the range to the token found there.
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
-from analysis.checks.expression_sites import expression_sites, syntax_problem
+from analysis.checks.expression_sites import syntax_problem
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.document.expressions import Span, semantic_tokens
 
@@ -66,7 +66,7 @@ GENERAL_ADVICE = (
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     # An empty expression is invalid-value's report.
-    sites = [site for site in expression_sites(ctx) if site.field.value.strip()]
+    sites = [site for site in ctx.expression_sites if site.field.value.strip()]
     verdicts = syntax_problem.map([site.field.value for site in sites])
     for site, problem in zip(sites, verdicts, strict=True):
         if problem is None:

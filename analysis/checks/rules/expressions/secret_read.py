@@ -9,7 +9,6 @@ the graph computes it.
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
-from analysis.checks.expression_sites import expression_sites
 from analysis.diagnostics import Diagnostic, Severity
 
 RULE_ID = "secret-read"
@@ -22,7 +21,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     secret_context = ctx.graph.secret_context
     if not secret_inputs and not secret_context:
         return
-    for site in expression_sites(ctx):
+    for site in ctx.expression_sites:
         for read in site.facts.scope_reads:
             if read.binding == "inputs" and read.key_name in secret_inputs:
                 # An omitted optional secret is simply absent; a supplied one is a denied accessor.

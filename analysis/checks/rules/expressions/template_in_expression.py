@@ -8,7 +8,7 @@ quiet, and `{{` inside a string or comment is text.
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
-from analysis.checks.expression_sites import expression_sites, syntax_problem
+from analysis.checks.expression_sites import syntax_problem
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.document.edits import fix, replace_in_scalar
 
@@ -18,7 +18,7 @@ SUMMARY = "`{{ … }}` template syntax in a bare JavaScript expression, which is
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for site in expression_sites(ctx):
+    for site in ctx.expression_sites:
         braces = site.facts.template_braces
         if not braces or syntax_problem(site.field.value) is None:
             continue

@@ -6,7 +6,7 @@ The engine does not report it (the read is simply `undefined` at run time), henc
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
-from analysis.checks.expression_sites import expression_sites, output_access
+from analysis.checks.expression_sites import output_access
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.naming import Suggestions
 
@@ -18,7 +18,7 @@ SUMMARY = "An expression reads run.outputs of a node id that does not exist."
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     known = ctx.workflow.nodes_by_id
     suggestions = Suggestions(known)
-    for site in expression_sites(ctx):
+    for site in ctx.expression_sites:
         for read in site.facts.output_reads:
             if read.node_id in known:
                 continue

@@ -13,7 +13,7 @@ therefore reported only when no such hidden edge could order the target before t
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
-from analysis.checks.expression_sites import ExpressionSite, expression_sites, output_access
+from analysis.checks.expression_sites import ExpressionSite, output_access
 from analysis.diagnostics import Diagnostic, Fix, Severity
 from analysis.document.edits import append_item, fix, flow_scalar, newline_of
 from analysis.document.expressions import OutputRead, ReadGrade
@@ -95,7 +95,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         return
     nodes = ctx.workflow.nodes_by_id
     opaque: frozenset[str] | None = None  # looked for once a read is not ordered
-    for site in expression_sites(ctx):
+    for site in ctx.expression_sites:
         reads = site.facts.output_reads
         reader = site.node.id
         if not reads or reader is None or nodes.get(reader) is not site.node:
