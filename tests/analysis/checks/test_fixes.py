@@ -11,7 +11,7 @@ from analysis.checks.analyze import AnalysisResult, analyze
 from analysis.checks.suppression import suppression_fixes
 from analysis.diagnostics import Diagnostic, Fix
 from analysis.document.source import SourceText
-from tests.conftest import EXAMPLES, FIXTURES, REPO_ROOT
+from tests.conftest import EXAMPLES, FIXTURES
 
 EXAMPLE = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")
 
@@ -215,10 +215,7 @@ def test_the_suppression_fixes_silence_the_diagnostic() -> None:
         assert [d.rule for d in again.suppressed] == ["unknown-node"]
 
 
-POSITIVE_FIXTURES = sorted(
-    [*(FIXTURES / "rules").glob("*/positive*.relavium.yaml"),
-     *(REPO_ROOT / "tests/analysis/expressions/fixtures/rules").glob("*/positive*.relavium.yaml")]
-)
+POSITIVE_FIXTURES = sorted((FIXTURES / "rules").glob("*/positive*.relavium.yaml"))
 
 
 @pytest.mark.parametrize("path", POSITIVE_FIXTURES, ids=lambda p: f"{p.parent.name}/{p.name}")
