@@ -29,17 +29,12 @@ from analysis.checks.analyze import AnalysisResult, AnalysisStopped, analyze
 from analysis.project.config import ProjectConfig
 from sandbox import WorkerPool
 from server.lsp import project_settings
+from server.lsp.analysis_queue import AnalysisQueue
 from server.lsp.boot.transport import Dropped, FrameReader, read_in_thread, serve, stdin_frames
 from server.lsp.documents import DocumentState, Snapshot, is_workflow_uri, uri_to_path
-from server.lsp.scheduling import (
-    LARGE_DOCUMENT_CHARS,
-    AnalysisProcess,
-    AnalysisQueue,
-    Diagnosis,
-    Question,
-    WorkerLost,
-)
 from server.lsp.settings import DEFAULT_DEBOUNCE_MS, Settings, parse_settings
+from server.lsp.worker.client import AnalysisProcess, WorkerLost
+from server.lsp.worker.wire import Diagnosis, Question
 
 if TYPE_CHECKING:
     from server.lsp.boot.early_initialize import Opening
@@ -47,6 +42,11 @@ if TYPE_CHECKING:
 logger = logging.getLogger("relavium-lsp")
 # Two, so a second run is not queued behind one that hangs until the deadline.
 SANDBOX_WORKERS = 2
+# Documents at least this long (characters) are diagnosed in the analysis process. Below it an
+# analysis takes a few tens of milliseconds and leaves little garbage; above it, analysing in
+# the server process fills its heap, and the collector's pauses (each holds the interpreter lock,
+# 0.3–0.4 s at 5,000 nodes) stall every request (bench/starve.py shows the split).
+LARGE_DOCUMENT_CHARS = 64 * 1024
 # How long diagnostics wait for the client's first workspace/configuration answer.
 SETTINGS_WAIT_SECONDS = 2.0
 
@@ -86,7 +86,7 @@ class RelaviumLanguageServer(LanguageServer):
         self._settings_listeners: list[SettingsListener] = []
         self._dry_run_listeners: list[SettingsListener] = []
         self._sandbox_pool: WorkerPool | None = None
-        # analyses run here, never on pygls' thread pool (see server.lsp.scheduling)
+        # analyses run here, never on pygls' thread pool (see server.lsp.analysis_queue)
         self.analyses = AnalysisQueue()
         # large documents' diagnostics are computed in a process of their own
         self.analysis_process = AnalysisProcess()

@@ -4,7 +4,8 @@ import argparse
 import logging
 import sys
 
-from server.lsp.boot.early_initialize import open_stdio, start_analysis_process
+from server.lsp.boot.early_initialize import open_stdio
+from server.lsp.boot.spawn import start_analysis_process
 
 NAME = "serve"
 HELP = "Run the language server over stdio (default) or TCP."

@@ -31,8 +31,6 @@ from typing import IO, TYPE_CHECKING, Any, NamedTuple
 from server.lsp.boot.transport import Dropped, FrameReader, stdin_frames
 
 if TYPE_CHECKING:
-    import subprocess
-
     from server.lsp.protocol import RelaviumProtocol
 
 logger = logging.getLogger("relavium-lsp")
@@ -89,26 +87,6 @@ def open_stdio(stdout: IO[bytes]) -> Opening:
         )
         stdout.flush()
     return Opening(reader, first, answered)
-
-
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-_BOOT = (
-    f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); "
-    "from server.lsp.scheduling import worker_main; worker_main()"
-)
-
-
-def start_analysis_process() -> subprocess.Popen[bytes]:
-    """A new analysis process (`server.lsp.scheduling.worker_main`), loading the analysis. `serve`
-    starts the first one here, before the server loads: loading the analysis takes the worker
-    0.3-0.6 s, which a large document's first diagnostics waited for after the server's own
-    loading; started here, the two load side by side. Raises OSError when it cannot start."""
-    import subprocess  # after the `initialize` answer
-
-    return subprocess.Popen(
-        [sys.executable, "-I", "-c", _BOOT],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None,
-    )
 
 
 def early_answer(body: bytes) -> EarlyAnswer | None:
