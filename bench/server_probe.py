@@ -25,6 +25,7 @@ import time
 from typing import Any
 
 import server.lsp.language_server as language_server
+import server.lsp.session as session
 
 collections: list[tuple[float, int, float]] = []
 held: list[tuple[float, float]] = []
@@ -123,6 +124,8 @@ def _write() -> None:
 gc.callbacks.append(_on_collection)
 threading.Thread(target=_sleeper, name="probe", daemon=True).start()
 language_server.serve = _serve_watched  # type: ignore[assignment]
+# documents open in the server are analysed by their sessions, saved files by the server
+session.analyze = _analyze_watched
 language_server.analyze = _analyze_watched
 atexit.register(_write)
 _watch_jobs()

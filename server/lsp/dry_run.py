@@ -38,7 +38,7 @@ from analysis.dryrun.workflow_run import (
 from sandbox import Outcome, Scope, ScopeError, WorkerPool
 from sandbox.transport import Kind
 from server.lsp.diagnostics import SOURCE
-from server.lsp.documents import DocumentState
+from server.lsp.session import Session
 
 # How much of a value the window/logMessage detail shows.
 LOG_VALUE_LIMIT = 20_000
@@ -249,7 +249,7 @@ def summary_of(run: WorkflowRun) -> str:
     return f"dry run {verdict}: {tally}"
 
 
-def dry_run_diagnostics(state: DocumentState | None, version: int) -> list[types.Diagnostic]:
+def dry_run_diagnostics(state: Session | None, version: int) -> list[types.Diagnostic]:
     """The last dry run's failures (errors at the failing field) and skipped / not-run nodes
     (hints, dimmed), for the document version it ran on only."""
     run = state.current_dry_run if state is not None else None

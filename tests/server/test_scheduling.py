@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import pytest
 from lsprotocol import types
 
-import server.lsp.language_server as language_server
+import server.lsp.session as session
 from analysis.checks.analyze import AnalysisResult, AnalysisStopped, analyze
 from analysis.ide.highlighting import expression_tokens
 from analysis.ide.outline import folds, outline, runnable
@@ -65,7 +65,7 @@ async def test_typing_with_requests_runs_one_analysis_at_a_time(
     running = [0]
     overlaps: list[int] = []
     threads: set[str] = set()
-    real_analyze = language_server.analyze
+    real_analyze = session.analyze
 
     def watched(
         text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
@@ -81,7 +81,7 @@ async def test_typing_with_requests_runs_one_analysis_at_a_time(
             with lock:
                 running[0] -= 1
 
-    monkeypatch.setattr(language_server, "analyze", watched)
+    monkeypatch.setattr(session, "analyze", watched)
     ls = initialized_server()
     text = large_workflow(100)  # 1,000 nodes: an analysis takes longer than a keystroke
     ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
@@ -114,7 +114,7 @@ async def test_a_superseded_analysis_stops_instead_of_finishing(
 ) -> None:
     outcomes: list[tuple[int, str]] = []
     started: list[int] = []
-    real_analyze = language_server.analyze
+    real_analyze = session.analyze
     ls = initialized_server()
     ls.large_document_chars = sys.maxsize  # every document analysed in this process
 
@@ -132,7 +132,7 @@ async def test_a_superseded_analysis_stops_instead_of_finishing(
         outcomes.append((version, "finished"))
         return result
 
-    monkeypatch.setattr(language_server, "analyze", watched)
+    monkeypatch.setattr(session, "analyze", watched)
     text = large_workflow(100)
     ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
     while not started:  # let the first analysis get going, then supersede it
@@ -214,7 +214,7 @@ def watch_analyses(
 def watch_server_analyses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The lengths of the texts analysed in the server process, as they start."""
     in_server: list[int] = []
-    watch_analyses(monkeypatch, language_server, lambda text, _: in_server.append(len(text)))
+    watch_analyses(monkeypatch, session, lambda text, _: in_server.append(len(text)))
     return in_server
 
 
@@ -597,7 +597,7 @@ async def test_saving_while_the_version_is_analysed_does_not_analyse_it_again(
     release.set()
     assert await ls.fresh_snapshot(URI, model=False) is not None
     release.clear()
-    watch_analyses(monkeypatch, language_server, hold)
+    watch_analyses(monkeypatch, session, hold)
     change(ls, 2, text + "#")
     while not analysed:
         await asyncio.sleep(0.001)
