@@ -16,10 +16,10 @@ import logging
 import pkgutil
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from importlib.metadata import version
 from threading import Event
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 from lsprotocol import types
 from pygls.io_ import StdoutWriter
@@ -40,6 +40,7 @@ from server.lsp.worker.client import AnalysisProcess
 from server.lsp.worker.wire import Question
 
 logger = logging.getLogger("relavium-lsp")
+T = TypeVar("T")
 # Two, so a second run is not queued behind one that hangs until the deadline.
 SANDBOX_WORKERS = 2
 # Documents at least this long (characters) are diagnosed in the analysis process. Below it an
@@ -113,8 +114,7 @@ class RelaviumLanguageServer(LanguageServer):
         opening: Opening | None = None,
     ) -> None:
         """Serve over stdio with the server's own reader (`server.lsp.boot.transport`), going on
-        from what
-        `server.lsp.boot.early_initialize.open_stdio` read and answered, when it is given."""
+        from what `server.lsp.boot.early_initialize.open_stdio` read and answered, if given."""
         writer = StdoutWriter(stdout or sys.stdout.buffer)
         if opening is None:
             self._serve(FrameReader(stdin) if stdin else stdin_frames(), writer)
@@ -187,12 +187,9 @@ class RelaviumLanguageServer(LanguageServer):
         A large document's diagnostics come from the analysis process, without the model that
         requests serve from: unless `model=False` (diagnostics only), its model is then
         computed here, on demand, beside that diagnosis."""
-        while (session := self.documents.get(uri)) is not None:
-            try:
-                return await session.fresh_snapshot(model=model, debounced=debounced)
-            except DocumentClosed:
-                continue  # and perhaps opened again
-        return None
+        return await self._of_open(
+            uri, lambda session: session.fresh_snapshot(model=model, debounced=debounced)
+        )
 
     async def ask_analysis_process(self, uri: str, question: Question
                                    ) -> tuple[Snapshot, Any] | None:
@@ -203,11 +200,18 @@ class RelaviumLanguageServer(LanguageServer):
         model `fresh_snapshot` computes here instead. Requests asking the same question about
         the same version share one answer (an editor asks again after every edit, and may not
         cancel what it asked before)."""
+        return await self._of_open(uri, lambda session: session.ask_analysis_process(question))
+
+    async def _of_open(
+        self, uri: str, ask: Callable[[Session], Awaitable[T | None]]
+    ) -> T | None:
+        """`ask` of the document's session; of the next one when it is closed meanwhile and
+        opened again (None once it is not open)."""
         while (session := self.documents.get(uri)) is not None:
             try:
-                return await session.ask_analysis_process(question)
+                return await ask(session)
             except DocumentClosed:
-                continue  # and perhaps opened again
+                continue
         return None
 
     async def analysis_of(self, uri: str) -> AnalysisResult | None:

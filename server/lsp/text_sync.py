@@ -12,6 +12,8 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
+from analysis.document.source import CodeUnits
+
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)")
 # where `str.splitlines` breaks a line and LSP does not
 _NOT_LSP_BREAK = re.compile("[\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -104,30 +106,6 @@ def _locate(
     if position.line >= len(lines):
         return (len(lines) - 1, len(lines[-1])), True
     line = lines[position.line].rstrip("\r\n")
-    if line.isascii():
-        column = min(position.character, len(line))
-        return (position.line, column), position.character > len(line)
-    column, clamped = _column_of_unit(line, position.character, encoding)
-    return (position.line, column), clamped
-
-
-def _column_of_unit(line: str, unit: int, encoding: str) -> tuple[int, bool]:
-    """The code-point column of the character that client unit `unit` falls in (a unit inside
-    a character snaps to its start), and whether `unit` lies past the line's end. Encodes and
-    decodes in C: stepping through the characters in Python made thousands of edits on one
-    long line quadratic."""
-    if encoding == types.PositionEncodingKind.Utf32:
-        return min(unit, len(line)), unit > len(line)
-    utf8 = encoding == types.PositionEncodingKind.Utf8
-    width = 1 if utf8 else 2  # bytes per unit
-    codec = "utf-8" if utf8 else "utf-16-le"
-    encoded = line.encode(codec, "surrogatepass")
-    if unit * width >= len(encoded):
-        return len(line), unit * width > len(encoded)
-    start = unit * width  # back to the first byte of the character holding this unit
-    if utf8:
-        while start > 0 and encoded[start] & 0xC0 == 0x80:
-            start -= 1
-    elif 0xDC <= encoded[start + 1] <= 0xDF and start > 0 and 0xD8 <= encoded[start - 1] <= 0xDB:
-        start -= 2  # the low half of a surrogate pair
-    return len(encoded[:start].decode(codec, "surrogatepass")), False
+    units = CodeUnits(line, encoding)
+    column = units.code_points(0, len(line), position.character)
+    return (position.line, column), position.character > units.units(0, len(line))
