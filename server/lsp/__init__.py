@@ -1,4 +1,4 @@
-"""pygls language server and the relavium-lsp command line (protocol glue only).
+"""The pygls language server: protocol glue only, the analysis itself is `analysis/`.
 
 How the server is put together
 ------------------------------
@@ -7,11 +7,11 @@ Each of these imports only the ones before it: `boot`, `worker`, `session`, `pro
 
 - `boot/` (stdlib only, loaded before anything else): `transport` reads and checks JSON-RPC frames
   and hands them to a `Dispatcher` (the loaded server's protocol); `early_initialize` answers the
-  client's `initialize` from `capabilities.json` before pygls is imported; `spawn` starts the
-  analysis process at the same time.
-- `worker/`: the analysis process, where large documents are diagnosed: `client` is the server's
-  side (`AnalysisProcess`), `main` the worker's own code, `wire` the messages between them.
-  `analysis_queue` runs the analyses done in the server process on threads of their own.
+  client's `initialize` from `capabilities.json` before pygls is imported.
+- `worker/`: the analysis process, where large documents are diagnosed: `spawn` starts it (the
+  first one as soon as `initialize` is answered, beside the server's loading), `client` is the
+  server's side (`AnalysisProcess`), `main` the worker's own code, `wire` the messages between
+  them. `analysis_queue` runs the analyses done in the server process on threads of their own.
 - `session.Session`: one open document's text (`text_sync` applies the client's edits), versions
   and snapshots, and the state machine that analyses each version (debounce, schedule, cancel,
   a model on demand); it reaches the server only through `SessionHost`.

@@ -26,13 +26,13 @@ from analysis.checks.analyze import AnalysisResult, AnalysisStopped, analyze
 from analysis.ide.highlighting import expression_tokens
 from analysis.ide.outline import folds, outline, runnable
 from server.lsp.analysis_queue import AnalysisQueue
-from server.lsp.boot.spawn import start_analysis_process
 from server.lsp.diagnostics import MAX_DIAGNOSTICS
 from server.lsp.language_server import RelaviumLanguageServer, create_server
 from server.lsp.serving import View, placed_answer
 from server.lsp.settings import Settings
 from server.lsp.worker import client, main, wire
 from server.lsp.worker.main import KeptAnalyses
+from server.lsp.worker.spawn import start_analysis_process
 from server.lsp.worker.wire import Answer, Diagnosis, Question
 from tests.analysis.large_workflow import large_workflow
 from tests.analysis.test_incremental_read import typed

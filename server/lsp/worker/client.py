@@ -24,8 +24,9 @@ from typing import Any
 
 from analysis.checks.analyze import AnalysisStopped
 from analysis.document.source import changed_span
-from server.lsp.boot.spawn import start_analysis_process
+from sandbox.subprocess_worker import kill_worker
 from server.lsp.diagnostics import MAX_DIAGNOSTICS
+from server.lsp.worker.spawn import start_analysis_process
 from server.lsp.worker.wire import (
     READY,
     Answer,
@@ -140,7 +141,7 @@ class AnalysisProcess:
                 worker.kill()
         self._worker = self._spare = None
         if self._started is not None:
-            _kill(self._started)
+            kill_worker(self._started)
             self._started = None
 
     def _stop_by_force(self, job: _Job) -> None:
@@ -286,10 +287,5 @@ class _Worker:
 
     def kill(self) -> None:
         self._outbox.put(None)
-        _kill(self.process)
-
-
-def _kill(process: subprocess.Popen[bytes]) -> None:
-    process.kill()
-    process.wait()
+        kill_worker(self.process)
 

@@ -2,7 +2,7 @@
 `server.lsp.worker.client.AnalysisProcess` for the server's side, `server.lsp.worker.wire` for
 what they say).
 
-`serve` starts it before the server loads (`server.lsp.boot.spawn`); it imports only the analysis
+`serve` starts it before the server loads (`server.lsp.worker.spawn`); it imports only the analysis
 and the wire format, never pygls or lsprotocol, so it is ready as soon as the analysis is loaded.
 """
 
