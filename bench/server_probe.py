@@ -8,7 +8,7 @@ requests waiting, and writes it as JSON to $RELAVIUM_PROBE_OUT when the server e
 - `loop_lags`: how late a callback due every 5 ms ran on the event loop;
 - `analyses`: the server-process analyses (start, seconds, characters, whether stopped);
 - `jobs`: analysis-process jobs (start, seconds, characters, whether stopped — a job whose
-  worker was killed never answers), where the server has one (server/lsp/scheduling.py).
+  worker was killed never answers), where the server has one (server/lsp/worker/client.py).
 
 perf_counter is CLOCK_MONOTONIC on Linux, so times compare with the client's.
 """
@@ -25,6 +25,7 @@ import time
 from typing import Any
 
 import server.lsp.language_server as language_server
+import server.lsp.session as session
 
 collections: list[tuple[float, int, float]] = []
 held: list[tuple[float, float]] = []
@@ -85,11 +86,11 @@ def _analyze_watched(text: str, *args: Any, **kwargs: Any) -> Any:
 def _watch_jobs() -> None:
     """Wrap the analysis process's send and answer, when this tree has one."""
     try:
-        from server.lsp import scheduling
+        from server.lsp.worker import client
     except ImportError:
         return
-    worker = getattr(scheduling, "_Worker", None)
-    process = getattr(scheduling, "AnalysisProcess", None)
+    worker = getattr(client, "_Worker", None)
+    process = getattr(client, "AnalysisProcess", None)
     if worker is None or process is None:
         return
     started: dict[int, tuple[float, int]] = {}
@@ -123,6 +124,8 @@ def _write() -> None:
 gc.callbacks.append(_on_collection)
 threading.Thread(target=_sleeper, name="probe", daemon=True).start()
 language_server.serve = _serve_watched  # type: ignore[assignment]
+# documents open in the server are analysed by their sessions, saved files by the server
+session.analyze = _analyze_watched
 language_server.analyze = _analyze_watched
 atexit.register(_write)
 _watch_jobs()

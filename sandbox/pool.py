@@ -16,19 +16,18 @@ import json
 import os
 import select
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, overload
 
-import sandbox
 from sandbox.errors import DETAIL_TEXT_LIMIT, REASONS, FailureSite, SandboxError
 from sandbox.evaluator import failed_outcome, prepare
 from sandbox.limits import TIME_LIMIT_MS
 from sandbox.outcome import Outcome, decode_value
 from sandbox.scope import Scope
+from sandbox.subprocess_worker import kill_worker, start_python_worker
 from sandbox.transport import Kind, serialization_failed
 from sandbox.worker import SERIALIZE_PHASE
 
@@ -36,10 +35,7 @@ DEFAULT_GRACE_MS = 500
 # How long a new worker may take to import before it counts as dead.
 STARTUP_TIMEOUT_S = 30.0
 # The worker runs exactly the `sandbox` package this process imported, however it is installed.
-_PACKAGE_ROOT = str(Path(sandbox.__file__).resolve().parent.parent)
-_BOOT = (
-    f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); from sandbox.worker import main; main()"
-)
+_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
 
 
 class _WorkerDied(Exception):
@@ -48,11 +44,8 @@ class _WorkerDied(Exception):
 
 class _Worker:
     def __init__(self) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", "-c", _BOOT],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+        self.process = start_python_worker(
+            _PACKAGE_ROOT, "sandbox.worker", "main", stderr=subprocess.DEVNULL
         )
         self._buffer = bytearray()  # appended in place: a large result arrives in many chunks
         self._ready = False
@@ -115,8 +108,7 @@ class _Worker:
         return line
 
     def kill(self) -> None:
-        self.process.kill()
-        self.process.wait()
+        kill_worker(self.process)
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
                 stream.close()

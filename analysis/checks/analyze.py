@@ -29,7 +29,7 @@ Contract:
   their scalar texts pointed at the new source (same text at their spans): `previous` stays
   valid — the items after the edit are copies, moved on by the edit's length.
 - `analyze(text, path, previous=result, take_over=True)` is for a caller that owns `result`
-  alone (no other thread reads it: the analysis process's `server.lsp.scheduling.KeptAnalyses`):
+  alone (no other thread reads it: the analysis process's `server.lsp.worker.main.KeptAnalyses`):
   the items after the edit are moved in place instead of copied, so their declarations are
   taken over too. Once it returns having moved some (the edit changed the length and was read
   alone), `result` is given up (`given_up`): its `document`, `workflow` and `graph` are the new

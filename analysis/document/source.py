@@ -13,10 +13,11 @@ Contract:
 from __future__ import annotations
 
 import bisect
+import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cached_property
-from itertools import accumulate
+from itertools import accumulate, repeat
 
 from analysis.diagnostics import Position, Range
 
@@ -59,8 +60,10 @@ class CodeUnits:
 
     def __init__(self, text: str, encoding: str = "utf-16") -> None:
         patterns = () if text.isascii() else _EXTRA_UNITS.get(encoding, _EXTRA_UNITS["utf-16"])
-        self._wide = [[match.start() for match in re.finditer(pattern, text)]
-                      for pattern in patterns]
+        # `map` over the method runs in C: the server builds one of a line at each edit on it
+        found = (list(map(re.Match.start, re.finditer(pattern, text))) for pattern in patterns)
+        # the offsets of the characters taking more than 1, 2, 3 units (none: one unit each)
+        self._wide = [wide for wide in found if wide]
 
     def units(self, start: int, end: int) -> int:
         """Code units of `text[start:end]`."""
@@ -72,14 +75,31 @@ class CodeUnits:
         """How many code points of `text[start:end]` end at or before `units` code units: the
         column of the character that unit falls in (a unit inside a character snaps to its
         start), or `end - start` past the span."""
-        low, high = 0, end - start
-        while low < high:  # the first column whose character ends beyond `units`
-            middle = (low + high) // 2
-            if self.units(start, start + middle + 1) > units:
-                high = middle
-            else:
-                low = middle + 1
-        return low
+        if not self._wide:
+            return min(max(units, 0), end - start)
+        target = self.units(0, start) + max(units, 0)  # in units from the text's start
+        starts = self._wide_starts
+        last = bisect.bisect_right(starts, target) - 1  # the last wide character not after it
+        if last < 0:
+            column = target  # every character before it takes one unit
+        else:
+            wide_at = self._wide[0][last]
+            after = starts[last] + self.units(wide_at, wide_at + 1)
+            # inside that character, or in the run of one-unit characters after it
+            column = wide_at if target < after else wide_at + 1 + target - after
+        return min(column, end) - start
+
+    @cached_property
+    def _wide_starts(self) -> list[int]:
+        """The unit offset of each character taking more than one unit (`_wide[0]`, which holds
+        the others' too), computed in C: a conversion then costs a bisection, in C as well."""
+        first = self._wide[0]
+        # before the j-th: its offset, one extra unit for each of the j before it, and those of
+        # the characters wider still
+        starts: Iterator[int] = map(operator.add, first, range(len(first)))
+        for wider in self._wide[1:]:
+            starts = map(operator.add, starts, map(bisect.bisect_left, repeat(wider), first))
+        return list(starts)
 
 
 def line_starts(text: str) -> list[int]:

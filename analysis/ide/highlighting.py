@@ -7,7 +7,7 @@ Contract:
   source does (a folded scalar's line break), is split, as LSP requires. Fields whose source
   could not be mapped character by character are left out. Empty when there is no model.
 - Plain data, so the analysis process can send it: a large document's tokens are computed where
-  its model is (server/lsp/scheduling.py).
+  its model is (server/lsp/worker/).
 """
 
 from __future__ import annotations

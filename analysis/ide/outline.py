@@ -14,7 +14,7 @@ Contract:
   one: where a whole dry run is offered), and for each expression field of a node with an id,
   in node order, (the node's id, the span of the field's key).
 - Plain data (no model objects), so the analysis process can send it: a large document's
-  answers are computed where its model is (server/lsp/scheduling.py).
+  answers are computed where its model is (server/lsp/worker/).
 """
 
 from __future__ import annotations

@@ -1,19 +1,33 @@
-"""pygls language server and the relavium-lsp command line (protocol glue only).
+"""The pygls language server: protocol glue only, the analysis itself is `analysis/`.
 
 How the server is put together
 ------------------------------
-- `server.lsp.language_server.RelaviumLanguageServer` (a pygls `LanguageServer`) holds all state:
-  open workflow documents (`ls.documents`, uri → `DocumentState`), the settings (`ls.settings`),
-  and whether diagnostics are pulled (`ls.pull_diagnostics`). `create_server()` builds it and
-  registers every feature module.
-- `server.lsp.protocol.RelaviumProtocol` does text sync (LSP line semantics, clamped out-of-range
-  edits) and negotiates push vs pull diagnostics. Only workflow documents are kept
-  (`server.lsp.documents.is_workflow_uri`: `*.relavium.yaml|yml`, YAML under `.relavium/`); for any
-  other URI `ls.document(uri)` is None and features answer empty.
+Each of these imports only the ones before it: `boot`, `worker`, `session`, `protocol`,
+`language_server`, `features`.
+
+- `boot/` (stdlib only, loaded before anything else): `transport` reads and checks JSON-RPC frames
+  and hands them to a `Dispatcher` (the loaded server's protocol); `early_initialize` answers the
+  client's `initialize` from `capabilities.json` before pygls is imported.
+- `worker/`: the analysis process, where large documents are diagnosed: `spawn` starts it (the
+  first one as soon as `initialize` is answered, beside the server's loading), `client` is the
+  server's side (`AnalysisProcess`), `main` the worker's own code, `wire` the messages between
+  them. `analysis_queue` runs the analyses done in the server process on threads of their own.
+- `session.Session`: one open document's text (`text_sync` applies the client's edits), versions
+  and snapshots, and the state machine that analyses each version (debounce, schedule, cancel,
+  a model on demand); it reaches the server only through `SessionHost`.
+- `language_server.RelaviumLanguageServer` (a pygls `LanguageServer`) holds what documents share:
+  the open documents' sessions (`ls.documents`, uri → `Session`), the settings (`ls.settings`),
+  whether diagnostics are pulled (`ls.pull_diagnostics`), the analysis threads and process, the
+  sandbox's workers. `create_server()` builds it and registers every feature module.
+- `protocol.RelaviumProtocol` does text sync (LSP line semantics, clamped out-of-range edits) and
+  negotiates push vs pull diagnostics, telling the server through `ServerHooks`. Only workflow
+  documents are kept (`documents.is_workflow_uri`: `*.relavium.yaml|yml`, YAML under
+  `.relavium/`); for any other URI `ls.document(uri)` is None and features answer empty.
+- `diagnostics` converts analysis diagnostics to LSP ones, at most `MAX_DIAGNOSTICS` a document.
 
 Adding a feature
 ----------------
-Create `server/features/<feature>.py` with a `register(ls)` function; `create_server()` imports
+Create `server/lsp/features/<feature>.py` with a `register(ls)` function; `create_server()` imports
 every module in that package (no list to edit). Register handlers inside it, each wrapped in
 `guarded(empty)` so a bug answers the empty result instead of an error::
 
@@ -29,9 +43,8 @@ every module in that package (no list to edit). Register handlers inside it, eac
             return types.Hover(contents=..., range=snapshot.lines.to_client_range(range_))
 
 A new feature changes the capabilities announced at `initialize`: regenerate
-`server/lsp/boot/capabilities.json` with `python -m server.lsp.boot.early_initialize` (the answer sent
-before the
-server is loaded; tests/server/test_early_initialize.py fails until it matches).
+`server/lsp/boot/capabilities.json` with `python -m server.lsp.capabilities` (the answer sent
+before the server is loaded; tests/server/test_early_initialize.py fails until it matches).
 
 Getting a document's analysis
 -----------------------------

@@ -7,12 +7,14 @@ from lsprotocol import types
 from analysis.checks.registry import DOCS_URL, docs_url
 from analysis.diagnostics import Diagnostic, Severity
 from server.lsp.documents import Snapshot
-from server.lsp.scheduling import MAX_DIAGNOSTICS
 from server.lsp.settings import Settings
 
 SOURCE = "relavium-lsp"
 TOO_MANY_PROBLEMS = "too-many-problems"
 SERVER_DOCS = DOCS_URL.rsplit("/", 1)[0] + "/server.md#diagnostics"
+# At most this many diagnostics of a document reach the client (the analysis process sends no more
+# of one rule's): converting 128,000 took the event loop 8 s, and their JSON was tens of megabytes.
+MAX_DIAGNOSTICS = 1000
 
 
 def to_lsp_diagnostics(snapshot: Snapshot, settings: Settings) -> list[types.Diagnostic]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from lsprotocol import types
 
 from server.lsp.diagnostics import SOURCE
-from server.lsp.documents import DocumentState
+from server.lsp.session import Session
 
 
-def dry_run_diagnostics(state: DocumentState | None, version: int) -> list[types.Diagnostic]:
+def dry_run_diagnostics(state: Session | None, version: int) -> list[types.Diagnostic]:
     """The last dry run's failures (errors at the failing field) and skipped / not-run nodes
     (hints, dimmed), for the document version it ran on only."""
     run = state.current_dry_run if state is not None else None

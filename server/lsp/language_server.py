@@ -1,7 +1,9 @@
-"""The language server object: per-document state, settings, and analysis scheduling.
+"""The language server object: the open documents' sessions, the settings, and what every
+document shares (the analysis threads and process, the sandbox's workers, the listeners).
 
-Feature modules (`server/features/*.py`) never keep their own document state; they ask this
-object for a document's snapshots (see `server/__init__.py`).
+Feature modules (`server/lsp/features/*.py`) never keep their own document state; they ask this
+object for a document's snapshots (see `server/lsp/__init__.py`). Each document's analyses are its
+session's (`server.lsp.session`).
 """
 
 from __future__ import annotations
@@ -11,42 +13,41 @@ import contextlib
 import importlib
 import itertools
 import logging
-import math
 import pkgutil
 import socket
 import sys
-import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from importlib.metadata import version
 from threading import Event
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 from lsprotocol import types
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
-from analysis.checks.analyze import AnalysisResult, AnalysisStopped, analyze
+from analysis.checks.analyze import AnalysisResult, analyze
 from analysis.project.config import ProjectConfig
 from sandbox import WorkerPool
 from server.lsp import project_settings
+from server.lsp.analysis_queue import AnalysisQueue
+from server.lsp.boot.early_initialize import Opening
 from server.lsp.boot.transport import Dropped, FrameReader, read_in_thread, serve, stdin_frames
-from server.lsp.documents import DocumentState, Snapshot, is_workflow_uri, uri_to_path
-from server.lsp.scheduling import (
-    LARGE_DOCUMENT_CHARS,
-    AnalysisProcess,
-    AnalysisQueue,
-    Diagnosis,
-    Question,
-    WorkerLost,
-)
-from server.lsp.settings import DEFAULT_DEBOUNCE_MS, Settings, parse_settings
-
-if TYPE_CHECKING:
-    from server.lsp.boot.early_initialize import Opening
+from server.lsp.documents import Snapshot, is_workflow_uri, uri_to_path
+from server.lsp.protocol import RelaviumProtocol
+from server.lsp.session import DocumentClosed, Session
+from server.lsp.settings import Settings, parse_settings
+from server.lsp.worker.client import AnalysisProcess
+from server.lsp.worker.wire import Question
 
 logger = logging.getLogger("relavium-lsp")
+T = TypeVar("T")
 # Two, so a second run is not queued behind one that hangs until the deadline.
 SANDBOX_WORKERS = 2
+# Documents at least this long (characters) are diagnosed in the analysis process. Below it an
+# analysis takes a few tens of milliseconds and leaves little garbage; above it, analysing in
+# the server process fills its heap, and the collector's pauses (each holds the interpreter lock,
+# 0.3–0.4 s at 5,000 nodes) stall every request (bench/starve.py shows the split).
+LARGE_DOCUMENT_CHARS = 64 * 1024
 # How long diagnostics wait for the client's first workspace/configuration answer.
 SETTINGS_WAIT_SECONDS = 2.0
 
@@ -60,15 +61,16 @@ class CommandFailed(Exception):
 
 
 class RelaviumLanguageServer(LanguageServer):
-    def __init__(self) -> None:
-        from server.lsp.protocol import RelaviumProtocol
+    protocol: RelaviumProtocol
 
+    def __init__(self) -> None:
         super().__init__(
             name="relavium-lsp",
             version=version("relavium-lsp"),
             protocol_cls=RelaviumProtocol,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
         )
+        self.protocol.host = self
         self.settings = Settings()
         # the `relavium` section as the editor sent it; `settings` adds the project file under it
         self.editor_settings = Settings()
@@ -78,7 +80,7 @@ class RelaviumLanguageServer(LanguageServer):
         # Set once the client's first configuration answer is in (or given up on): diagnostics
         # wait for it, or the first ones would show rules the user's settings turn off.
         self.settings_settled = asyncio.Event()
-        self.documents: dict[str, DocumentState] = {}
+        self.documents: dict[str, Session] = {}
         # Decided at initialize: pull when the client supports textDocument/diagnostic.
         self.pull_diagnostics = False
         self._analysis_listeners: list[AnalysisListener] = []
@@ -86,7 +88,7 @@ class RelaviumLanguageServer(LanguageServer):
         self._settings_listeners: list[SettingsListener] = []
         self._dry_run_listeners: list[SettingsListener] = []
         self._sandbox_pool: WorkerPool | None = None
-        # analyses run here, never on pygls' thread pool (see server.lsp.scheduling)
+        # analyses run here, never on pygls' thread pool (see server.lsp.analysis_queue)
         self.analyses = AnalysisQueue()
         # large documents' diagnostics are computed in a process of their own
         self.analysis_process = AnalysisProcess()
@@ -112,15 +114,11 @@ class RelaviumLanguageServer(LanguageServer):
         opening: Opening | None = None,
     ) -> None:
         """Serve over stdio with the server's own reader (`server.lsp.boot.transport`), going on
-        from what
-        `server.lsp.boot.early_initialize.open_stdio` read and answered, when it is given."""
+        from what `server.lsp.boot.early_initialize.open_stdio` read and answered, if given."""
         writer = StdoutWriter(stdout or sys.stdout.buffer)
         if opening is None:
             self._serve(FrameReader(stdin) if stdin else stdin_frames(), writer)
             return
-        from server.lsp.protocol import RelaviumProtocol
-
-        assert isinstance(self.protocol, RelaviumProtocol)
         self.protocol.early = opening.answered
         self._serve(opening.reader, writer, opening.first)
 
@@ -139,11 +137,8 @@ class RelaviumLanguageServer(LanguageServer):
         first: bytes | Dropped | None = None,
     ) -> None:
         """Handle `first` (a frame already read), then the reader's frames."""
-        from server.lsp.protocol import RelaviumProtocol
-
         self._stop_event = stop = Event()
         self.protocol.set_writer(writer)
-        assert isinstance(self.protocol, RelaviumProtocol)
         protocol = self.protocol
 
         async def run() -> None:
@@ -172,7 +167,7 @@ class RelaviumLanguageServer(LanguageServer):
         encoding = self.workspace.position_encoding
         return str(encoding or types.PositionEncodingKind.Utf16)
 
-    def document(self, uri: str) -> DocumentState | None:
+    def document(self, uri: str) -> Session | None:
         """An open workflow document, or None (unknown, closed, or not a workflow file)."""
         return self.documents.get(uri)
 
@@ -192,32 +187,9 @@ class RelaviumLanguageServer(LanguageServer):
         A large document's diagnostics come from the analysis process, without the model that
         requests serve from: unless `model=False` (diagnostics only), its model is then
         computed here, on demand, beside that diagnosis."""
-        while (state := self.documents.get(uri)) is not None:
-            latest = state.latest
-            if latest is not None and latest.version == state.version and (
-                latest.has_model or not model
-            ):
-                return latest
-            if model and self._in_analysis_process(state.text):
-                task = self._modelling(state)
-            else:
-                if state.pending is None or state.pending.done() or (
-                    state.pending_delay_ms and not debounced
-                ):
-                    self._schedule(state, delay_ms=0)
-                assert state.pending is not None
-                task = state.pending
-            try:
-                # shield: a caller's cancellation must not cancel the shared analysis
-                snapshot = await asyncio.shield(task)
-            except asyncio.CancelledError:
-                current = asyncio.current_task()
-                if task.cancelled() and not (current and current.cancelling()):
-                    continue  # a newer edit superseded that analysis; wait for the next one
-                raise
-            if snapshot is None or snapshot.version == state.version:
-                return snapshot
-        return None
+        return await self._of_open(
+            uri, lambda session: session.fresh_snapshot(model=model, debounced=debounced)
+        )
 
     async def ask_analysis_process(self, uri: str, question: Question
                                    ) -> tuple[Snapshot, Any] | None:
@@ -228,37 +200,18 @@ class RelaviumLanguageServer(LanguageServer):
         model `fresh_snapshot` computes here instead. Requests asking the same question about
         the same version share one answer (an editor asks again after every edit, and may not
         cancel what it asked before)."""
-        while (state := self.documents.get(uri)) is not None and self._in_analysis_process(
-            state.text
-        ):
-            version, text = state.version, state.text
+        return await self._of_open(uri, lambda session: session.ask_analysis_process(question))
 
-            def superseded(state: DocumentState = state, version: int = version) -> bool:
-                return state.version != version or self.documents.get(state.uri) is not state
-
-            shared = state.asking.get(question)
-            if shared is not None and shared[0] == version and not shared[1].cancelled():
-                asked = shared[1]
-            else:
-                asked = self.analysis_process.ask(text, state.path, superseded, question)
-                asked.add_done_callback(_take_outcome)  # when every asker is gone
-                state.asking[question] = (version, asked)
+    async def _of_open(
+        self, uri: str, ask: Callable[[Session], Awaitable[T | None]]
+    ) -> T | None:
+        """`ask` of the document's session; of the next one when it is closed meanwhile and
+        opened again (None once it is not open)."""
+        while (session := self.documents.get(uri)) is not None:
             try:
-                # shielded: one request cancelled must not cancel the others' answer
-                answer = await asyncio.shield(asked)
-            except AnalysisStopped:
-                continue  # a newer version came: ask about that one
-            except WorkerLost:
-                return None
-            diagnosis = answer.diagnosis
-            # the text asked about, not its copy from the analysis process: a view compares it
-            # with the live text, at once when they are the same object
-            answered = text if answer.current else diagnosis.result.source.text
-            snapshot = Snapshot(uri, version, answered, diagnosis.result, self.position_encoding,
-                                has_model=False, omitted=diagnosis.omitted)
-            if answer.current:
-                state.record(snapshot)
-            return snapshot, answer.value
+                return await ask(session)
+            except DocumentClosed:
+                continue
         return None
 
     async def analysis_of(self, uri: str) -> AnalysisResult | None:
@@ -309,72 +262,35 @@ class RelaviumLanguageServer(LanguageServer):
     def open_document(self, item: types.TextDocumentItem) -> None:
         if not is_workflow_uri(item.uri):
             return
-        self.documents[item.uri] = DocumentState(
-            item.uri, item.version, item.text, opening=next(self._openings)
-        )
-        self._schedule(self.documents[item.uri], delay_ms=0)
-        from server.lsp.protocol import RelaviumProtocol
-
-        assert isinstance(self.protocol, RelaviumProtocol)
+        session = Session(self, item.uri, item.version, item.text, opening=next(self._openings))
+        self.documents[item.uri] = session
+        session.open()
         asyncio.get_running_loop().call_soon(self.protocol.prepare_keystrokes)
 
-    def change_document(self, params: types.DidChangeTextDocumentParams) -> None:
-        state = self.documents.get(params.text_document.uri)
-        if state is None:
-            return
-        clamped = state.apply(params.content_changes, self.position_encoding)
+    def change_document(self, params: types.DidChangeTextDocumentParams) -> str | None:
+        """Apply the edits; the document's text after them (None: not an open workflow)."""
+        session = self.documents.get(params.text_document.uri)
+        if session is None:
+            return None
+        version = params.text_document.version
+        clamped = session.change(params.content_changes, version, self.position_encoding)
         if clamped:
             self.log_warning(
-                f"didChange for {state.uri} (version {params.text_document.version}) had "
+                f"didChange for {session.uri} (version {version}) had "
                 f"{clamped} out-of-range edit(s); clamped to the document"
             )
-        state.version = params.text_document.version
-        now = time.perf_counter()
-        delay_ms = self.debounce_ms(state, now)
-        state.edited_at = now
-        self._schedule(state, delay_ms=delay_ms)
-
-    def debounce_ms(self, state: DocumentState, now: float) -> int:
-        """How long an edit made at `now` waits before the document is analysed again:
-        `debounceMs` when it is set. By default, waiting spares analysing versions that are
-        typed over, which is worth at most what such an analysis costs (`limit`: the document's
-        last analysis that built on an earlier one, at most `DEFAULT_DEBOUNCE_MS`):
-        - in a burst (the edit before came less than `limit` ago), an edit waits twice the gap
-          since the one before, at most `limit`: the next keystroke, if any, comes within that;
-        - after a pause, an edit is analysed at once (waiting after each one about doubled
-          edit → diagnostics at 1,000 nodes), unless an analysis takes longer than
-          `DEFAULT_DEBOUNCE_MS`: if that edit starts a burst, its analysis runs on to its next
-          checkpoint and holds up the burst's last version by more than the wait it saved
-          (bench/yamlls.py, 5,000 nodes).
-        The first analysis after opening is cold (no earlier result to build on, empty caches),
-        several times an edit's, so it does not set `limit` (`last_analysis_ms`)."""
-        if self.settings.debounce_ms is not None:
-            return self.settings.debounce_ms
-        spent = state.last_analysis_ms
-        limit = DEFAULT_DEBOUNCE_MS if spent is None else min(DEFAULT_DEBOUNCE_MS, spent)
-        gap_ms = math.inf if state.edited_at is None else (now - state.edited_at) * 1000
-        if gap_ms < limit:
-            return math.ceil(min(limit, 2 * gap_ms))
-        return 0 if spent is None or spent <= DEFAULT_DEBOUNCE_MS else DEFAULT_DEBOUNCE_MS
+        return session.text
 
     def save_document(self, uri: str) -> None:
-        """Saving flushes a pending debounce; an analysis of the saved version that is already
-        running is left to finish (restarting it analysed that version a second time)."""
-        state = self.documents.get(uri)
-        if state is None or (state.latest is not None and state.latest.version == state.version):
-            return
-        if state.pending is not None and not state.pending.done() and not state.pending_delay_ms:
-            return
-        self._schedule(state, delay_ms=0)
+        session = self.documents.get(uri)
+        if session is not None:
+            session.save()
 
     def close_document(self, uri: str) -> None:
-        state = self.documents.pop(uri, None)
-        if state is None:
+        session = self.documents.pop(uri, None)
+        if session is None:
             return
-        for task in (state.pending, state.modelling):
-            if task is not None:
-                task.cancel()
-        self.analysis_process.cancel_superseded()
+        session.close()
         for listener in self._close_listeners:
             listener(uri)
 
@@ -434,119 +350,20 @@ class RelaviumLanguageServer(LanguageServer):
     def log_error(self, message: str) -> None:
         self.log(message, types.MessageType.Error)
 
-    # -- analysis scheduling -------------------------------------------------------------------
+    # -- what sessions ask of the server (`server.lsp.session.SessionHost`) ------------------
 
-    def _schedule(self, state: DocumentState, delay_ms: int) -> None:
-        """(Re)start the document's debounced analysis; a newer edit restarts the timer."""
-        if state.pending is not None and not state.pending.done():
-            state.pending.cancel()
-        self.analysis_process.cancel_superseded()
-        state.pending = asyncio.ensure_future(self._analyze_later(state, delay_ms))
-        state.pending_delay_ms = delay_ms
-
-    def _in_analysis_process(self, text: str) -> bool:
+    def in_analysis_process(self, text: str) -> bool:
         return len(text) >= self.large_document_chars and self.analysis_process.usable
 
-    def _modelling(self, state: DocumentState) -> asyncio.Task[Snapshot | None]:
-        """The task computing the model of the document's current version in this process."""
-        task = state.modelling
-        if task is None or state.modelling_version != state.version:
-            if task is not None:
-                task.cancel()
-            state.modelling = task = asyncio.ensure_future(self._model(state))
-            state.modelling_version = state.version
-        return task
+    def is_open(self, session: Session) -> bool:
+        return self.documents.get(session.uri) is session
 
-    async def _model(self, state: DocumentState) -> Snapshot | None:
-        if state.model_computing is not None:
-            await asyncio.wait([state.model_computing])  # one model analysis at a time
-        return await self._analyze(state, model=True)
-
-    async def _analyze_later(self, state: DocumentState, delay_ms: int) -> Snapshot | None:
-        if delay_ms:
-            await asyncio.sleep(delay_ms / 1000)
-            state.pending_delay_ms = 0
-        if state.computing is not None:
-            # A superseded analysis stops at its next checkpoint: wait for that instead of
-            # starting one beside it, so a document never has two analyses running.
-            await asyncio.wait([state.computing])
-        began = time.perf_counter()
-        # The snapshot this analysis replaces, held until the listeners have published the new
-        # one: freeing its analysis (what the new one did not take over) is not part of an
-        # edit's round trip. An analysis with an earlier one to build on is `warm`.
-        replaced = state.latest
-        warm = replaced is not None
-        snapshot = await self._analyze(state, model=False)
-        if snapshot is None:
-            return None
-        if warm:
-            state.last_analysis_ms = (time.perf_counter() - began) * 1000
-        if self.documents.get(state.uri) is state and state.version == snapshot.version:
-            for listener in self._analysis_listeners:
-                try:
-                    listener(snapshot)
-                except Exception:  # one feature's bug must not stop the others hearing
-                    logger.exception("analysis listener %r failed", listener)
-        return snapshot
-
-    async def _analyze(self, state: DocumentState, model: bool) -> Snapshot | None:
-        """Analyse the document's current text: in this process (a model and diagnostics) when
-        `model` is asked for or the document is small, else in the analysis process
-        (diagnostics only). None when it was superseded or failed."""
-        version, text = state.version, state.text
-        in_process = model or not self._in_analysis_process(text)
-        # the version before the edit: analyze() reads again only the YAML it changed
-        latest = state.latest
-        previous = latest.result if latest is not None and latest.has_model else None
-
-        def superseded() -> bool:  # read from the analysis thread
-            return state.version != version or self.documents.get(state.uri) is not state
-
-        while True:
-            # an AnalysisResult from this process, a Diagnosis from the analysis process
-            computing: asyncio.Future[Any]
-            if in_process:
-                computing = self.analyses.submit(
-                    len(text), lambda: analyze(text, state.path, superseded, previous)
-                )
-            else:
-                computing = self.analysis_process.submit(text, state.path, superseded)
-            if model:
-                state.model_computing = computing
-            else:
-                state.computing = computing
-            # A superseded analysis ends in AnalysisStopped that no one awaits (its task was
-            # cancelled); taking it here keeps asyncio from logging it as a lost error.
-            computing.add_done_callback(_take_outcome)
+    def analysed(self, snapshot: Snapshot) -> None:
+        for listener in self._analysis_listeners:
             try:
-                # shielded: cancelling the task must leave `computing` pending until it ends
-                outcome = await asyncio.shield(computing)
-            except AnalysisStopped:
-                return None  # a newer version's analysis is scheduled
-            except WorkerLost as lost:
-                self.log_warning(
-                    f"the analysis process ended ({lost}); analysing {state.uri} in the server"
-                )
-                in_process = True
-                continue
-            except Exception:
-                # analyze() promises never to raise; if it does, keep serving the last results
-                logger.exception("analysis of %s failed", state.uri)
-                self.log_error(f"analysis of {state.uri} failed; see the server's stderr")
-                return None
-            result, omitted = (
-                (outcome.result, outcome.omitted) if isinstance(outcome, Diagnosis)
-                else (outcome, {})
-            )
-            snapshot = Snapshot(state.uri, version, text, result, self.position_encoding,
-                                has_model=in_process, omitted=omitted)
-            state.record(snapshot)
-            return snapshot
-
-
-def _take_outcome(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
+                listener(snapshot)
+            except Exception:  # one feature's bug must not stop the others hearing
+                logger.exception("analysis listener %r failed", listener)
 
 
 class _SocketWriter:

@@ -1,4 +1,8 @@
-"""pygls' protocol with the server's own text sync and diagnostics-mode negotiation."""
+"""pygls' protocol with the server's own text sync and diagnostics-mode negotiation.
+
+What the protocol tells the server goes through `ServerHooks`, which the server attaches itself
+as (`RelaviumProtocol.host`): the protocol knows no more of the server than that.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import inspect
 import json
 import logging
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -17,9 +21,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
-if TYPE_CHECKING:
-    from server.lsp.boot.early_initialize import EarlyAnswer
-    from server.lsp.language_server import RelaviumLanguageServer
+from server.lsp.boot.early_initialize import EarlyAnswer
+from server.lsp.settings import section_of
 
 logger = logging.getLogger("relavium-lsp")
 
@@ -39,8 +42,31 @@ _KEYSTROKE = {
 }
 
 
+class ServerHooks(Protocol):
+    """What the protocol tells the server (`server.lsp.language_server.RelaviumLanguageServer`)."""
+
+    # decided at initialize: pull when the client supports textDocument/diagnostic
+    pull_diagnostics: bool
+    # what `serve` exits with
+    exit_code: int
+
+    def open_document(self, item: types.TextDocumentItem) -> None: ...
+
+    def change_document(self, params: types.DidChangeTextDocumentParams) -> str | None:
+        """Apply the edits; the document's text after them (None: not an open workflow)."""
+
+    def close_document(self, uri: str) -> None: ...
+
+    def apply_settings(self, raw: Any, source: str) -> None: ...
+
+    def log_warning(self, message: str) -> None: ...
+
+    def log_error(self, message: str) -> None: ...
+
+
 class RelaviumProtocol(LanguageServerProtocol):
-    _server: RelaviumLanguageServer
+    # the server, attached as soon as it has made its protocol
+    host: ServerHooks
     # set by `server.lsp.boot.transport.dispatch` when initialize arrives: requests before it are
     # refused
     initialize_seen = False
@@ -70,7 +96,7 @@ class RelaviumProtocol(LanguageServerProtocol):
                 raise
         # The answer is out, so the request cannot be refused any more: keep the client
         # capabilities the answer depended on, and say why the others are gone.
-        self._server.log_error(
+        self.host.log_error(
             "relavium-lsp: the client capabilities in `initialize` do not have the shape LSP "
             "gives them (the server's stderr says where); the server goes on as if the client "
             "had announced only what its answer depended on (position encodings, pull "
@@ -96,7 +122,7 @@ class RelaviumProtocol(LanguageServerProtocol):
                 "the initialize answer sent early was %s; the server's own is %s",
                 early.result, own if error is None else error,
             )
-            self._server.log_error(
+            self.host.log_error(
                 "relavium-lsp: the capabilities announced at start-up differ from the server's; "
                 "please report this bug (the server's stderr has both)"
             )
@@ -105,7 +131,7 @@ class RelaviumProtocol(LanguageServerProtocol):
     def lsp_initialize(
         self, params: types.InitializeParams
     ) -> Generator[Any, Any, types.InitializeResult]:
-        ls = self._server
+        ls = self.host
         # Pull only from clients that can be told to pull again: after a settings change the
         # server must re-diagnose every open document, and Neovim 0.11 pulls but has no
         # refresh support (it only pulls after an edit), so it gets pushed diagnostics.
@@ -120,8 +146,6 @@ class RelaviumProtocol(LanguageServerProtocol):
         if not ls.pull_diagnostics:
             result.capabilities.diagnostic_provider = None
         if params.initialization_options is not None:
-            from server.lsp.settings import section_of
-
             ls.apply_settings(section_of(params.initialization_options), "initializationOptions")
         return result
 
@@ -140,7 +164,7 @@ class RelaviumProtocol(LanguageServerProtocol):
     def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
         # pygls' own exit status (1 without a shutdown first, as LSP asks) is a SystemExit that
         # its server loop swallows; `relavium-lsp serve` returns this instead.
-        self._server.exit_code = 0 if self._shutdown else 1
+        self.host.exit_code = 0 if self._shutdown else 1
         yield from super().lsp_exit(*args)
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
@@ -169,24 +193,22 @@ class RelaviumProtocol(LanguageServerProtocol):
     def lsp_text_document__did_open(
         self, params: types.DidOpenTextDocumentParams
     ) -> Generator[Any, Any, None]:
-        self._server.open_document(params.text_document)
+        self.host.open_document(params.text_document)
         yield from super().lsp_text_document__did_open(params)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(
         self, params: types.DidChangeTextDocumentParams
     ) -> Generator[Any, Any, None]:
-        ls = self._server
         uri = params.text_document.uri
         if unquote(uri) not in self.workspace.text_documents:  # pygls keys them unquoted
-            ls.log_warning(f"didChange for {uri}, which is not open; ignored")
+            self.host.log_warning(f"didChange for {uri}, which is not open; ignored")
             return
-        ls.change_document(params)
-        state = ls.document(uri)
-        if state is not None:
+        text = self.host.change_document(params)
+        if text is not None:
             params = types.DidChangeTextDocumentParams(
                 text_document=params.text_document,
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=state.text)],
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
             )
         yield from super().lsp_text_document__did_change(params)
 
@@ -194,7 +216,7 @@ class RelaviumProtocol(LanguageServerProtocol):
     def lsp_text_document__did_close(
         self, params: types.DidCloseTextDocumentParams
     ) -> Generator[Any, Any, None]:
-        self._server.close_document(params.text_document.uri)
+        self.host.close_document(params.text_document.uri)
         yield from super().lsp_text_document__did_close(params)
 
 

@@ -4,7 +4,7 @@ import argparse
 import logging
 import sys
 
-from server.lsp.boot.early_initialize import open_stdio, start_analysis_process
+from server.lsp.boot.early_initialize import open_stdio
 
 NAME = "serve"
 HELP = "Run the language server over stdio (default) or TCP."
@@ -53,6 +53,9 @@ def main(args: argparse.Namespace) -> int:
         # before pygls, lsprotocol and the analysis are imported: the client's `initialize` is
         # answered without them (most of a second sooner)
         opening = open_stdio(protocol_stdout)
+    # imported once the answer is out: subprocess alone takes a tenth of a second to load
+    from server.lsp.worker.spawn import start_analysis_process
+
     try:
         analysis_process = start_analysis_process()
     except OSError:

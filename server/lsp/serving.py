@@ -134,7 +134,7 @@ async def placed_answer(
     and `place`d in the live text through the view (None: unknown, closed, or never parsed).
 
     A large document's question is answered in the analysis process, where its model is (see
-    server/lsp/scheduling.py): `question` must then be a module-level function returning plain
+    server/lsp/worker/): `question` must then be a module-level function returning plain
     data, the view's snapshot has no model, and `place` runs on a thread of its own (placing
     a 5,000-node outline converts some 40,000 offsets, a few hundred milliseconds that would
     hold up every other request on the event loop)."""

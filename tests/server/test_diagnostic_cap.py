@@ -5,10 +5,10 @@ took the event loop 8 s to convert (and the analysis process 3.4 s to send back)
 from __future__ import annotations
 
 from analysis.checks.analyze import analyze
-from server.lsp.diagnostics import TOO_MANY_PROBLEMS, to_lsp_diagnostics
+from server.lsp.diagnostics import MAX_DIAGNOSTICS, TOO_MANY_PROBLEMS, to_lsp_diagnostics
 from server.lsp.documents import Snapshot
-from server.lsp.scheduling import MAX_DIAGNOSTICS, diagnosis_of
 from server.lsp.settings import Settings, parse_settings
+from server.lsp.worker.main import diagnosis_of
 
 HEAD = "schema_version: '1.0'\nworkflow:\n  id: flood\n  nodes:\n    - { id: start, type: input }\n"
 
@@ -52,7 +52,7 @@ def test_the_analysis_process_sends_what_can_be_shown_and_counts_the_rest() -> N
     text = flood(MAX_DIAGNOSTICS + 250)
     result = analyze(text)
     per_rule = {d.rule for d in result.diagnostics}
-    diagnosis = diagnosis_of(result)
+    diagnosis = diagnosis_of(result, MAX_DIAGNOSTICS)
     kept = diagnosis.result.diagnostics
     assert [d for d in kept if d.rule == "unknown-key"] == [
         d for d in result.diagnostics if d.rule == "unknown-key"][:MAX_DIAGNOSTICS]

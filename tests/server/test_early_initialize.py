@@ -19,14 +19,9 @@ import pytest
 from pygls.protocol import default_converter
 
 from server.lsp.boot import early_initialize
-from server.lsp.boot.early_initialize import (
-    EarlyAnswer,
-    captured_server,
-    early_answer,
-    generated_snapshot,
-    server_answer,
-)
+from server.lsp.boot.early_initialize import EarlyAnswer, early_answer
 from server.lsp.boot.transport import dispatch
+from server.lsp.capabilities import captured_server, generated_snapshot, server_answer
 from tests.server.conftest import CLIENT_PROFILES, profile_capabilities
 from tests.server.test_serve_cli import frame, read_message
 
@@ -45,7 +40,7 @@ def test_capabilities_json_is_what_the_server_answers() -> None:
     with open(early_initialize.CAPABILITIES_FILE, encoding="utf-8") as handle:
         stored = json.load(handle)
     assert stored == generated_snapshot(), (
-        "server/lsp/boot/capabilities.json is out of date: run `python -m server.lsp.boot.early_initialize`"
+        "server/lsp/boot/capabilities.json is out of date: run `python -m server.lsp.capabilities`"
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
-import server.lsp.language_server as language_server
+import server.lsp.session as session
 from analysis.checks.analyze import analyze
 from tests.analysis.large_workflow import large_workflow
 from tests.server.test_scheduling import URI, initialized_server, watch_analyses
@@ -16,7 +16,7 @@ async def test_an_edit_is_analysed_with_the_previous_version(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     given: list[tuple[str, str | None]] = []
-    watch_analyses(monkeypatch, language_server, lambda text, previous: given.append(
+    watch_analyses(monkeypatch, session, lambda text, previous: given.append(
         (text, previous.source.text if previous is not None else None)))
     ls = initialized_server()
     text = large_workflow(5)

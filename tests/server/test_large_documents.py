@@ -1,4 +1,4 @@
-"""Large documents are diagnosed in the analysis process (server/lsp/scheduling.py), over real LSP:
+"""Large documents are diagnosed in the analysis process (server/lsp/worker/), over real LSP:
 the diagnostics and the requests served from the model computed on demand, and the worker's
 lifetime tied to the server's."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from server.lsp.scheduling import LARGE_DOCUMENT_CHARS
+from server.lsp.language_server import LARGE_DOCUMENT_CHARS
 from tests.analysis.large_workflow import large_workflow
 from tests.server.conftest import RelaviumClient, Workspace
 from tests.server.cursor import spanned

@@ -10,9 +10,10 @@ from pygls.workspace.position_codec import PositionCodec
 
 from analysis.checks.analyze import analyze
 from analysis.diagnostics import Position
-from server.lsp import documents, positions
-from server.lsp.documents import DocumentState, Snapshot
+from server.lsp import positions, text_sync
+from server.lsp.documents import Snapshot
 from server.lsp.positions import LineIndex
+from server.lsp.text_sync import SyncedText
 from tests.operations import lines_executed
 
 UTF8, UTF16, UTF32 = (
@@ -75,7 +76,7 @@ def partial(
 def apply_changes(
     text: str, changes: list[types.TextDocumentContentChangeEvent], encoding: str
 ) -> tuple[str, int]:
-    state = DocumentState("file:///t.relavium.yaml", 1, text)
+    state = SyncedText(text)
     clamped = state.apply(changes, encoding)
     return state.text, clamped
 
@@ -146,7 +147,7 @@ def test_many_edits_in_one_change_apply_one_after_another(
     ]
     assert apply_changes(text, changes, UTF16)[0] == expected
     # the same edits as one didChange each, on one document that keeps its lines between them
-    state = DocumentState("file:///t.relavium.yaml", 1, text)
+    state = SyncedText(text)
     for change in changes:
         state.apply([change], UTF16)
     assert state.text == expected
@@ -175,11 +176,11 @@ def test_a_keystroke_does_not_split_the_document_again(monkeypatch: pytest.Monke
     """The lines are split once and kept: splitting a 1 MB document on every keystroke held the
     event loop 40-90 ms each time. A whole-document event is never split."""
     splits: list[int] = []
-    real_split = documents._split_lines
+    real_split = text_sync._split_lines
     monkeypatch.setattr(
-        documents, "_split_lines", lambda text: splits.append(len(text)) or real_split(text)
+        text_sync, "_split_lines", lambda text: splits.append(len(text)) or real_split(text)
     )
-    state = DocumentState("file:///t.relavium.yaml", 1, "a: 1\n" * 1000)
+    state = SyncedText("a: 1\n" * 1000)
     state.apply([types.TextDocumentContentChangeWholeDocument(text="b: 2\n" * 1000)], UTF16)
     assert splits == []
     for column in range(5):
@@ -296,7 +297,7 @@ def reference_locate(
 @given(st.text(alphabet=st.sampled_from("abé😀€")), st.integers(0, 20))
 def test_a_change_is_located_and_clamped_as_pygls_counts_units(text: str, character: int) -> None:
     for encoding in (UTF8, UTF16, UTF32):
-        (_, column), clamped = documents._locate(
+        (_, column), clamped = text_sync._locate(
             [text], types.Position(line=0, character=character), encoding
         )
         assert (column, clamped) == reference_locate(text, character, encoding)

@@ -21,16 +21,19 @@ from typing import Any, TypeVar
 import pytest
 from lsprotocol import types
 
-import server.lsp.language_server as language_server
+import server.lsp.session as session
 from analysis.checks.analyze import AnalysisResult, AnalysisStopped, analyze
 from analysis.ide.highlighting import expression_tokens
 from analysis.ide.outline import folds, outline, runnable
-from server.lsp import scheduling
-from server.lsp.boot.early_initialize import start_analysis_process
+from server.lsp.analysis_queue import AnalysisQueue
+from server.lsp.diagnostics import MAX_DIAGNOSTICS
 from server.lsp.language_server import RelaviumLanguageServer, create_server
-from server.lsp.scheduling import AnalysisQueue, Answer, Diagnosis, KeptAnalyses, Question
 from server.lsp.serving import View, placed_answer
 from server.lsp.settings import Settings
+from server.lsp.worker import client, main, wire
+from server.lsp.worker.main import KeptAnalyses
+from server.lsp.worker.spawn import start_analysis_process
+from server.lsp.worker.wire import Answer, Diagnosis, Question
 from tests.analysis.large_workflow import large_workflow
 from tests.analysis.test_incremental_read import typed
 from tests.analysis.test_take_over import MIDDLE, stopping_at, view
@@ -62,7 +65,7 @@ async def test_typing_with_requests_runs_one_analysis_at_a_time(
     running = [0]
     overlaps: list[int] = []
     threads: set[str] = set()
-    real_analyze = language_server.analyze
+    real_analyze = session.analyze
 
     def watched(
         text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
@@ -78,7 +81,7 @@ async def test_typing_with_requests_runs_one_analysis_at_a_time(
             with lock:
                 running[0] -= 1
 
-    monkeypatch.setattr(language_server, "analyze", watched)
+    monkeypatch.setattr(session, "analyze", watched)
     ls = initialized_server()
     text = large_workflow(100)  # 1,000 nodes: an analysis takes longer than a keystroke
     ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
@@ -111,7 +114,7 @@ async def test_a_superseded_analysis_stops_instead_of_finishing(
 ) -> None:
     outcomes: list[tuple[int, str]] = []
     started: list[int] = []
-    real_analyze = language_server.analyze
+    real_analyze = session.analyze
     ls = initialized_server()
     ls.large_document_chars = sys.maxsize  # every document analysed in this process
 
@@ -129,7 +132,7 @@ async def test_a_superseded_analysis_stops_instead_of_finishing(
         outcomes.append((version, "finished"))
         return result
 
-    monkeypatch.setattr(language_server, "analyze", watched)
+    monkeypatch.setattr(session, "analyze", watched)
     text = large_workflow(100)
     ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
     while not started:  # let the first analysis get going, then supersede it
@@ -211,7 +214,7 @@ def watch_analyses(
 def watch_server_analyses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The lengths of the texts analysed in the server process, as they start."""
     in_server: list[int] = []
-    watch_analyses(monkeypatch, language_server, lambda text, _: in_server.append(len(text)))
+    watch_analyses(monkeypatch, session, lambda text, _: in_server.append(len(text)))
     return in_server
 
 
@@ -242,7 +245,7 @@ async def test_a_large_document_is_diagnosed_in_the_analysis_process(
 async def test_a_superseded_version_is_stopped_in_the_analysis_process(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(scheduling, "STOP_GRACE_SECONDS", 60.0)  # it stops at a checkpoint
+    monkeypatch.setattr(client, "STOP_GRACE_SECONDS", 60.0)  # it stops at a checkpoint
     ls = initialized_server()
     jobs = watch_process_jobs(ls)
     text = large_workflow(300)  # 3,000 nodes: a second or so
@@ -287,7 +290,7 @@ async def test_a_worker_that_dies_is_replaced_and_its_job_analysed_in_the_server
 async def test_a_job_that_does_not_stop_in_time_is_killed_and_a_spare_takes_over(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(scheduling, "STOP_GRACE_SECONDS", 0.0)
+    monkeypatch.setattr(client, "STOP_GRACE_SECONDS", 0.0)
     ls = initialized_server()
     jobs = watch_process_jobs(ls)
     text = large_workflow(500)  # 5,000 nodes: its first stage alone outlasts the grace
@@ -314,7 +317,7 @@ async def test_a_job_that_does_not_stop_in_time_is_killed_and_a_spare_takes_over
 async def test_a_worker_that_cannot_start_leaves_the_analysis_to_the_server(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(scheduling.sys, "executable", "/nonexistent/python")
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python")
     ls = initialized_server()
     text = large_workflow(40)
     ls.open_document(types.TextDocumentItem(uri=URI, language_id="yaml", version=1, text=text))
@@ -403,7 +406,7 @@ def test_the_analysis_process_analyses_a_text_once_and_answers_from_its_last_mod
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[tuple[str, AnalysisResult | None]] = []
-    watch_analyses(monkeypatch, scheduling, lambda text, previous: calls.append((text, previous)))
+    watch_analyses(monkeypatch, main, lambda text, previous: calls.append((text, previous)))
     kept = KeptAnalyses()
     text = large_workflow(2)
     path = "/tmp/kept.relavium.yaml"
@@ -415,11 +418,11 @@ def test_the_analysis_process_analyses_a_text_once_and_answers_from_its_last_mod
     assert calls[-1] == (broken, first)  # the next version re-reads only what changed
     assert result.workflow is None and kept.last_model(path) is first
     # the question's answer comes from the last model, with its text
-    answer = scheduling._answer(kept, 7, broken, path, outline, lambda: False)
+    answer = main.answer_job(kept, 7, broken, path, outline, MAX_DIAGNOSTICS, lambda: False)
     assert answer[:2] == (7, "done")
     assert not answer[2].current and answer[2].diagnosis.result.source.text == text
     assert answer[2].value == outline(first)
-    for other in range(scheduling.KEPT_ANALYSES):  # the least recent document is forgotten
+    for other in range(wire.KEPT_ANALYSES):  # the least recent document is forgotten
         kept.analysis(text, f"/tmp/other-{other}.relavium.yaml", lambda: False)
     assert kept.last_model(path) is None
     assert kept.last_model(None) is None
@@ -438,7 +441,7 @@ def test_the_analysis_process_frees_what_it_no_longer_keeps_only_when_released()
     assert first() is not None
     kept.release()
     assert first() is None  # freed by reference counting, no collection needed
-    others = [f"/tmp/other-{other}.relavium.yaml" for other in range(scheduling.KEPT_ANALYSES)]
+    others = [f"/tmp/other-{other}.relavium.yaml" for other in range(wire.KEPT_ANALYSES)]
     for other in others:  # the least recent document is forgotten
         kept.analysis(text, other, lambda: False)
     forgotten = weakref.ref(second)
@@ -455,8 +458,8 @@ def test_an_answer_leaves_out_the_text_it_is_about_and_the_server_puts_its_own_b
     kept = KeptAnalyses()
     path = "/tmp/kept.relavium.yaml"
     text = large_workflow(20) + "surplus: Ä\n"  # a diagnostic, and a character beyond ASCII
-    answer = scheduling._answer(kept, 3, text, path, None, lambda: False)
-    framed = scheduling._frame(answer, text)
+    answer = main.answer_job(kept, 3, text, path, None, MAX_DIAGNOSTICS, lambda: False)
+    framed = wire.frame(answer, text)
     assert len(framed) < len(text) / 4
     sent = answer[2].result
     assert sent.diagnostics
@@ -464,9 +467,9 @@ def test_an_answer_leaves_out_the_text_it_is_about_and_the_server_puts_its_own_b
 
     def read(framed: bytes, asked: str | None) -> tuple[object, ...]:
         def unpickled(body: bytes) -> object:
-            return scheduling._AnswerUnpickler(body, asked).load()
+            return wire.AnswerUnpickler(body, asked).load()
 
-        message: tuple[object, ...] = scheduling._read_frame(io.BytesIO(framed), unpickled)
+        message: tuple[object, ...] = wire.read_frame(io.BytesIO(framed), unpickled)
         return message
 
     number, kind, diagnosis = read(framed, server_copy)
@@ -481,8 +484,8 @@ def test_an_answer_leaves_out_the_text_it_is_about_and_the_server_puts_its_own_b
     # a question about a text whose YAML does not parse is answered from the last model: that
     # model's text is not the one sent, so it goes along
     broken = text + "nodes: [\n"
-    answer = scheduling._answer(kept, 4, broken, path, outline, lambda: False)
-    _, _, answered = read(scheduling._frame(answer, broken), broken)
+    answer = main.answer_job(kept, 4, broken, path, outline, MAX_DIAGNOSTICS, lambda: False)
+    _, _, answered = read(wire.frame(answer, broken), broken)
     assert isinstance(answered, Answer) and not answered.current
     assert answered.diagnosis.result.source.text == text
     assert answered.value == answer[2].value
@@ -594,7 +597,7 @@ async def test_saving_while_the_version_is_analysed_does_not_analyse_it_again(
     release.set()
     assert await ls.fresh_snapshot(URI, model=False) is not None
     release.clear()
-    watch_analyses(monkeypatch, language_server, hold)
+    watch_analyses(monkeypatch, session, hold)
     change(ls, 2, text + "#")
     while not analysed:
         await asyncio.sleep(0.001)
@@ -608,19 +611,19 @@ async def test_saving_while_the_version_is_analysed_does_not_analyse_it_again(
 
 
 # A document's next text goes to the analysis process as an edit of the text it was sent before
-# (`scheduling._Edit`); each test asks the worker what it analysed.
+# (`wire.Edit`); each test asks the worker what it analysed.
 
 
 def test_the_worker_takes_an_edit_only_of_the_text_it_holds() -> None:
-    texts = scheduling._Texts()
-    edit = scheduling._Edit
+    texts = main.Texts()
+    edit = wire.Edit
     assert texts.received(1, "abc", "/a") == "abc"
     assert texts.received(2, edit(1, 1, 2, "XY"), "/a") == "aXYc"
     assert texts.received(3, edit(1, 0, 0, "-"), "/a") is None  # 1 is not the text it holds
     assert texts.received(4, edit(2, 4, 4, "!"), "/a") == "aXYc!"
     assert texts.received(5, edit(4, 0, 0, ""), None) is None  # no document to hold it for
     assert texts.received(6, "whole", None) == "whole"
-    for number, other in enumerate(range(scheduling.KEPT_ANALYSES), start=7):
+    for number, other in enumerate(range(wire.KEPT_ANALYSES), start=7):
         texts.received(number, "other", f"/other-{other}")
     assert texts.received(20, edit(4, 0, 0, ""), "/a") is None  # forgotten: least recent
 
@@ -628,18 +631,18 @@ def test_the_worker_takes_an_edit_only_of_the_text_it_holds() -> None:
 def watch_sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, object]]:
     """(job number, text or edit) of each job sent to an analysis process, as sent."""
     sent: list[tuple[int, object]] = []
-    real_send = scheduling._Worker.send
+    real_send = client._Worker.send
 
-    def send(worker: scheduling._Worker, message: tuple[object, ...]) -> None:
+    def send(worker: client._Worker, message: tuple[object, ...]) -> None:
         if message[0] == "analyze":
             sent.append((message[1], message[2]))  # type: ignore[arg-type]
         real_send(worker, message)
 
-    monkeypatch.setattr(scheduling._Worker, "send", send)
+    monkeypatch.setattr(client._Worker, "send", send)
     return sent
 
 
-async def analysed(process: scheduling.AnalysisProcess, text: str) -> str:
+async def analysed(process: client.AnalysisProcess, text: str) -> str:
     answer = await process.ask(text, "/tmp/edits.relavium.yaml", lambda: False, analysed_text)
     value: str = answer.value
     return value
@@ -659,7 +662,7 @@ async def test_a_document_s_next_text_is_sent_as_an_edit_and_analysed_whole(
     assert snapshot is not None and snapshot.version == 2
     assert "invalid-value" in {d.rule for d in snapshot.result.diagnostics}
     at = typo.index("transfrom")  # "transform": "or" became "ro"
-    assert sent == [(sent[0][0], text), (sent[1][0], scheduling._Edit(sent[0][0], at + 6, at + 8,
+    assert sent == [(sent[0][0], text), (sent[1][0], wire.Edit(sent[0][0], at + 6, at + 8,
                                                                      "ro"))]
     answered = await ls.ask_analysis_process(URI, analysed_text)
     assert answered is not None and answered[1] == typo
@@ -673,14 +676,14 @@ async def test_texts_sent_smallest_first_are_edits_of_each_other_in_the_order_se
     """Queued jobs go smallest text first, so a document's older, longer text can follow a
     newer one (an ask about a version beside the diagnosis of the next)."""
     sent = watch_sent(monkeypatch)
-    process = scheduling.AnalysisProcess()
+    process = client.AnalysisProcess()
     text = large_workflow(3)
     texts = [text + "#" * 30, text + "# shorter", text + "#" * 20, text]
     answers = await asyncio.gather(*(analysed(process, each) for each in texts))
     assert answers == texts
     assert [number for number, _ in sent] == [0, 3, 1, 2]  # the first runs at once
     assert isinstance(sent[0][1], str)
-    assert all(isinstance(edit, scheduling._Edit) and edit.base == base
+    assert all(isinstance(edit, wire.Edit) and edit.base == base
                for (base, _), (_, edit) in itertools.pairwise(sent))
     process.close()
 
@@ -689,7 +692,7 @@ async def test_a_worker_without_the_edited_text_is_sent_the_whole_text(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     sent = watch_sent(monkeypatch)
-    process = scheduling.AnalysisProcess()
+    process = client.AnalysisProcess()
     text = large_workflow(3)
     assert await analysed(process, text) == text
     worker = process._worker
@@ -698,13 +701,13 @@ async def test_a_worker_without_the_edited_text_is_sent_the_whole_text(
     path, (number, _) = next(iter(worker._sent.items()))
     worker._sent[path] = (number + 100, text)
     assert await analysed(process, text + "#") == text + "#"
-    assert sent[1] == (1, scheduling._Edit(number + 100, len(text), len(text), "#"))
+    assert sent[1] == (1, wire.Edit(number + 100, len(text), len(text), "#"))
     assert sent[2] == (1, text + "#")  # the same job again, whole
     assert await analysed(process, text + "##") == text + "##"  # and edits again after it
-    assert isinstance(sent[3][1], scheduling._Edit) and sent[3][1].base == 1
+    assert isinstance(sent[3][1], wire.Edit) and sent[3][1].base == 1
     # a new worker has no text: the first it is sent is whole
     os.kill(worker.process.pid, signal.SIGKILL)
-    with pytest.raises(scheduling.WorkerLost):
+    with pytest.raises(client.WorkerLost):
         await analysed(process, text + "###")
     assert await analysed(process, text) == text
     assert sent[-1][1] == text and process.pid != worker.process.pid
@@ -714,9 +717,9 @@ async def test_a_worker_without_the_edited_text_is_sent_the_whole_text(
 async def test_a_stopped_job_s_text_is_what_the_next_is_an_edit_of(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(scheduling, "STOP_GRACE_SECONDS", 60.0)  # it stops at a checkpoint
+    monkeypatch.setattr(client, "STOP_GRACE_SECONDS", 60.0)  # it stops at a checkpoint
     sent = watch_sent(monkeypatch)
-    process = scheduling.AnalysisProcess()
+    process = client.AnalysisProcess()
     text = large_workflow(300)  # 3,000 nodes: a second or so
     superseded = [False]
     first = process.submit(text, "/tmp/edits.relavium.yaml", lambda: superseded[0])
@@ -728,14 +731,14 @@ async def test_a_stopped_job_s_text_is_what_the_next_is_an_edit_of(
     with pytest.raises(AnalysisStopped):
         await first
     assert await analysed(process, text + "#") == text + "#"
-    assert sent[1] == (1, scheduling._Edit(0, len(text), len(text), "#"))
+    assert sent[1] == (1, wire.Edit(0, len(text), len(text), "#"))
     assert process.forced_stops == 0
     process.close()
 
 
 async def test_a_process_started_before_the_server_loaded_is_the_first_worker() -> None:
     started = start_analysis_process()
-    process = scheduling.AnalysisProcess()
+    process = client.AnalysisProcess()
     process.adopt(started)
     text = large_workflow(3)
     assert await analysed(process, text) == text

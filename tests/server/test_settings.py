@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from analysis.diagnostics import Severity
-from server.lsp.documents import DocumentState, is_workflow_uri
+from server.lsp.documents import is_workflow_uri
 from server.lsp.language_server import create_server
+from server.lsp.session import Session
 from server.lsp.settings import DEFAULT_DEBOUNCE_MS, Settings, parse_settings, section_of
 
 
@@ -78,9 +79,9 @@ def test_an_edit_waits_only_in_a_burst_and_no_longer_than_an_analysis_unless_deb
     ls.settings = Settings(debounce_ms=configured)
     now = 1000.0
     edited_at = None if gap_ms is None else now - gap_ms / 1000
-    state = DocumentState("file:///w/a.relavium.yaml", 1, "", last_analysis_ms=last_analysis_ms,
-                          edited_at=edited_at)
-    assert ls.debounce_ms(state, now) == waited
+    session = Session(ls, "file:///w/a.relavium.yaml", 1, "")
+    session.last_analysis_ms, session.edited_at = last_analysis_ms, edited_at
+    assert session.debounce_ms(now) == waited
 
 
 def test_initialization_options_may_wrap_the_section() -> None:

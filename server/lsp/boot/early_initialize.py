@@ -14,8 +14,7 @@ Only stdlib (and `server.lsp.boot.transport`, stdlib-only) may be imported here 
 
 `capabilities.json` is what the real server answers, server name and version included (reading the
 installed version takes importlib.metadata, as long as the rest), written by
-`python -m server.lsp.boot.early_initialize`; tests/server/test_early_initialize.py fails when it
-is out of
+`python -m server.lsp.capabilities`; tests/server/test_early_initialize.py fails when it is out of
 date (after a feature or version change) and compares the early answer with the server's own for
 real client profiles.
 """
@@ -25,15 +24,9 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sys
-from typing import IO, TYPE_CHECKING, Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 from server.lsp.boot.transport import Dropped, FrameReader, stdin_frames
-
-if TYPE_CHECKING:
-    import subprocess
-
-    from server.lsp.protocol import RelaviumProtocol
 
 logger = logging.getLogger("relavium-lsp")
 
@@ -91,26 +84,6 @@ def open_stdio(stdout: IO[bytes]) -> Opening:
     return Opening(reader, first, answered)
 
 
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-_BOOT = (
-    f"import sys; sys.path.insert(0, {_PACKAGE_ROOT!r}); "
-    "from server.lsp.scheduling import worker_main; worker_main()"
-)
-
-
-def start_analysis_process() -> subprocess.Popen[bytes]:
-    """A new analysis process (`server.lsp.scheduling.worker_main`), loading the analysis. `serve`
-    starts the first one here, before the server loads: loading the analysis takes the worker
-    0.3-0.6 s, which a large document's first diagnostics waited for after the server's own
-    loading; started here, the two load side by side. Raises OSError when it cannot start."""
-    import subprocess  # after the `initialize` answer
-
-    return subprocess.Popen(
-        [sys.executable, "-I", "-c", _BOOT],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=None,
-    )
-
-
 def early_answer(body: bytes) -> EarlyAnswer | None:
     """The answer the server would give to this `initialize` request, or None when the frame is
     not one or has a value pygls might read otherwise (the loaded server then answers it)."""
@@ -147,19 +120,19 @@ def _result(client: _ClientSays) -> dict[str, Any]:
         snapshot = json.load(handle)
     capabilities = snapshot["capabilities"]
     if client.pull:
-        capabilities = _patched(capabilities, snapshot["when_pulling"])
+        capabilities = patched(capabilities, snapshot["when_pulling"])
     for path, value in client.flags.items():
-        capabilities = _patched(capabilities, snapshot["when_flag"][path][json.dumps(value)])
+        capabilities = patched(capabilities, snapshot["when_flag"][path][json.dumps(value)])
     capabilities["positionEncoding"] = client.encoding
     return {"capabilities": capabilities, "serverInfo": snapshot["serverInfo"]}
 
 
-def _patched(tree: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+def patched(tree: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
     """`tree` with `patch` merged in, object members recursively."""
     merged = dict(tree)
     for key, value in patch.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _patched(merged[key], value)
+            merged[key] = patched(merged[key], value)
         else:
             merged[key] = value
     return merged
@@ -260,102 +233,18 @@ class _ClientSays(NamedTuple):
         """Client capabilities with only these members."""
         minimal: dict[str, Any] = {}
         if self.encodings is not None:
-            _put(minimal, "general.positionEncodings", self.encodings)
+            put_path(minimal, "general.positionEncodings", self.encodings)
         if self.diagnostic:
-            _put(minimal, "textDocument.diagnostic", {})
+            put_path(minimal, "textDocument.diagnostic", {})
         if self.refresh is not None:
-            _put(minimal, REFRESH, self.refresh)
+            put_path(minimal, REFRESH, self.refresh)
         for path, value in self.flags.items():
-            _put(minimal, path, value)
+            put_path(minimal, path, value)
         return minimal
 
 
-def _put(tree: dict[str, Any], path: str, value: Any) -> None:
+def put_path(tree: dict[str, Any], path: str, value: Any) -> None:
     *parents, name = path.split(".")
     for parent in parents:
         tree = tree.setdefault(parent, {})
     tree[name] = value
-
-
-# -- generating capabilities.json from the real server ------------------------------------------
-
-
-def captured_server() -> tuple[RelaviumProtocol, list[dict[str, Any]]]:
-    """A loaded server's protocol, and the list every message it sends is appended to."""
-    from server.lsp.language_server import create_server
-    from server.lsp.protocol import RelaviumProtocol
-
-    sent: list[dict[str, Any]] = []
-
-    class Capture:
-        def write(self, data: bytes) -> None:
-            sent.append(json.loads(data.partition(b"\r\n\r\n")[2]))
-
-        def close(self) -> None:
-            pass
-
-    protocol = create_server().protocol
-    assert isinstance(protocol, RelaviumProtocol)
-    protocol.set_writer(Capture())
-    return protocol, sent
-
-
-def server_answer(params: dict[str, Any]) -> dict[str, Any]:
-    """The response the loaded server sends to `initialize` with these params."""
-    from server.lsp.boot.transport import dispatch
-
-    protocol, sent = captured_server()
-    dispatch(protocol, json.dumps(
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
-    ).encode())
-    return next(message for message in sent if message.get("id") == 1)
-
-
-def generated_snapshot() -> dict[str, Any]:
-    """capabilities.json as the current server code makes it."""
-
-    def capabilities(client: dict[str, Any]) -> dict[str, Any]:
-        result = server_answer({"processId": None, "capabilities": client})["result"]
-        answered: dict[str, Any] = result["capabilities"]
-        answered.pop("positionEncoding")
-        return answered
-
-    def difference(changed: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
-        """The patch that makes `base` into `changed` (see `_patched`)."""
-        assert base.keys() <= changed.keys(), "a patch can add members, not remove them"
-        return {
-            key: difference(value, base[key])
-            if isinstance(value, dict) and isinstance(base.get(key), dict) else value
-            for key, value in changed.items() if base.get(key) != value
-        }
-
-    def given(path: str, value: Any) -> dict[str, Any]:
-        client: dict[str, Any] = {}
-        _put(client, path, value)
-        return client
-
-    base = capabilities({})
-    return {
-        "serverInfo": server_answer({"capabilities": {}})["result"]["serverInfo"],
-        "capabilities": base,
-        "when_pulling": difference(
-            capabilities(_patched(given("textDocument.diagnostic", {}), given(REFRESH, True))),
-            base,
-        ),
-        "when_flag": {
-            path: {json.dumps(value): difference(capabilities(given(path, value)), base)
-                   for value in (False, True)}
-            for path in FLAGS
-        },
-    }
-
-
-def write_snapshot() -> None:
-    with open(CAPABILITIES_FILE, "w", encoding="utf-8") as handle:
-        json.dump(generated_snapshot(), handle, indent=2, sort_keys=True)
-        handle.write("\n")
-
-
-if __name__ == "__main__":
-    write_snapshot()
-    print(f"wrote {CAPABILITIES_FILE}", file=sys.stderr)

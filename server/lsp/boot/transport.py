@@ -21,14 +21,12 @@ import re
 import sys
 import threading
 from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     # asyncio (like dataclasses) is left out: `relavium-lsp serve` reads its first frame with
     # this module before anything else is imported (server.lsp.boot.early_initialize)
     import asyncio
-
-    from server.lsp.protocol import RelaviumProtocol
 
 logger = logging.getLogger("relavium-lsp")
 
@@ -43,6 +41,21 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 SERVER_NOT_INITIALIZED = -32002
+
+
+class Dispatcher(Protocol):
+    """What `dispatch` hands checked messages to and answers errors through: pygls' protocol
+    as the loaded server has it (`server.lsp.protocol.RelaviumProtocol`)."""
+
+    # set by `dispatch` when initialize arrives: requests before it are refused
+    initialize_seen: bool
+    _shutdown: bool  # pygls' flag: `shutdown` was handled
+
+    def structure_message(self, data: dict[str, Any], /) -> Any: ...
+
+    def handle_message(self, message: Any, /) -> Any: ...
+
+    def _send_data(self, data: Any, /) -> Any: ...  # pygls' writer adds the framing
 
 
 class Dropped(NamedTuple):
@@ -157,7 +170,7 @@ def read_in_thread(
 
 
 async def serve(
-    protocol: RelaviumProtocol,
+    protocol: Dispatcher,
     frames: asyncio.Queue[bytes | Dropped | None],
     stop: threading.Event,
     report: Callable[[str], None],
@@ -183,15 +196,15 @@ def _valid_id(message: dict[str, Any]) -> bool:
 
 
 def _answer_error(
-    protocol: RelaviumProtocol, identifier: int | str | None, code: int, message: str
+    protocol: Dispatcher, identifier: int | str | None, code: int, message: str
 ) -> None:
     logger.warning("answered %s with error %d: %s", identifier, code, message)
-    protocol._send_data(  # pygls' writer adds the framing
+    protocol._send_data(
         {"jsonrpc": "2.0", "id": identifier, "error": {"code": code, "message": message}}
     )
 
 
-def dispatch(protocol: RelaviumProtocol, body: bytes) -> None:
+def dispatch(protocol: Dispatcher, body: bytes) -> None:
     """Check one message and hand it to pygls, or answer it with the JSON-RPC error it earns."""
     try:
         message = json.loads(body.decode("utf-8"))
@@ -234,7 +247,7 @@ def dispatch(protocol: RelaviumProtocol, body: bytes) -> None:
     protocol.handle_message(structured)
 
 
-def _refuse_batch(protocol: RelaviumProtocol, batch: list[Any]) -> None:
+def _refuse_batch(protocol: Dispatcher, batch: list[Any]) -> None:
     text = "batches are not part of LSP; send each message on its own"
     requests = [m for m in batch if isinstance(m, dict) and "method" in m and _valid_id(m)]
     for request in requests:
@@ -244,7 +257,7 @@ def _refuse_batch(protocol: RelaviumProtocol, batch: list[Any]) -> None:
 
 
 def _request_problem(
-    protocol: RelaviumProtocol, message: dict[str, Any]
+    protocol: Dispatcher, message: dict[str, Any]
 ) -> tuple[int, str] | None:
     """Why the message cannot be handled, as (code, text), or None."""
     if "id" in message and not _valid_id(message):
@@ -267,7 +280,7 @@ def _request_problem(
         if "id" in message:
             return SERVER_NOT_INITIALIZED, f"{method} came before initialize"
         return INVALID_REQUEST, f"{method} came before initialize"
-    if protocol._shutdown and "id" in message:  # pygls keeps the flag
+    if protocol._shutdown and "id" in message:
         return INVALID_REQUEST, f"{method} came after shutdown"
     return None
 
