@@ -47,8 +47,9 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from analysis.checks.context import RuleContext
+from analysis.checks.registry import EMITTERS
 from analysis.checks.suppression import apply_suppressions
 from analysis.diagnostics import Diagnostic, Position, Range, Severity
 from analysis.document.graph import Graph, build_graph
@@ -56,9 +57,7 @@ from analysis.document.model import Workflow, build_workflow, point_back
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YamlDocument
 from analysis.document.yaml_read import read_yaml
-
-if TYPE_CHECKING:
-    from analysis.schema.walk import SchemaMemo
+from analysis.schema.walk import SchemaMemo
 
 INTERNAL_ERROR = "internal-error"
 
@@ -157,10 +156,6 @@ def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult
               earlier_schema: SchemaMemo | None, checkpoint: Callable[[], None]
               ) -> AnalysisResult:
     """The analysis of a document read (`analyze` after `read_yaml`)."""
-    # Imported here: loading the rules imports every rule module, and those import this package.
-    from analysis.checks.context import RuleContext
-    from analysis.checks.registry import EMITTERS
-
     source = document.source
     if document.root is None and document.problems:
         return AnalysisResult(source, path, document, None, None,
