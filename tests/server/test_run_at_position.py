@@ -119,6 +119,16 @@ async def test_a_position_in_no_runnable_node_is_refused_with_the_runnable_ones(
     assert client.messages[-1].message == f"Run with sample scope: {result['error']['message']}"
 
 
+async def test_a_node_without_an_id_cannot_run(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    text = FLOW.replace("{ id: b, ", "{ ")
+    uri = workspace.open("id-less.relavium.yaml", text)
+    result = await run_at(client, uri, text, "'b'")
+    assert "the node at line 4, character" in result["error"]["message"]
+    assert "has no id" in result["error"]["message"] and result["error"]["runnable"] == ["a"]
+
+
 async def test_half_typed_yaml_is_located_in_the_last_good_model(
     client: RelaviumClient, workspace: Workspace
 ) -> None:

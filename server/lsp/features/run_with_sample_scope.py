@@ -90,19 +90,17 @@ async def _node_at(
         offset = lines.client_offset(position)
     if workflow is None:
         raise CommandFailed(f"no node is known at {where}: the workflow does not parse")
-    with_expression = [node for node, _ in runnable(analysed).expression_keys]
     located = node_at(workflow, offset) if offset is not None else None
-    if located is None:
-        raise NotRunnable(f"{where} is in no node", with_expression)
-    node = located.node
-    if node.id is None:
-        raise NotRunnable(f"the node at {where} has no id", with_expression)
-    if node.expression is None:
-        raise NotRunnable(
-            f"node `{node.id}` (type {node.type}) at {where} has no expression to run",
-            with_expression,
-        )
-    return node.id
+    node = located.node if located is not None else None
+    if node is not None and node.id is not None and node.expression is not None:
+        return node.id
+    if node is None:
+        refusal = f"{where} is in no node"
+    elif node.id is None:
+        refusal = f"the node at {where} has no id"
+    else:
+        refusal = f"node `{node.id}` (type {node.type}) at {where} has no expression to run"
+    raise NotRunnable(refusal, [node_id for node_id, _ in runnable(analysed).expression_keys])
 
 
 def explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str) -> str | None:
