@@ -7,10 +7,23 @@ local RUN = 'relavium.runWithSampleScope'
 local CREATE_SCOPE = 'relavium.createSampleScope'
 local DRY_RUN = 'relavium.dryRunWorkflow'
 
+--- What a run is called in messages and :RelaviumShowResult: the node it named, else the one
+--- the server found at its position (the answer's `node`), else that position.
+local function run_label(argument, result)
+  if argument.node then
+    return argument.node
+  end
+  if type(result) == 'table' and type(result.node) == 'string' then
+    return result.node
+  end
+  return ('at line %d'):format(argument.position.line + 1)
+end
+
 --- Keeps a run's result on the buffer as b:relavium_last_run = { node = ..., result = ... } for
 --- :RelaviumShowResult. The server itself reports each run with window/showMessage, which
 --- Neovim shows through vim.notify, so only a failed request is reported here.
-local function keep_run_result(bufnr, node, err, result)
+local function keep_run_result(bufnr, argument, err, result)
+  local node = run_label(argument, result)
   if err then
     vim.notify(('relavium: run %s failed: %s'):format(node, err.message), vim.log.levels.ERROR)
     return
@@ -20,11 +33,11 @@ local function keep_run_result(bufnr, node, err, result)
   end
 end
 
---- Sends `relavium.runWithSampleScope` for `argument` ({ uri, node, scope? }).
+--- Sends `relavium.runWithSampleScope` for `argument` ({ uri, node | position, scope? }).
 local function run(client, bufnr, argument)
   local params = { command = RUN, arguments = { argument } }
   client:request('workspace/executeCommand', params, function(err, result)
-    keep_run_result(bufnr, argument.node, err, result)
+    keep_run_result(bufnr, argument, err, result)
   end, bufnr)
 end
 
@@ -47,17 +60,17 @@ end
 
 local function attach_commands(client, bufnr)
   vim.api.nvim_buf_create_user_command(bufnr, 'RelaviumRun', function(opts)
-    local node = opts.fargs[1]
-    if not node then
-      local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
-      node = workflow.node_at_row(lines, vim.api.nvim_win_get_cursor(0)[1] - 1)
+    local argument = {
+      uri = vim.uri_from_bufnr(bufnr),
+      node = opts.fargs[1],
+      scope = opts.fargs[2],
+    }
+    if not argument.node then
+      -- the server finds the node at the cursor, in the position encoding it negotiated; in no
+      -- node with an expression it says so and lists those that have one
+      argument.position = vim.lsp.util.make_position_params(0, client.offset_encoding).position
     end
-    if not node then
-      local hint = 'relavium: put the cursor in a node or give its id: :RelaviumRun ID'
-      vim.notify(hint, vim.log.levels.WARN)
-      return
-    end
-    run(client, bufnr, { uri = vim.uri_from_bufnr(bufnr), node = node, scope = opts.fargs[2] })
+    run(client, bufnr, argument)
   end, {
     nargs = '*',
     desc = 'Run a node (the one under the cursor, or ID) with a sample scope: [ID [SCOPE.json]]',

@@ -138,22 +138,45 @@ test('workflow files are YAML and attach; other YAML does not', function()
   end
 end)
 
-test('the node under the cursor is found for block and flow items', function()
-  local lines = vim.fn.readfile(fixture)
+--- Runs :RelaviumRun with the cursor at the first `needle` and waits for the kept result.
+local function run_at(bufnr, needle)
+  local row, col = find(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), needle)
+  vim.api.nvim_win_set_cursor(0, { row + 1, col })
+  vim.b[bufnr].relavium_last_run = nil
+  vim.cmd('RelaviumRun')
+  wait_for('the run at ' .. needle, function()
+    return vim.b[bufnr].relavium_last_run ~= nil
+  end)
+  return vim.b[bufnr].relavium_last_run
+end
+
+test(':RelaviumRun sends the cursor and the server finds its node, block or flow', function()
+  local bufnr = vim.fn.bufnr(fixture)
+  vim.api.nvim_set_current_buf(bufnr)
   local cases = {
-    { '- { id: start', 'start' },
     { "transform: '({ severity", 'classify' },
+    -- after "🚨é" on the line: the column goes in the client's offset encoding, not in bytes
+    { 'run.outputs["report"]', 'route' },
     { 'target_node: report', 'route' },
     { 'default: report', 'route' },
-    { '- { id: done', 'done' },
+    { "'({ count", 'report' },
+    -- in no node with an expression: refused with those that have one
+    { '- { id: start', nil },
+    { '- { id: done', nil },
     { 'schema_version', nil },
     { 'edges:', nil },
   }
   for _, case in ipairs(cases) do
-    local row = find(lines, case[1])
-    local got = workflow.node_at_row(lines, row)
-    local message = ('%s: expected %s, got %s'):format(case[1], tostring(case[2]), tostring(got))
-    assert(got == case[2], message)
+    local last = run_at(bufnr, case[1])
+    if case[2] then
+      local message = ('%s: %s'):format(case[1], vim.inspect(last))
+      assert(last.node == case[2] and last.result.node == case[2], message)
+    else
+      local runnable = last.result.error and last.result.error.runnable
+      local message = ('%s: %s'):format(case[1], vim.inspect(last))
+      assert(vim.deep_equal(runnable, { 'classify', 'route', 'report' }), message)
+      assert(last.node:match('^at line %d+$'), message)
+    end
   end
 end)
 
@@ -267,14 +290,8 @@ end)
 
 test(':RelaviumRun runs the node under the cursor with the sidecar scope', function()
   local bufnr = vim.fn.bufnr(fixture)
-  local row = find(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "transform: '({ severity")
-  vim.api.nvim_win_set_cursor(0, { row + 1, 0 })
-  vim.b[bufnr].relavium_last_run = nil
-  vim.cmd('RelaviumRun')
-  wait_for('the run result', function()
-    return vim.b[bufnr].relavium_last_run ~= nil
-  end)
-  local last = vim.b[bufnr].relavium_last_run
+  vim.api.nvim_set_current_buf(bufnr)
+  local last = run_at(bufnr, "transform: '({ severity")
   assert(last.node == 'classify', vim.inspect(last))
   assert(last.result.ok == true, vim.inspect(last.result))
   -- problems.samples.json holds the ticket text; the transform returns its length

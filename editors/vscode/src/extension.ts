@@ -36,10 +36,12 @@ import {
   SERVER_DRY_RUN,
   SERVER_RUN,
   documentArgument,
+  nodeArgument,
+  offeredNodes,
+  positionArgument,
 } from './serverCommands';
 import { RESTART_SETTINGS, readLaunchSettings, serverSection } from './settings';
 import { DOCUMENT_SELECTOR, isWorkflowPath } from './workflowFiles';
-import { nodeAtOffset, workflowNodes } from './workflowNodes';
 
 const SECTION = 'relavium';
 const SHOW_OUTPUT = 'Show Output';
@@ -233,30 +235,28 @@ const middleware: Middleware = {
   },
 };
 
+/** The server runs the node the cursor is in and shows the result; a cursor in no node with an
+ *  expression is refused (shown) with the nodes that have one, offered here instead. */
 async function runWithSampleScope(): Promise<void> {
   const editor = vscode.window.activeTextEditor;
   if (editor === undefined || !isWorkflowPath(editor.document.uri.path)) {
     warn('Run with sample scope: open a Relavium workflow file (*.relavium.yaml) first.');
     return;
   }
-  const text = editor.document.getText();
-  let node = nodeAtOffset(text, editor.document.offsetAt(editor.selection.active));
-  if (node?.expressionField === undefined) {
-    const candidates = workflowNodes(text).filter((each) => each.expressionField !== undefined);
-    if (candidates.length === 0) {
-      warn('Run with sample scope: this workflow has no condition, transform or merge_fn node.');
-      return;
-    }
-    const picked = await vscode.window.showQuickPick(
-      candidates.map((each) => ({ label: each.id, description: each.type, node: each })),
-      { placeHolder: 'Which node should run with a sample scope?' },
-    );
-    node = picked?.node;
-  }
-  if (node === undefined) {
+  const uri = editor.document.uri.toString();
+  const { line, character } = editor.selection.active;
+  const offered = offeredNodes(
+    await serverCommand(SERVER_RUN, positionArgument(uri, line, character)),
+  );
+  if (offered === undefined || offered.length === 0) {
     return;
   }
-  await serverCommand(SERVER_RUN, { uri: editor.document.uri.toString(), node: node.id });
+  const picked = await vscode.window.showQuickPick(offered, {
+    placeHolder: 'Which node should run with a sample scope?',
+  });
+  if (picked !== undefined) {
+    await serverCommand(SERVER_RUN, nodeArgument(uri, picked));
+  }
 }
 
 async function createSampleScope(): Promise<void> {

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { SERVER_RUN, offeredNodes, positionArgument } from '../src/serverCommands';
 import { ServerSession } from './serverSession';
 import { EXAMPLE_WORKFLOW, REPO_ROOT, scratchFixtures } from './paths';
 
@@ -80,6 +81,34 @@ test('Run with Sample Scope evaluates the node with its sidecar and reports it',
   assert.ok(
     session.logged.some((message) => message.includes('sidecar')),
     session.logged.join('\n'),
+  );
+});
+
+test('Run with Sample Scope at the cursor runs the node the cursor is in', async () => {
+  const fixture = path.join(FIXTURES, 'problems.relavium.yaml');
+  const text = fs.readFileSync(fixture, 'utf8');
+  const uri = pathToFileURL(fixture).href;
+  await session.open(uri, text);
+  const run = (needle: string, after = ''): Promise<Record<string, any>> => {
+    const { line, character } = rangeOf(text, needle, after).start;
+    return session.request('workspace/executeCommand', {
+      command: SERVER_RUN,
+      arguments: [positionArgument(uri, line, character)],
+    });
+  };
+  // the columns the extension sends are UTF-16 ones: "🚨" is two of them
+  const route = await run('run.outputs["classify"]', '🚨é');
+  assert.equal(route.node, 'route', JSON.stringify(route));
+  const classify = await run('inputs.ticket.length');
+  assert.equal(classify.ok, true, JSON.stringify(classify));
+  assert.equal(classify.node, 'classify');
+  // outside every node: refused, with the nodes to offer in the quick pick instead
+  const refused = await run('from: start');
+  assert.equal(refused.ok, false);
+  assert.deepEqual(offeredNodes(refused), ['classify', 'route', 'report']);
+  assert.ok(
+    session.shown.some((message) => message.includes('is in no node')),
+    session.shown.join('\n'),
   );
 });
 

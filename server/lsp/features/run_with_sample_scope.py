@@ -1,7 +1,10 @@
-"""`relavium.runWithSampleScope {"uri", "node", "scope"?}`: evaluate a node's expression with a
-sample scope in the sandbox worker pool — off the event loop, so a hang (killed at the deadline)
-never stops the server answering — with `$/progress` while it runs, a `window/showMessage`
-summary and a `window/logMessage` detail. Answers `analysis.dryrun.presentation.DryRun`'s JSON."""
+"""`relavium.runWithSampleScope {"uri", "node" | "position", "scope"?}`: evaluate a node's
+expression with a sample scope in the sandbox worker pool — off the event loop, so a hang (killed
+at the deadline) never stops the server answering — with `$/progress` while it runs, a
+`window/showMessage` summary and a `window/logMessage` detail. Answers
+`analysis.dryrun.presentation.DryRun`'s JSON. With a `position` (an LSP `Position` in the
+negotiated encoding) the server finds the node there itself (`analysis.ide.locate`), so an editor
+need not read the YAML."""
 
 from __future__ import annotations
 
@@ -14,15 +17,33 @@ from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
 
+from analysis.checks.analyze import AnalysisResult
+from analysis.document.model import Workflow
 from analysis.dryrun import launch
 from analysis.dryrun.presentation import DryRun
 from analysis.dryrun.values import value_text
+from analysis.ide.locate import node_at
+from analysis.ide.outline import runnable
 from server.lsp.documents import uri_to_path
 from server.lsp.handlers import guarded
 from server.lsp.language_server import CommandFailed, RelaviumLanguageServer
+from server.lsp.positions import LineIndex
+from server.lsp.serving import view_of
 
 COMMAND = "relavium.runWithSampleScope"
-USAGE = 'expected one argument {"uri": "<workflow uri>", "node": "<node id>", "scope"?: "<file>"}'
+USAGE = (
+    'expected one argument {"uri": "<workflow uri>", "node": "<node id>", "scope"?: "<file>"} or'
+    ' {"uri": "<workflow uri>", "position": {"line": <n>, "character": <n>}, "scope"?: "<file>"}'
+)
+
+
+class NotRunnable(CommandFailed):
+    """The position is in no node with an expression; `runnable` lists the nodes that have one,
+    in node order, so a client can offer them instead (VS Code's quick pick)."""
+
+    def __init__(self, message: str, runnable: list[str]) -> None:
+        super().__init__(f"{message}; nodes with an expression: {', '.join(runnable) or 'none'}")
+        self.runnable = runnable
 
 
 def run_failure(ls: RelaviumLanguageServer, title: str, message: str) -> dict[str, Any]:
@@ -38,6 +59,50 @@ def internal_error() -> dict[str, Any]:
 
 def _failure(ls: RelaviumLanguageServer, message: str) -> dict[str, Any]:
     return run_failure(ls, "Run with sample scope", message)
+
+
+def _target(argument: dict[str, Any]) -> str | types.Position | None:
+    """The node id the argument names, else its LSP `Position` (None: neither). `node` wins, so
+    a `{uri, node}` argument is read exactly as before `position` existed."""
+    if "node" in argument:
+        node = argument["node"]
+        return node if isinstance(node, str) else None
+    given = argument.get("position")
+    if not isinstance(given, dict):
+        return None
+    line, character = given.get("line"), given.get("character")
+    if type(line) is not int or type(character) is not int or min(line, character) < 0:
+        return None  # `type`, not isinstance: JSON's `true` is no line number
+    return types.Position(line=line, character=character)
+
+
+async def _node_at(
+    ls: RelaviumLanguageServer, uri: str, result: AnalysisResult, position: types.Position
+) -> str:
+    """The id of the node with an expression at `position`; raises `NotRunnable` (or
+    `CommandFailed` when no model of the workflow is known to locate in)."""
+    where = f"line {position.line + 1}, character {position.character + 1}"
+    view = await view_of(ls, uri)
+    workflow: Workflow | None
+    if view is not None:  # an open document: its last good model, placed in the live text
+        workflow, offset, analysed = view.workflow, view.offset(position), view.result
+    else:  # a saved file: the client's position is in the text read from disk
+        workflow, analysed = result.workflow, result
+        lines = LineIndex(result.source.text, ls.position_encoding, result.source.line_starts)
+        offset = lines.client_offset(position)
+    if workflow is None:
+        raise CommandFailed(f"no node is known at {where}: the workflow does not parse")
+    located = node_at(workflow, offset) if offset is not None else None
+    node = located.node if located is not None else None
+    if node is not None and node.id is not None and node.expression is not None:
+        return node.id
+    if node is None:
+        refusal = f"{where} is in no node"
+    elif node.id is None:
+        refusal = f"the node at {where} has no id"
+    else:
+        refusal = f"node `{node.id}` (type {node.type}) at {where} has no expression to run"
+    raise NotRunnable(refusal, [node_id for node_id, _ in runnable(analysed).expression_keys])
 
 
 def explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str) -> str | None:
@@ -75,13 +140,18 @@ def register(ls: RelaviumLanguageServer) -> None:
         argument = args[0] if len(args) == 1 else None
         if not isinstance(argument, dict):
             return _failure(ls, USAGE)
-        uri, node, scope = argument.get("uri"), argument.get("node"), argument.get("scope")
-        if not (isinstance(uri, str) and isinstance(node, str)) or not (
+        uri, target, scope = argument.get("uri"), _target(argument), argument.get("scope")
+        if not (isinstance(uri, str) and target is not None) or not (
             scope is None or isinstance(scope, str)
         ):
             return _failure(ls, USAGE)
         try:
             result = await ls.command_analysis(uri)
+            node = target if isinstance(target, str) else await _node_at(ls, uri, result, target)
+        except NotRunnable as failure:
+            answer = _failure(ls, str(failure))
+            answer["error"]["runnable"] = failure.runnable
+            return answer
         except CommandFailed as failure:
             return _failure(ls, str(failure))
         path = uri_to_path(uri)

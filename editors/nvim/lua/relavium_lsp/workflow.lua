@@ -1,5 +1,6 @@
--- Pure helpers for the relavium_lsp config: which files are workflows and which node the
--- cursor is in. No LSP calls here, so the headless test can check them directly.
+-- Pure helpers for the relavium_lsp config: which files are workflows and how a run's result
+-- reads. No LSP calls here, so the headless test can check them directly. Which node the cursor
+-- is in is the server's to find (:RelaviumRun sends the cursor's position).
 local M = {}
 
 --- True for `*.relavium.yaml|yml` anywhere and YAML files below a `.relavium/` directory.
@@ -19,79 +20,6 @@ function M.is_workflow_path(path)
     end
   end
   return false
-end
-
-local function indent_of(line)
-  return #line:match('^%s*')
-end
-
-local function is_blank_or_comment(line)
-  return line:match('^%s*$') ~= nil or line:match('^%s*#') ~= nil
-end
-
-local ID = '[\'"]?([%w%-]+)'
-
---- The id of the item starting at `start`: on its `- ` line (block or flow) or as a key below.
-local function item_id(lines, start, item_indent)
-  local first = lines[start]
-  local id = first:match('^%s*%-%s+id:%s*' .. ID) or first:match('^%s*%-%s*{.-[{,%s]id:%s*' .. ID)
-  if id then
-    return id
-  end
-  local key_column = #(first:match('^%s*%-%s+') or '')
-  for index = start + 1, #lines do
-    local line = lines[index]
-    if not is_blank_or_comment(line) then
-      local indent = indent_of(line)
-      if indent <= item_indent then
-        return nil
-      end
-      id = indent == key_column and line:match('^%s*id:%s*' .. ID) or nil
-      if id then
-        return id
-      end
-    end
-  end
-  return nil
-end
-
---- The id of the `workflow.nodes` item containing 0-based `row`, read from the lines of a block
---- YAML file. A heuristic over lines (Neovim ships no YAML parser): nil when unsure.
----@param lines string[]
----@param row integer
----@return string|nil
-function M.node_at_row(lines, row)
-  local target = row + 1
-  local nodes_row, nodes_indent
-  for index = 1, math.min(target - 1, #lines) do
-    local indent = lines[index]:match('^(%s*)nodes:%s*$') or lines[index]:match('^(%s*)nodes:%s+#')
-    if indent then
-      nodes_row, nodes_indent = index, #indent
-    end
-  end
-  if not nodes_row then
-    return nil
-  end
-  local item_indent, current
-  for index = nodes_row + 1, #lines do
-    local line = lines[index]
-    if not is_blank_or_comment(line) then
-      local indent = indent_of(line)
-      local is_item = line:match('^%s*%-%s') ~= nil or line:match('^%s*%-$') ~= nil
-      item_indent = item_indent or ((is_item and indent >= nodes_indent) and indent or -1)
-      if indent < item_indent or (indent == item_indent and not is_item) or item_indent < 0 then
-        -- the list ended: the row is inside it only if it came before this line
-        return index > target and current and item_id(lines, current, item_indent) or nil
-      end
-      if is_item and indent == item_indent then
-        if index > target then
-          break
-        end
-        current = index
-      end
-    end
-  end
-  return current and item_id(lines, current, item_indent) or nil
 end
 
 --- The lines shown by :RelaviumShowResult for a `relavium.runWithSampleScope` result: the sandbox
