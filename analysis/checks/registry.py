@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 from analysis.checks.context import RuleContext
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.document.yaml_profile import DUPLICATE_KEY, YAML_SYNTAX
-from analysis.schema.walk import INVALID_VALUE, MISSING_FIELD, UNKNOWN_KEY
+from analysis.document.yaml_profile import DUPLICATE_KEY, INVALID_VALUE, YAML_SYNTAX
+from analysis.schema.walk import MISSING_FIELD, UNKNOWN_KEY
 
 # Where every rule has a section; diagnostics link `DOCS_URL#<rule-id>` (LSP codeDescription,
 # SARIF helpUri, hover).

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
+from analysis.document.edits import Replacement
 from analysis.document.expressions import ReadForm
 from analysis.document.expressions.js_text import JS_WHITESPACE
 from analysis.document.yaml_nodes import YMapping, YNode, YScalar, YSequence
@@ -26,7 +27,6 @@ from analysis.document.yaml_profile import resolve_plain
 from analysis.ide.navigation import Occurrence, Role, SymbolIndex, SymbolKind
 from analysis.schema.common import KEBAB, kebab_suggestion
 
-Replacement = tuple[int, int, str]
 _JS_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 
 

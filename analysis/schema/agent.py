@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from analysis.document.yaml_nodes import YMapping, YSequence
+from analysis.document.yaml_profile import INVALID_VALUE
 from analysis.schema.common import (
     ID_LABEL,
     JSON_SCHEMA,
@@ -28,7 +29,7 @@ from analysis.schema.vocabulary import (
     tag_of,
     tagged,
 )
-from analysis.schema.walk import INVALID_VALUE, MISSING_FIELD, UNKNOWN_KEY, Walk
+from analysis.schema.walk import MISSING_FIELD, UNKNOWN_KEY, Walk
 
 PROVIDERS = ("anthropic", "openai", "gemini", "deepseek")
 REASONING_EFFORTS = ("off", "low", "medium", "high", "max")

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from analysis.document.yaml_nodes import YNode, YScalar
+from analysis.document.yaml_profile import INVALID_VALUE
 from analysis.schema.vocabulary import Text
-from analysis.schema.walk import INVALID_VALUE, Walk
+from analysis.schema.walk import Walk
 from sandbox.syntax import check_syntax
 
 

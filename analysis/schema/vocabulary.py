@@ -29,8 +29,8 @@ from functools import partial
 from typing import Any, TypeVar
 
 from analysis.document.yaml_nodes import YAlias, YMapping, YNode, YScalar, YSequence
-from analysis.document.yaml_profile import resolve_plain
-from analysis.schema.walk import INVALID_VALUE, MISSING_FIELD, UNKNOWN_KEY, FoundFix, Walk
+from analysis.document.yaml_profile import INVALID_VALUE, resolve_plain
+from analysis.schema.walk import MISSING_FIELD, UNKNOWN_KEY, FoundFix, Walk
 
 
 def describe_node(node: YNode) -> str:

@@ -6,8 +6,9 @@ this version's `SchemaMemo`. With `earlier` (the previous version's memo) the un
 holds (a list, a run of `RUN` of its items, an item: see `Walk.unit`) are not checked again:
 their findings, and their fixes' edits, are taken over at their new offsets. The result is the
 same with or without `earlier`. A finding is of one of the walk's three rules (`UNKNOWN_KEY`,
-`MISSING_FIELD`, `INVALID_VALUE`), in document offsets, and becomes a `Diagnostic` through the
-document's `SourceText` (`Finding.diagnostic`).
+`MISSING_FIELD`, and `INVALID_VALUE`, which the YAML reader reports too and so defines), in
+document offsets, and becomes a `Diagnostic` through the document's `SourceText`
+(`Finding.diagnostic`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from analysis.naming import Suggestions
 
 UNKNOWN_KEY = "unknown-key"
 MISSING_FIELD = "missing-field"
-INVALID_VALUE = "invalid-value"
 
 
 class FoundFix(NamedTuple):

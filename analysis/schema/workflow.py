@@ -22,6 +22,7 @@ from collections.abc import Callable
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YAlias, YMapping, YNode, YScalar, YSequence
+from analysis.document.yaml_profile import INVALID_VALUE
 from analysis.schema.agent import AGENT_ENTRY
 from analysis.schema.common import (
     ID_LABEL,
@@ -50,7 +51,7 @@ from analysis.schema.vocabulary import (
     tag_of,
     tagged,
 )
-from analysis.schema.walk import INVALID_VALUE, MISSING_FIELD, Finding, SchemaMemo, Walk, check_tree
+from analysis.schema.walk import MISSING_FIELD, Finding, SchemaMemo, Walk, check_tree
 
 NODE_TYPES = ("input", "agent", "human_gate", "condition", "transform", "parallel", "merge",
               "output")

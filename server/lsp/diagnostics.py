@@ -57,7 +57,8 @@ def to_lsp(snapshot: Snapshot, diagnostic: Diagnostic, severity: Severity) -> ty
         code_description=types.CodeDescription(href=docs_url(diagnostic.rule)),
         source=SOURCE,
         message=diagnostic.message,
-        # `rule` is repeated in data so a quick fix never depends on the client echoing `code`
+        # The rule's facts as `check --format json` reports them, with the rule id beside them
+        # (what clients have always been sent; the server's quick fixes no longer read it back)
         data={"rule": diagnostic.rule, **(diagnostic.data or {})},
         related_information=[
             types.DiagnosticRelatedInformation(
