@@ -1,4 +1,6 @@
 // The private driver of one evaluation, run in a fresh QuickJS context (see sandbox/vm.py).
+// One file past 500 lines on purpose: it is evaluated as one script into each context, and its
+// captures must all be taken before any authored code runs, so it cannot be split into modules.
 // Evaluating this text captures the intrinsics, locks the context down (nothing in it depends on
 // the request) and yields the evaluate function; the host calls that once with the request JSON
 // string. It returns either a transport string (a failure or a denial) or the private serializer
