@@ -94,9 +94,9 @@ def tune_collector() -> None:
 
     An analysis holds hundreds of thousands of small objects at its peak (about 100 per
     workflow node: libyaml's node tree, the positioned tree, the model) and leaves no cyclic
-    garbage: its result is freed by reference counting (tests/analysis/test_collector.py keeps
-    it so). The collector's young generation counts objects allocated and not yet freed, so
-    with a first threshold of `YOUNG_THRESHOLD` it seldom runs during an analysis of up to
+    garbage: its result is freed by reference counting (tests/analysis/checks/test_collector.py
+    keeps it so). The collector's young generation counts objects allocated and not yet freed,
+    so with a first threshold of `YOUNG_THRESHOLD` it seldom runs during an analysis of up to
     ~5,000 nodes, and when it does it no longer walks earlier analyses' garbage; with the
     default 700 (or the former 50,000) it walked each analysis's live tree several times, and
     every twentieth pass walked all of them — the p95 spikes of bench/lsp.py at 5,000 nodes.

@@ -6,7 +6,7 @@ engine's plan order (Kahn's topological order, ties broken by authored position)
 `WorkflowRun` whose `to_json()` is `{"ok", "nodes": [{"id", "type", "status", "value"?, "error"?,
 "reason"?, "ms"}], "notes"}` in execution order. The facts it reproduces were observed by running
 the engine's own run loop (packages/core/src/engine/engine.ts and node-handlers/) on the same
-workflows; each has a test in tests/analysis/test_workflow_run.py:
+workflows; each has a test in tests/analysis/dryrun/test_workflow_run.py:
 
 - a node runs once all its dependencies settled and at least one reached it on a taken path (a
   completed non-condition dependency, or a condition that selected it); a pending node whose

@@ -44,7 +44,7 @@ every module in that package (no list to edit). Register handlers inside it, eac
 
 A new feature changes the capabilities announced at `initialize`: regenerate
 `server/lsp/boot/capabilities.json` with `python -m server.lsp.capabilities` (the answer sent
-before the server is loaded; tests/server/test_early_initialize.py fails until it matches).
+before the server is loaded; tests/server/lsp/test_early_initialize.py fails until it matches).
 
 Getting a document's analysis
 -----------------------------

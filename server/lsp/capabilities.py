@@ -1,6 +1,6 @@
 """Writing `boot/capabilities.json`, the `initialize` answer sent before the server is loaded
 (`server.lsp.boot.early_initialize`), from the real server: `python -m server.lsp.capabilities`
-after a feature or version change (tests/server/test_early_initialize.py fails until then)."""
+after a feature or version change (tests/server/lsp/test_early_initialize.py fails until then)."""
 
 from __future__ import annotations
 

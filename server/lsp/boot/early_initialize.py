@@ -14,9 +14,9 @@ Only stdlib (and `server.lsp.boot.transport`, stdlib-only) may be imported here 
 
 `capabilities.json` is what the real server answers, server name and version included (reading the
 installed version takes importlib.metadata, as long as the rest), written by
-`python -m server.lsp.capabilities`; tests/server/test_early_initialize.py fails when it is out of
-date (after a feature or version change) and compares the early answer with the server's own for
-real client profiles.
+`python -m server.lsp.capabilities`; tests/server/lsp/test_early_initialize.py fails when it is
+out of date (after a feature or version change) and compares the early answer with the server's
+own for real client profiles.
 """
 
 from __future__ import annotations

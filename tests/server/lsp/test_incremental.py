@@ -9,7 +9,7 @@ from lsprotocol import types
 import server.lsp.session as session
 from analysis.checks.analyze import analyze
 from tests.analysis.large_workflow import large_workflow
-from tests.server.test_scheduling import URI, initialized_server, watch_analyses
+from tests.server.lsp.test_scheduling import URI, initialized_server, watch_analyses
 
 
 async def test_an_edit_is_analysed_with_the_previous_version(

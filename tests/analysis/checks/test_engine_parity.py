@@ -25,8 +25,9 @@ import pytest
 
 from analysis.checks.analyze import analyze
 from analysis.diagnostics import Severity
+from tests.conftest import FIXTURES as FIXTURES_DIR
 
-CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "parity"
+CORPUS = FIXTURES_DIR / "parity"
 FIXTURES = sorted(CORPUS.glob("*/*.relavium.yaml"))
 _VERDICT = re.compile(r"(loads|refuses [a-z_]+)(?:\s|\Z)")
 _EXPECT = re.compile(r"([a-z][a-z-]*) (\d+):(\d+)\Z")

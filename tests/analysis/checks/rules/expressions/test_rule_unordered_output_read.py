@@ -1,7 +1,7 @@
 """unordered-output-read: error when the engine refuses, warning when only the tree sees it."""
 
 from analysis.diagnostics import Severity
-from tests.analysis.expressions.expression_rule_helpers import (
+from tests.analysis.checks.rules.expressions.expression_rule_helpers import (
     diagnostics,
     range_text,
     scalar,

@@ -1,6 +1,6 @@
 """js-syntax: the engine's parser verdict at the engine's position."""
 
-from tests.analysis.expressions.expression_rule_helpers import (
+from tests.analysis.checks.rules.expressions.expression_rule_helpers import (
     diagnostics,
     range_text,
     transform,

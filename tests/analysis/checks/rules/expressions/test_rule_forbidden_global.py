@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.analysis.expressions.expression_rule_helpers import (
+from tests.analysis.checks.rules.expressions.expression_rule_helpers import (
     diagnostics,
     range_text,
     transform,

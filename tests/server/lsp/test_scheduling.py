@@ -34,9 +34,9 @@ from server.lsp.worker import client, main, wire
 from server.lsp.worker.main import KeptAnalyses
 from server.lsp.worker.spawn import start_analysis_process
 from server.lsp.worker.wire import Answer, Diagnosis, Question
+from tests.analysis.document.test_incremental_read import typed
+from tests.analysis.document.test_take_over import MIDDLE, stopping_at, view
 from tests.analysis.large_workflow import large_workflow
-from tests.analysis.test_incremental_read import typed
-from tests.analysis.test_take_over import MIDDLE, stopping_at, view
 from tests.server.questions import analysed_text
 
 T = TypeVar("T")

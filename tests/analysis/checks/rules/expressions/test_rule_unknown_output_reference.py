@@ -1,7 +1,7 @@
 """unknown-output-reference: a read of a node id no node has (a warning)."""
 
 from analysis.diagnostics import Severity
-from tests.analysis.expressions.expression_rule_helpers import (
+from tests.analysis.checks.rules.expressions.expression_rule_helpers import (
     diagnostics,
     range_text,
     transform,

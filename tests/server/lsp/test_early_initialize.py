@@ -22,8 +22,9 @@ from server.lsp.boot import early_initialize
 from server.lsp.boot.early_initialize import EarlyAnswer, early_answer
 from server.lsp.boot.transport import dispatch
 from server.lsp.capabilities import captured_server, generated_snapshot, server_answer
+from tests.conftest import REPO_ROOT
 from tests.server.conftest import CLIENT_PROFILES, profile_capabilities
-from tests.server.test_serve_cli import frame, read_message
+from tests.server.lsp.test_serve_cli import frame, read_message
 
 WAIT_SECONDS = 60
 
@@ -250,7 +251,7 @@ class GatedServer:
         self.process = subprocess.Popen(
             [sys.executable, "-c", GATED_SERVER, ",".join(HEAVY), str(gate)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+            env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
         )
         assert self.process.stdout is not None and self.process.stderr is not None
         self.messages = Messages(self.process.stdout, self.process.stderr)

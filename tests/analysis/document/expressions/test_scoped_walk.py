@@ -15,7 +15,7 @@ from analysis.document.expressions.facts import _INTERESTING
 from analysis.document.expressions.js_text import decode_identifier
 from analysis.document.expressions.parsing import ParsedExpression, query
 from analysis.document.expressions.scope import ScopedWalk
-from tests.analysis.expressions.test_expression_fuzz import any_text, js_like
+from tests.analysis.document.expressions.test_expression_fuzz import any_text, js_like
 from tests.operations import lines_executed
 
 _NAMES = ("run", "inputs", "ctx", "branches", "Date", "x", "a")

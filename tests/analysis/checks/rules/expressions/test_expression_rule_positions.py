@@ -3,7 +3,7 @@ non-ASCII text (and, in the double-quoted style, after an escape)."""
 
 import pytest
 
-from tests.analysis.expressions.expression_rule_helpers import (
+from tests.analysis.checks.rules.expressions.expression_rule_helpers import (
     STYLES,
     diagnostics,
     range_text,

@@ -19,8 +19,8 @@ from analysis.diagnostics import Diagnostic
 from analysis.schema.lookups import item_of
 from analysis.schema.vocabulary import RUN, Spec
 from analysis.schema.workflow import WORKFLOW
+from tests.analysis.document.test_incremental_read import edited, typed
 from tests.analysis.large_workflow import large_workflow
-from tests.analysis.test_incremental_read import edited, typed
 
 # Items with schema findings of every kind, in every list the walk takes units from, written in
 # block and flow style, with non-ASCII text, items that are no mappings, an alias (its span is

@@ -1,6 +1,6 @@
 """secret-read: secret inputs and context entries derived from them, through context taint."""
 
-from tests.analysis.expressions.expression_rule_helpers import (
+from tests.analysis.checks.rules.expressions.expression_rule_helpers import (
     diagnostics,
     range_text,
     transform,

@@ -1,6 +1,6 @@
 """template-in-expression: `{{ … }}` that breaks an expression, quiet where it is valid JS."""
 
-from tests.analysis.expressions.expression_rule_helpers import (
+from tests.analysis.checks.rules.expressions.expression_rule_helpers import (
     diagnostics,
     range_text,
     transform,

@@ -6,7 +6,11 @@ length: UTF-16 code units) before compiling it — `syntax` every time the node 
 """
 
 from analysis.diagnostics import Severity
-from tests.analysis.expressions.expression_rule_helpers import diagnostics, transform, workflow
+from tests.analysis.checks.rules.expressions.expression_rule_helpers import (
+    diagnostics,
+    transform,
+    workflow,
+)
 
 
 def too_large(expression: str) -> list[Severity]:

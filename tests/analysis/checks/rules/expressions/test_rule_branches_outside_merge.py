@@ -4,7 +4,7 @@ throws on null is reported. Each verdict below was checked with `const branches 
 
 import pytest
 
-from tests.analysis.expressions.expression_rule_helpers import (
+from tests.analysis.checks.rules.expressions.expression_rule_helpers import (
     diagnostics,
     range_text,
     transform,

@@ -17,9 +17,9 @@ import analysis.checks.analyze as analyze_module
 from analysis.checks.analyze import AnalysisResult, AnalysisStopped, analyze
 from analysis.document.model import Workflow
 from analysis.document.scalar_offsets import ScalarText
+from tests.analysis.checks.test_collector import collector  # noqa: F401 (a fixture)
+from tests.analysis.document.test_incremental_read import corpus, edited, model_shape, shape, typed
 from tests.analysis.large_workflow import large_workflow
-from tests.analysis.test_collector import collector  # noqa: F401 (a fixture)
-from tests.analysis.test_incremental_read import corpus, edited, model_shape, shape, typed
 
 PATH = "w.relavium.yaml"
 # typed into the transform of a node in the middle: the nodes and edges after it move

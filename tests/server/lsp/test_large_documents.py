@@ -16,9 +16,9 @@ from server.lsp.language_server import LARGE_DOCUMENT_CHARS
 from tests.analysis.large_workflow import large_workflow
 from tests.server.conftest import RelaviumClient, Workspace
 from tests.server.cursor import spanned
-from tests.server.test_semantic_tokens import full
-from tests.server.test_serve_cli import RawSession
-from tests.server.test_symbols import symbols, walk
+from tests.server.lsp.test_semantic_tokens import full
+from tests.server.lsp.test_serve_cli import RawSession
+from tests.server.lsp.test_symbols import symbols, walk
 
 # 400 nodes, one of them with a misspelt type
 LARGE = large_workflow(40).replace("type: transform", "type: transfrom", 1)

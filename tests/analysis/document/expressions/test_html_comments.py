@@ -14,7 +14,7 @@ from analysis.document.expressions.engine_scan import engine_output_reads
 from analysis.document.expressions.facts import analyze_expression
 from analysis.document.expressions.parsing import ParsedExpression
 from analysis.document.expressions.tokens import TokenKind, semantic_tokens
-from tests.analysis.expressions.expression_rule_helpers import workflow
+from tests.analysis.checks.rules.expressions.expression_rule_helpers import workflow
 
 # (expression, the run.outputs keys it reads, the comment's text or None)
 CASES = [

@@ -14,7 +14,6 @@ import math
 from collections.abc import Iterator
 from copy import deepcopy
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -39,10 +38,11 @@ from analysis.schema.vocabulary import (
     Text,
 )
 from analysis.schema.workflow import INPUT, ROOT
-from tests.analysis.test_engine_parity import FIXTURES, read_header
+from tests.analysis.checks.test_engine_parity import FIXTURES, read_header
 from tests.conftest import EXAMPLES
+from tests.conftest import FIXTURES as FIXTURES_DIR
 
-RULE_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
+RULE_FIXTURES = FIXTURES_DIR / "rules"
 
 SCHEMA_RULES = ("unknown-key", "missing-field", "invalid-value")
 Steps = tuple[str | int, ...]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from server.lsp.boot.transport import MAX_FRAME_BYTES, Dropped, FrameReader
-from tests.server.test_serve_cli import frame, read_message, serve
+from tests.server.lsp.test_serve_cli import frame, read_message, serve
 
 
 def frames_of(data: bytes) -> list[bytes | str]:

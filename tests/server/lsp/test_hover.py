@@ -154,7 +154,8 @@ async def test_embedded_source_with_backticks_stays_one_code_span(
     client: RelaviumClient, workspace: Workspace
 ) -> None:
     """A template-literal merge_fn shown in the hover of a read of its node: the code span's
-    fence is longer than the backtick runs inside (rendering: tests/analysis/test_code_span.py)."""
+    fence is longer than the backtick runs inside (rendering:
+    tests/analysis/ide/test_code_span.py)."""
     merge_fn = "`${run.outputs[\"history\"].topic} ``x``: ${ctx.team}`"
     source = EXAMPLE.replace(
         "Object.assign({}, ...branches, { team: ctx.team })", merge_fn

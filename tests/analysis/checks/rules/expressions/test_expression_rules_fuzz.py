@@ -4,8 +4,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analysis.checks.analyze import INTERNAL_ERROR, analyze
-from tests.analysis.expressions.expression_rule_helpers import STYLES, scalar, workflow
-from tests.analysis.expressions.test_expression_fuzz import js_like
+from tests.analysis.checks.rules.expressions.expression_rule_helpers import STYLES, scalar, workflow
+from tests.analysis.document.expressions.test_expression_fuzz import js_like
 
 
 @settings(max_examples=150, deadline=None)
