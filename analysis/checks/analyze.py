@@ -1,4 +1,4 @@
-"""Relavium workflow analysis: YAML model with positions, dependency graph, checks (pure).
+"""`analyze`: one document's analysis — the YAML read, the model, the graph, every check (pure).
 
 Contract:
 - `analyze(text, path=None) -> AnalysisResult` never raises on any text. Its `diagnostics` are

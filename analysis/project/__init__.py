@@ -1,0 +1,2 @@
+"""The project around the documents: which files are workflows, folder walks and ignore patterns,
+and the project configuration."""

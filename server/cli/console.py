@@ -1,4 +1,4 @@
-"""One module per `relavium-lsp` subcommand; each is thin glue over analysis/ and sandbox/.
+"""What every `relavium-lsp` subcommand shares: its exit statuses and printing any text safely.
 
 Every subcommand shares one exit-code contract: 0 success, 1 a finding (errors in `check`, a
 sandbox error in `run`/`eval`), 2 usage or I/O errors.

@@ -1,4 +1,4 @@
-"""Analysis diagnostics as LSP diagnostics: client units, rule links, `data` for quick fixes."""
+"""Analysis diagnostics as LSP diagnostics: client units, rule links, the rule's `data`."""
 
 from __future__ import annotations
 

@@ -383,7 +383,7 @@ def _read_text(path: str) -> str:
 
 
 def create_server() -> RelaviumLanguageServer:
-    """A server with every module under `server/features/` registered."""
+    """A server with every module under `server/lsp/features/` registered."""
     from server.lsp import features
 
     ls = RelaviumLanguageServer()
