@@ -152,6 +152,11 @@ async def test_no_edge_is_offered_when_it_would_close_a_cycle(
     ("rule", "written", "title", "meant"),
     [
         pytest.param(
+            "unknown-key", "- { id: start, type: input, lable: Ticket received }",
+            "Change `lable` to `label`", "- { id: start, type: input, label: Ticket received }",
+            id="unknown-key",
+        ),
+        pytest.param(
             "unknown-agent", "agent_ref: writter", "Change `writter` to `writer`",
             "agent_ref: writer", id="unknown-agent",
         ),
