@@ -13,8 +13,7 @@
   spikes here are the cyclic garbage collector), and the server's peak RSS;
 - server start → initialize answered. The server answers `initialize` before it has loaded
   (server/lsp/boot/early_initialize.py), so "first open → diagnostics" includes the rest of its
-  loading;
-  bench/startup.py measures start → first diagnostics whole.
+  loading; bench/startup.py measures start → first diagnostics whole.
 
 Rounds are interleaved in one run; ratios of medians are the numbers to report. Prints one
 table and exits 0; it never asserts a timing.

@@ -1,12 +1,11 @@
 """Side by side with Red Hat's yaml-language-server (issue 12, targets 7 and 8): the same
 generated workflows, the same client, both servers over stdio, interleaved in one run.
 
-yaml-language-server is what a user would otherwise pick: it gets a JSON Schema of the format
-from our own export (`relavium-lsp schema`, `analysis.schema.json_schema`) through its
-`yaml.schemas`
+yaml-language-server is what a user would otherwise pick: it gets a JSON Schema of the format from
+our own export (`relavium-lsp schema`, `analysis.schema.json_schema`) through its `yaml.schemas`
 setting. It is installed from npm on first use into a cache outside the repository
-(`$XDG_CACHE_HOME/relavium-bench/yamlls`, default `~/.cache/...`); 1.x, because 2.x needs Node
-22.13 or newer.
+(`$XDG_CACHE_HOME/relavium-bench/yamlls`, default `~/.cache/...`); 1.x, because 2.x needs Node 22.13
+or newer.
 
 Measured, each as ours / theirs:
 - server start → `initialize` answered; start → first diagnostics of a 1,000-node document

@@ -18,16 +18,14 @@ Contract:
 - `analyze(text, path, previous=result)` gives the same result as without `previous` (the analysis
   of an earlier version of the same document); it reads again only the YAML list item or top-level
   entry an edit falls in when it can (`analysis.document.yaml_read.read_yaml`), takes over the
-  declarations
-  of the items that read shared (`analysis.document.model.build_workflow`), their graph edges, and
-  the
-  graph's links, ancestors and cycle while they are unchanged
-  (`analysis.document.graph.build_graph`), and
-  the schema walk's findings for the workflow lists and items whose text is unchanged
-  (`analysis.schema.walk.SchemaMemo`, kept on the result as `schema_memo`: by text, so it holds
-  whether the items were copied or moved). Declarations taken over are `previous`'s own objects,
-  their scalar texts pointed at the new source (same text at their spans): `previous` stays
-  valid — the items after the edit are copies, moved on by the edit's length.
+  declarations of the items that read shared (`analysis.document.model.build_workflow`), their graph
+  edges, and the graph's links, ancestors and cycle while they are unchanged
+  (`analysis.document.graph.build_graph`), and the schema walk's findings for the workflow lists and
+  items whose text is unchanged (`analysis.schema.walk.SchemaMemo`, kept on the result as
+  `schema_memo`: by text, so it holds whether the items were copied or moved). Declarations taken
+  over are `previous`'s own objects, their scalar texts pointed at the new source (same text at
+  their spans): `previous` stays valid — the items after the edit are copies, moved on by the edit's
+  length.
 - `analyze(text, path, previous=result, take_over=True)` is for a caller that owns `result`
   alone (no other thread reads it: the analysis process's `server.lsp.worker.main.KeptAnalyses`):
   the items after the edit are moved in place instead of copied, so their declarations are

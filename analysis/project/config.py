@@ -9,8 +9,7 @@ CLI and the server read the same file through these two functions.
 
 Globs (`exclude`, `extend-exclude`) are gitignore-style patterns relative to the configuration
 file's folder, matched without backtracking by `analysis.project.ignore_patterns` (a hostile
-repository
-chooses them); a pattern git would never match is refused.
+repository chooses them); a pattern git would never match is refused.
 """
 
 from __future__ import annotations

@@ -27,8 +27,7 @@ from analysis.project.ignore_patterns import IgnorePatterns
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml")
 YAML_SUFFIXES = (".yaml", ".yml")
 WORKFLOW_FOLDER = ".relavium"
-# Sample-scope sidecars (analysis.dryrun.samples) beside a workflow: sample values, not a
-# workflow.
+# Sample-scope sidecars (analysis.dryrun.samples) beside a workflow: sample values, not a workflow.
 SIDECAR_SUFFIXES = (".samples.json", ".samples.yaml", ".samples.yml")
 
 

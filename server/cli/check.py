@@ -69,9 +69,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 # The last file's analysis, kept to the end: a check exits without freeing it
-# (server.cli.main.program),
-# which spares freeing a large workflow's hundreds of thousands of objects one by one (0.03 s at
-# 5,000 nodes). An earlier file's is freed before the next file is analysed, so no two are held.
+# (server.cli.main.program), which spares freeing a large workflow's hundreds of thousands of
+# objects one by one (0.03 s at 5,000 nodes). An earlier file's is freed before the next file is
+# analysed, so no two are held.
 _last_analysis: list[AnalysisResult] = []
 
 

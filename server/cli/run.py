@@ -4,12 +4,11 @@ The samples: `--scope FILE` if given, else the project configuration's `sample-s
 (docs/configuration.md), else the sidecar `<stem>.samples.json|yaml` next to the workflow, else
 synthesized from the workflow (see `analysis.dryrun.samples`).
 
-Without `--node`: the whole workflow runs as the engine would run it
-(`analysis.dryrun.runner`);
-`--format json` prints `{"ok", "nodes": [...], "notes"}`. With `--node ID`: the node's ancestors
-run first, then its expression; `--format json` prints the `eval` JSON shape plus `node`, `kind`
-and `scope` (the scope used, secrets denied). Exit 0 when nothing failed, 1 when a node failed,
-2 on usage, I/O, configuration or samples errors.
+Without `--node`: the whole workflow runs as the engine would run it (`analysis.dryrun.runner`);
+`--format json` prints `{"ok", "nodes": [...], "notes"}`. With `--node ID`: the node's ancestors run
+first, then its expression; `--format json` prints the `eval` JSON shape plus `node`, `kind` and
+`scope` (the scope used, secrets denied). Exit 0 when nothing failed, 1 when a node failed, 2 on
+usage, I/O, configuration or samples errors.
 """
 
 from __future__ import annotations

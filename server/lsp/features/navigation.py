@@ -1,7 +1,6 @@
 """Go to definition, find references and rename for node ids (and definition/references for
 `inputs.x`, `ctx.x`, `agent_ref` and an edge's `cond:handle`), over `analysis.ide.navigation`'s
-symbol
-index."""
+symbol index."""
 
 from __future__ import annotations
 

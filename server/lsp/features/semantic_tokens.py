@@ -1,6 +1,5 @@
-"""Semantic tokens (full and range) for the JavaScript inside expression fields: where they are
-is `analysis.ide.highlighting.expression_tokens` (one piece per line, as LSP requires); here they
-are
+"""Semantic tokens (full and range) for the JavaScript inside expression fields: where they are is
+`analysis.ide.highlighting.expression_tokens` (one piece per line, as LSP requires); here they are
 placed in the client's lines and encoded."""
 
 from __future__ import annotations

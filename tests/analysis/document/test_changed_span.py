@@ -1,6 +1,5 @@
 """The one span an edit replaced (`analysis.document.source.changed_span`): what the incremental
-YAML
-read reads again, and what the server sends the analysis process instead of a whole text."""
+YAML read reads again, and what the server sends the analysis process instead of a whole text."""
 
 from __future__ import annotations
 

@@ -66,8 +66,7 @@ NOT_FOR_CHECK = ("lsprotocol", "pygls", "server.lsp.dry_run", "server.cli.run",
                  "sandbox.evaluator", "sandbox.vm", "importlib.metadata",
                  "concurrent.futures", "pathspec", "tomllib", "analysis.dryrun.samples",
                  "analysis.dryrun.scope", "analysis.dryrun.runner", "analysis.dryrun.launch",
-                 "analysis.dryrun.presentation",
-                 "quickjs")
+                 "analysis.dryrun.presentation", "quickjs")
 
 
 def test_check_imports_only_what_checking_needs(tmp_path: Path) -> None:

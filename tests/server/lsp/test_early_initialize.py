@@ -1,7 +1,6 @@
 """`initialize` answered before the server is loaded (server/lsp/boot/early_initialize.py, issue 12
-target
-7): the early answer is exactly the loaded server's, for real client profiles and every client
-capability pygls reads; a request it cannot answer exactly is left to the loaded server; the
+target 7): the early answer is exactly the loaded server's, for real client profiles and every
+client capability pygls reads; a request it cannot answer exactly is left to the loaded server; the
 answer is sent before pygls, lsprotocol or the analysis are imported, and only once."""
 
 from __future__ import annotations
