@@ -511,6 +511,14 @@
         return result !== null && isError(result) ? withErrorFields(payload) : payload;
       }
 
+      function successArm(payload, tag) {
+        return concat([
+          '{"v":', toText(TRANSPORT_VERSION), ',"arm":"success"', field("type", resultType),
+          typeof payload === "string" ? field("payload", payload) : "",
+          tag === undefined ? "" : field("tag", tag), "}",
+        ]);
+      }
+
       function serializeOnce() {
         if (serialized) return failure("serialize", "runtime", "serializer called twice");
         serialized = true;
@@ -522,18 +530,20 @@
           payload = undefined;
         }
         if (latched) return DENIED;
-        const tag = resultType === "number" ? numberTag(result) : undefined;
-        return concat([
-          '{"v":', toText(TRANSPORT_VERSION), ',"arm":"success"', field("type", resultType),
-          typeof payload === "string" ? field("payload", payload) : "",
-          tag === undefined ? "" : field("tag", tag), "}",
-        ]);
+        return successArm(payload, resultType === "number" ? numberTag(result) : undefined);
       }
 
-      // Phase 2: serialize the captured result at most once, then check the latch last.
-      return function serialize() {
+      // A denial observed while the expression ran is the verdict, whatever would follow (the
+      // serializer, or the host finding the deadline passed): the latch is sticky.
+      if (latched) return DENIED;
+      // Phase 2: serialize the captured result at most once, then check the latch last. Called
+      // with `typeOnly` (the host, when the expression returned past the deadline), it runs no
+      // authored code: the captured VM type only, no payload, for the host's type verdict.
+      return function serialize(typeOnly) {
         try {
-          return serializeOnce();
+          if (typeOnly !== true) return serializeOnce();
+          serialized = true;
+          return successArm(undefined, undefined);
         } catch (escaped) {
           return latched ? DENIED : SERIALIZER_FAILED;
         }

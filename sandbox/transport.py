@@ -88,6 +88,29 @@ def decode(transport: object, kind: Kind) -> Any:
     raise SandboxError("runtime", MALFORMED)
 
 
+def type_verdict(transport: object, kind: Kind) -> SandboxError | None:
+    """The verdict of an expression whose result the host will not serialize (it returned past
+    the deadline; see `sandbox.vm`): the refusal its VM type alone decides, or None when only the
+    serialized value could decide. `transport` is the serializer's type-only answer; a denied or a
+    failure arm raises what `decode` raises."""
+    record = _parse(transport)
+    if record.get("arm") == "success" and set(record) == _SUCCESS_KEYS:
+        vm_type = record["type"]
+        if isinstance(vm_type, str) and vm_type in VM_TYPES:
+            return _type_refusal(vm_type, kind)
+    decode(transport, kind)
+    raise SandboxError("runtime", MALFORMED)  # a type-only answer never carries a payload
+
+
+def _type_refusal(vm_type: str, kind: Kind) -> SandboxError | None:
+    """The result contract's refusals that the VM type alone decides, before any serialization."""
+    if kind == "condition" and vm_type not in CONDITION_TYPES:
+        return SandboxError("result_type", f"a condition produced a value of type {vm_type}")
+    if vm_type in NEVER_SERIALIZABLE_TYPES:
+        return SandboxError("non_serializable", f"the result has type {vm_type}")
+    return None
+
+
 def _failure_site(record: dict[str, Any]) -> FailureSite:
     """The thrown value's class, message and position (a non-Error: `Uncaught` and its text)."""
     cls, message = record.get("class"), record.get("message")
@@ -169,10 +192,9 @@ def _success(record: dict[str, Any], kind: Kind) -> Any:
         )
     ):
         raise SandboxError("runtime", MALFORMED)
-    if kind == "condition" and vm_type not in CONDITION_TYPES:
-        raise SandboxError("result_type", f"a condition produced a value of type {vm_type}")
-    if vm_type in NEVER_SERIALIZABLE_TYPES:
-        raise SandboxError("non_serializable", f"the result has type {vm_type}")
+    refusal = _type_refusal(vm_type, kind)
+    if refusal is not None:
+        raise refusal
     if payload is None:
         raise serialization_failed(kind)
     if tag is not None:

@@ -17,7 +17,7 @@ import quickjs
 
 from sandbox.errors import SandboxError
 from sandbox.limits import MEMORY_LIMIT_BYTES, STACK_LIMIT_BYTES, TIME_LIMIT_MS
-from sandbox.transport import Kind, decode, serialization_failed
+from sandbox.transport import Kind, decode, serialization_failed, type_verdict
 
 # Whole-line comments are dropped: the driver is compiled once per evaluation, and parsing it is
 # a measurable share of the latency.
@@ -190,15 +190,35 @@ def _attempt(
         raise SandboxError("timeout", "interrupted at the deadline")
     if isinstance(completion, quickjs.Object):
         if time.monotonic() >= deadline:
-            # A native step that never polls the interrupt ran past the cap: the authored
-            # evaluation did not finish in time, whatever it computed.
-            raise SandboxError("timeout", "the deadline passed during a native step")
+            raise _returned_past_deadline(context, completion, kind)
         if on_serialize is not None:
             on_serialize()
         return _serialize(context, completion, kind, deadline)
     # A failure or a denial stays what it is even past the deadline: outlasting the cap does not
     # make a deterministic failure retryable.
     return decode(completion, kind)
+
+
+def _returned_past_deadline(context: quickjs.Context, serializer: Any, kind: Kind) -> SandboxError:
+    """The verdict of an expression that returned after the deadline, in a native step that
+    never polled the interrupt.
+
+    No authored code runs past the deadline (the serializer gets no new budget), and no value is
+    returned past the cap. What was decided when the expression returned stands: a denial
+    observed while it ran (the driver then answers with the denied arm, not the serializer, so
+    it never reaches here) and a result its VM type alone refuses (`result_type`,
+    `non_serializable`: deterministic, and outlasting the cap does not make a deterministic
+    failure retryable). Only a result the serializer would have had to decide is `timeout`.
+    """
+    # The type-only call runs the driver's own constant-time code: it needs no time limit, and
+    # one would count other threads' CPU time.
+    context.set_time_limit(-1)
+    try:
+        transport = serializer(True)
+    except Exception as error:  # the binding's own conversion failures
+        raise SandboxError("memory", f"{type(error).__name__} in the host binding") from None
+    verdict = type_verdict(transport, kind)
+    return verdict or SandboxError("timeout", "the deadline passed during a native step")
 
 
 def _serialize(context: quickjs.Context, serializer: Any, kind: Kind, deadline: float) -> Any:

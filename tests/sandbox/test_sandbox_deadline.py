@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from sandbox import SandboxError, Scope, WorkerPool, evaluate, vm
+from sandbox import ContextProjection, SandboxError, Scope, WorkerPool, evaluate, vm
 from sandbox.transport import Kind
 
 # A native JSON.stringify loop with no interrupt poll inside.
@@ -100,6 +100,72 @@ def test_failures_and_denials_past_the_deadline_keep_their_reason(
     with pytest.raises(SandboxError) as caught:
         evaluate(source, "transform", scope)
     assert caught.value.reason == "secret_context"
+
+
+SECRET_SCOPE = Scope(
+    inputs={"key": "s3cr3t"}, ctx=ContextProjection({}, ("password",), ("password",)),
+    secret_inputs=frozenset({"key"}),
+)
+LONG_STEP = f"JSON.stringify({NUMBERS})"
+
+
+# Issue 21 item 3: the verdict of an expression that returned past the deadline. The spec's error
+# taxonomy: "Private transport selects success, failure or observed denial before ordinary error
+# classification", "The retryable timeout requires BOTH the genuine InternalError: interrupted
+# marker AND the host deadline having passed", "merely outlasting the deadline does not make a
+# deterministic failure retryable"; its secret context boundary: the latch is sticky, "ordinary
+# caught reads ... cannot clear it".
+@pytest.mark.parametrize(("kind", "source", "expected"), [
+    ("transform", f"(() => {{ try {{ inputs.key }} catch (e) {{}} {LONG_STEP}; return 1 }})()",
+     "secret_context"),
+    ("condition", f"(() => {{ try {{ ctx.password }} catch (e) {{}} {LONG_STEP}; return 1 }})()",
+     "secret_context"),
+    ("merge", f"(() => {{ try {{ inputs.key }} catch (e) {{}} return {LONG_STEP} }})()",
+     "secret_context"),
+    ("condition", f"(() => {{ {LONG_STEP}; return {{}} }})()", "result_type"),
+    ("condition", f"(() => {{ {LONG_STEP}; return () => 1 }})()", "result_type"),
+    ("transform", f"(() => {{ {LONG_STEP}; return undefined }})()", "non_serializable"),
+    ("merge", f"(() => {{ {LONG_STEP}; return Symbol() }})()", "non_serializable"),
+    ("transform", f"(() => {{ {LONG_STEP}; return 1n }})()", "non_serializable"),
+])
+def test_what_was_decided_when_the_expression_returned_stands_past_the_deadline(
+    kind: Kind, source: str, expected: str,
+    overrun: Callable[[str], None], steps: list[str],
+) -> None:
+    overrun("expression")
+    with pytest.raises(SandboxError) as caught:
+        evaluate(source, kind, SECRET_SCOPE)
+    assert (caught.value.reason, caught.value.retryable) == (expected, False)
+    # No authored code ran past the deadline: the serializer step never did.
+    assert steps == ["expression"]
+
+
+@pytest.mark.parametrize(("kind", "source"), [
+    ("transform", f"(() => {{ {LONG_STEP}; return {{ a: 1 }} }})()"),
+    ("merge", f"(() => {{ {LONG_STEP}; return [1] }})()"),
+    ("condition", f"(() => {{ {LONG_STEP}; return 'yes' }})()"),
+])
+def test_a_result_only_its_serializer_could_decide_is_a_timeout_past_the_deadline(
+    kind: Kind, source: str, overrun: Callable[[str], None], steps: list[str]
+) -> None:
+    overrun("expression")
+    with pytest.raises(SandboxError) as caught:
+        evaluate(source, kind, Scope())
+    assert (caught.value.reason, caught.value.retryable) == ("timeout", True)
+    assert steps == ["expression"]
+
+
+def test_a_getter_the_serializer_would_have_read_is_not_run_past_the_deadline(
+    overrun: Callable[[str], None], steps: list[str]
+) -> None:
+    """Finite observed-access detection: a read that never happened is not a denial. The
+    condition's object result is refused by its type, as the engine refuses it."""
+    overrun("expression")
+    source = f"(() => {{ {LONG_STEP}; return {{ get leak() {{ return inputs.key }} }} }})()"
+    with pytest.raises(SandboxError) as caught:
+        evaluate(source, "condition", SECRET_SCOPE)
+    assert caught.value.reason == "result_type"
+    assert steps == ["expression"]
 
 
 def test_within_the_cap_the_same_steps_succeed(
