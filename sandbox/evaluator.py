@@ -1,8 +1,11 @@
 """`evaluate`: one bare expression against a scope, the whole sandbox contract, in-process.
 
-Synchronous and thread-safe (each call owns a fresh runtime). A few native loops ignore
-QuickJS's interrupt, so callers that must never hang use `WorkerPool`, which prepares requests
-with `prepare` here and runs them in a killable subprocess.
+Synchronous and thread-safe (each call owns a fresh runtime). The 1000 ms wall-clock cap holds
+in-process for JavaScript, however loaded the machine (a watchdog trips QuickJS's interrupt at
+the deadline, see `sandbox.wall_clock`), but a single native step that never polls the interrupt
+runs to its end first, and a few native loops practically never end. Callers that must never
+hang use `WorkerPool`, which prepares requests with `prepare` here and runs them in a killable
+subprocess. docs/sandbox.md ("Where the caps hold") states both exactly.
 """
 
 from __future__ import annotations
@@ -57,6 +60,8 @@ def evaluate(source: str, kind: Kind, scope: Scope, *, with_detail: bool = False
     """Evaluate a bare expression of `kind` against `scope`; return its JSON-like value.
 
     Top-level NaN, ±Infinity and -0 come back as the floats they are. Raises only SandboxError.
+    In-process: a native step that never polls the interrupt can outlast the wall-clock cap (its
+    verdict is never a value then); only `WorkerPool` kills it.
     With `with_detail`, returns an `Outcome` instead (never raising SandboxError) whose `detail`
     is the author's own error for a failure (see `Outcome.detail`).
     """

@@ -18,6 +18,7 @@ import quickjs
 from sandbox.errors import SandboxError
 from sandbox.limits import MEMORY_LIMIT_BYTES, STACK_LIMIT_BYTES, TIME_LIMIT_MS
 from sandbox.transport import Kind, decode, serialization_failed, type_verdict
+from sandbox.wall_clock import Watchdog
 
 # Whole-line comments are dropped: the driver is compiled once per evaluation, and parsing it is
 # a measurable share of the latency.
@@ -30,6 +31,11 @@ TIME_LIMIT_SECONDS = TIME_LIMIT_MS / 1000
 # The binding's interrupt handler compares process CPU time (`clock()`) with the limit it was given;
 # this much below it still counts as the handler having fired (clock granularity).
 CPU_CLOCK_SLACK_SECONDS = 0.005
+
+
+# Every in-process native call of an evaluation, from any thread, is watched here, on the clock
+# its deadline is taken on (looked up at each reading: tests replace this module's clock).
+WATCHDOG = Watchdog(lambda: time.monotonic())
 
 
 class _EarlyInterrupt(Exception):
@@ -246,18 +252,26 @@ def _native_step(
     """Call into the VM under the wall time left: its return value, or `_INTERRUPTED`.
 
     The driver catches every catchable exception, so the only one that can reach the host is the
-    engine's uncatchable interrupt; its text is never read. The host's own clocks confirm it:
-    the process CPU clock the interrupt handler compares must have reached the limit it was
-    given, and an interrupt while wall-clock budget remains reruns the evaluation.
+    engine's uncatchable interrupt; its text is never read. The host confirms that the handler
+    fired: the wall-clock watchdog tripped it, or the process CPU clock it compares reached the
+    limit it was given; an interrupt while wall-clock budget remains reruns the evaluation.
     """
     limit = max(deadline - time.monotonic(), 0.001)
-    # QuickJS's own limit restarts at each native call: give it the wall time that is left.
+    # QuickJS's own limit restarts at each native call: give it the wall time that is left. It
+    # counts CPU time, which a loaded machine hands out slower than the wall clock runs: the
+    # watchdog interrupts the call at the wall-clock deadline.
     context.set_time_limit(limit)
     cpu_start = time.process_time()
+    call = WATCHDOG.arm(context, deadline)
     try:
-        return function(*args)
+        try:
+            return function(*args)
+        finally:
+            tripped = WATCHDOG.disarm(call)
     except quickjs.JSException:
-        handler_fired = time.process_time() - cpu_start >= limit - CPU_CLOCK_SLACK_SECONDS
+        handler_fired = (
+            tripped or time.process_time() - cpu_start >= limit - CPU_CLOCK_SLACK_SECONDS
+        )
         if not handler_fired:
             raise SandboxError("runtime", "an engine exception escaped the driver") from None
         if time.monotonic() < deadline:
