@@ -12,12 +12,13 @@ import argparse
 import dataclasses
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 
 from analysis.checks.analyze import AnalysisResult, analyze
 from analysis.diagnostics import Severity
-from analysis.document.display import escape_controls
+from analysis.document.display import escape_json_text, escape_line
 from analysis.document.source import SourceText
 from analysis.document.yaml_profile import too_large
 from analysis.project.config import (
@@ -142,17 +143,24 @@ def _inputs(
                 files.append((STDIN, configs.for_path(Path.cwd())))
             continue
         path = Path(raw)
-        if path.is_dir():
+        try:
+            is_dir = stat.S_ISDIR(os.stat(path).st_mode)
+        except OSError as error:
+            # Missing, a link loop, or inside a folder this user may not enter.
+            errors.append(f"{raw}: {error.strerror.lower() if error.strerror else error}")
+            continue
+        if is_dir:
             config = configs.for_path(path)
             walk = walk_workflow_files(path, config.excludes, gitignore)
             for note in walk.skipped:
                 _note(note)
-            if not walk.files:
+            errors.extend(walk.unreadable)
+            if not walk.files and not walk.unreadable:
                 # Not an error (an empty folder checks clean), but never a silent success.
                 _note(f"{raw}: no workflow files found (*.relavium.yaml, *.relavium.yml, or YAML "
                       "files under a .relavium/ folder, not excluded)")
             files.extend((str(found), config) for found in walk.files)
-        elif path.exists():
+        else:
             config = configs.for_path(path)
             if config.excludes(path):
                 # pre-commit and editors name files one by one: the project's excludes hold.
@@ -160,13 +168,11 @@ def _inputs(
             else:
                 # Named explicitly: read even through a link or from a pipe (`<(...)`).
                 files.append((raw, config))
-        else:
-            errors.append(f"{raw}: no such file or directory")
     return files, errors
 
 
 def _note(message: str) -> None:
-    print(f"relavium-lsp check: {escape_controls(message)}", file=sys.stderr)
+    print(escape_line(f"relavium-lsp check: {message}"), file=sys.stderr)
 
 
 def _job_count(text: str) -> int:
@@ -212,10 +218,10 @@ def _reports(files: list[str], jobs: int | None) -> list[FileReport | str]:
 
 
 def _write_report(output_format: str, reports: list[FileReport]) -> None:
-    if output_format == "json":
-        output = json.dumps(to_json(reports), indent=2, ensure_ascii=False, default=str) + "\n"
-    elif output_format == "sarif":
-        output = json.dumps(to_sarif(reports), indent=2, ensure_ascii=False, default=str) + "\n"
+    if output_format in ("json", "sarif"):
+        document = to_json(reports) if output_format == "json" else to_sarif(reports)
+        output = escape_json_text(json.dumps(document, indent=2, ensure_ascii=False,
+                                             default=str)) + "\n"
     elif output_format == "github":
         output = format_github(reports)
     else:

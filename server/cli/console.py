@@ -4,8 +4,11 @@ Every subcommand shares one exit-code contract: 0 success, 1 a finding (errors i
 sandbox error in `run`/`eval`), 2 usage or I/O errors.
 """
 
+import json
 import sys
-from typing import TextIO
+from typing import Any, TextIO
+
+from analysis.document.display import escape_json_text, escape_line
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -13,5 +16,11 @@ EXIT_USAGE = 2
 
 
 def print_safely(text: str, stream: TextIO | None = None) -> None:
-    """Print text that may hold a lone surrogate (a JavaScript string can), escaped."""
-    print(text.encode("utf-8", "backslashreplace").decode("utf-8"), file=stream or sys.stdout)
+    """Print text that may come from a workflow, a samples file or a JavaScript value (a lone
+    surrogate included) as `check` prints its text: each line by `escape_line`."""
+    print("\n".join(map(escape_line, text.split("\n"))), file=stream or sys.stdout)
+
+
+def print_json(document: Any) -> None:
+    """One line of JSON (ASCII), with what `escape_json_text` escapes, as `check`'s JSON."""
+    print(escape_json_text(json.dumps(document, ensure_ascii=True)))
