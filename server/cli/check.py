@@ -145,12 +145,12 @@ def _inputs(
         path = Path(raw)
         try:
             is_dir = stat.S_ISDIR(os.stat(path).st_mode)
+            # Finding the configuration looks into the folder and the folders above it.
+            config = configs.for_path(path)
         except OSError as error:
-            # Missing, a link loop, or inside a folder this user may not enter.
-            errors.append(f"{raw}: {error.strerror.lower() if error.strerror else error}")
+            errors.append(_unreadable(raw, error))
             continue
         if is_dir:
-            config = configs.for_path(path)
             walk = walk_workflow_files(path, config.excludes, gitignore)
             for note in walk.skipped:
                 _note(note)
@@ -160,15 +160,22 @@ def _inputs(
                 _note(f"{raw}: no workflow files found (*.relavium.yaml, *.relavium.yml, or YAML "
                       "files under a .relavium/ folder, not excluded)")
             files.extend((str(found), config) for found in walk.files)
+        elif config.excludes(path):
+            # pre-commit and editors name files one by one: the project's excludes hold.
+            _note(f"{raw}: skipped: excluded by {config.path}")
         else:
-            config = configs.for_path(path)
-            if config.excludes(path):
-                # pre-commit and editors name files one by one: the project's excludes hold.
-                _note(f"{raw}: skipped: excluded by {config.path}")
-            else:
-                # Named explicitly: read even through a link or from a pipe (`<(...)`).
-                files.append((raw, config))
+            # Named explicitly: read even through a link or from a pipe (`<(...)`).
+            files.append((raw, config))
     return files, errors
+
+
+def _unreadable(raw: str, error: OSError) -> str:
+    """`PATH: reason` for a path that cannot be looked at (missing, a link loop, in a folder this
+    user may not enter), naming the file that failed when it is not PATH itself."""
+    reason = (error.strerror or type(error).__name__).lower()
+    if error.filename is not None and Path(error.filename) != Path(raw):
+        reason += f" ({error.filename})"
+    return f"{raw}: {reason}"
 
 
 def _note(message: str) -> None:
