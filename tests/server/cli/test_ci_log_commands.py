@@ -268,3 +268,16 @@ def test_eval_compiler_lines_escape_the_source_and_keep_the_caret_under_it() -> 
     shifted = run_eval("\t'\u202e' + null.x")
     assert shifted.stderr.splitlines()[1:3] == ["\t'\\u202e' + null.x",
                                                 "\t" + " " * 16 + "^"]
+
+
+@pytest.mark.parametrize("arguments", [
+    ["check", "--format=##[error]x.relavium.yaml", "."],  # a file name taken for an option
+    ["check", "--\x1b]0;t\x07##[error]x.relavium.yaml"],
+    ["run", "w.relavium.yaml", "--node"],
+])
+def test_usage_errors_quoting_arguments_are_escaped(tmp_path: Path,
+                                                    arguments: list[str]) -> None:
+    result = relavium_lsp(*arguments, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "error:" in result.stderr
+    assert_nothing_reaches_the_terminal(result)
