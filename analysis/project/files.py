@@ -7,9 +7,10 @@ share.
 
 A walk never leaves its root: a symbolic link is followed only when it resolves to a regular file
 inside the walked folder (links to files elsewhere, to devices, FIFOs or sockets, dangling links
-and loops are skipped with a note), and linked folders are not descended into. A file is read
-with its size checked first (stat, then a bounded read), so an oversized or endless file costs at
-most the limit in memory.
+and loops are skipped with a note), and linked folders are not descended into; a folder that
+cannot be listed is reported (`Walk.unreadable`), never passed over. A file is read with its
+size checked first (stat, then a bounded read), so an oversized or endless file costs at most the
+limit in memory.
 """
 
 from __future__ import annotations

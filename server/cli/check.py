@@ -2,8 +2,8 @@
 
 Directories are searched for `*.relavium.yaml|yml` and for YAML files under `.relavium/`
 (hidden directories and node_modules are skipped otherwise; a walk never leaves its folder through
-a link); `-` reads stdin. Exit 0 without errors, 1 with errors, 2 on usage or I/O errors. Many
-files are analysed in parallel processes.
+a link); `-` reads stdin. Exit 0 without errors, 1 with errors, 2 on usage or I/O errors (a file
+or a folder that cannot be read among them). Many files are analysed in parallel processes.
 """
 
 from __future__ import annotations
