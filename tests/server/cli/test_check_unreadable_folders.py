@@ -34,12 +34,19 @@ def checkout(tmp_path: Path) -> Iterator[Path]:
             folder.chmod(0o755)  # so pytest can remove it
 
 
+@pytest.fixture
+def locked(checkout: Path) -> Path:
+    """`checkout/locked`, holding a workflow, with no permission to list or enter it."""
+    folder = checkout / "locked"
+    folder.mkdir()
+    (folder / "hidden.relavium.yaml").write_text(CLEAN_WORKFLOW, encoding="utf-8")
+    folder.chmod(0)
+    return folder
+
+
 @needs_permissions
-def test_a_folder_without_read_permission_exits_2_and_is_named(checkout: Path) -> None:
-    locked = checkout / "locked"
-    locked.mkdir()
-    (locked / "hidden.relavium.yaml").write_text(CLEAN_WORKFLOW, encoding="utf-8")
-    locked.chmod(0)
+def test_a_folder_without_read_permission_exits_2_and_is_named(checkout: Path,
+                                                                locked: Path) -> None:
     code, stderr = check(".", cwd=checkout)
     assert code == 2
     assert ("relavium-lsp check: locked: cannot read this folder (Permission denied); its files "
@@ -48,27 +55,22 @@ def test_a_folder_without_read_permission_exits_2_and_is_named(checkout: Path) -
 
 
 @needs_permissions
-def test_the_named_folder_itself_unreadable_exits_2(checkout: Path) -> None:
-    locked = checkout / "locked"
-    locked.mkdir()
-    locked.chmod(0)
+def test_the_named_folder_itself_unreadable_exits_2(checkout: Path, locked: Path) -> None:
     code, stderr = check("locked", "ok.relavium.yaml", cwd=checkout)
     assert code == 2
     # Looking for its configuration inside it is the first read that fails.
-    assert ("relavium-lsp check: locked: permission denied (" f"{checkout.resolve()}"
-            "/locked/.relavium-lsp.toml)") in stderr.splitlines()
+    assert (f"relavium-lsp check: locked: permission denied ({locked.resolve()}"
+            "/.relavium-lsp.toml)") in stderr.splitlines()
     assert "no workflow files found" not in stderr
     assert "1 file checked: 0 errors, 0 warnings" in stderr
 
 
 @needs_permissions
-def test_a_file_inside_a_folder_this_user_cannot_enter_exits_2(checkout: Path) -> None:
-    locked = checkout / "locked"
-    locked.mkdir()
-    locked.chmod(0)
-    code, stderr = check("locked/x.relavium.yaml", cwd=checkout)
+def test_a_file_inside_a_folder_this_user_cannot_enter_exits_2(checkout: Path,
+                                                                locked: Path) -> None:
+    code, stderr = check("locked/hidden.relavium.yaml", cwd=checkout)
     assert code == 2
-    assert "locked/x.relavium.yaml: permission denied" in stderr
+    assert "locked/hidden.relavium.yaml: permission denied" in stderr
 
 
 def deep_folder(root: Path) -> Path:
