@@ -40,24 +40,32 @@ def _shown(ch: str) -> str:
 # when the line, leading whitespace trimmed, starts with `::`, and the legacy `##[name]data`
 # anywhere in the line. Its string matching may be culture-aware, which looks through format
 # characters and combining marks, so those do not hide either form here.
-_LEGACY_COMMAND = ("#", "#", "[")
-
-
 def _ignorable(piece: str) -> bool:
     return len(piece) == 1 and unicodedata.category(piece) in ("Cf", "Mn", "Me")
+
+
+def _visible_from(pieces: list[str], index: int) -> int:
+    """The index of the first piece at or after `index` that is not ignorable (or the end)."""
+    while index < len(pieces) and _ignorable(pieces[index]):
+        index += 1
+    return index
 
 
 def _neutralise(pieces: list[str], line_start: bool) -> None:
     """In place, over one line's shown characters: the first colon of a leading `::` becomes
     `\\x3a` (when `line_start`: the pieces begin the line), and the second `#` of each `##[`
     becomes `\\x23`, so neither command form remains."""
-    seen = [index for index, piece in enumerate(pieces) if not _ignorable(piece)]
     if line_start:
-        lead = [index for index in seen if not pieces[index].isspace()][:2]
-        if [pieces[index] for index in lead] == [":", ":"]:
-            pieces[lead[0]] = "\\x3a"
-    for first, second, third in zip(seen, seen[1:], seen[2:], strict=False):
-        if (pieces[first], pieces[second], pieces[third]) == _LEGACY_COMMAND:
+        first = 0
+        while first < len(pieces) and (pieces[first].isspace() or _ignorable(pieces[first])):
+            first += 1
+        second = _visible_from(pieces, first + 1)
+        if pieces[first : first + 1] == [":"] and pieces[second : second + 1] == [":"]:
+            pieces[first] = "\\x3a"
+    for hash_index in [index for index, piece in enumerate(pieces) if piece == "#"]:
+        second = _visible_from(pieces, hash_index + 1)
+        third = _visible_from(pieces, second + 1)
+        if pieces[second : second + 1] == ["#"] and pieces[third : third + 1] == ["["]:
             pieces[second] = "\\x23"
 
 
@@ -76,9 +84,10 @@ def blank_under(pieces: list[str]) -> str:
 def escape_line(line: str) -> str:
     """One line of terminal or CI-log output: `escape_controls`, and neither workflow-command
     form a CI runner would execute (docs/cli.md, "What the command line prints")."""
-    if (line.isascii() and line.isprintable() and "##[" not in line
-            and not line.lstrip().startswith("::")):
-        return line
+    if line.isprintable() and "#" not in line:
+        head = line.lstrip()[:1]
+        if head != ":" and not _ignorable(head):
+            return line
     return "".join(shown_pieces(line))
 
 
