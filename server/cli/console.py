@@ -4,6 +4,7 @@ Every subcommand shares one exit-code contract: 0 success, 1 a finding (errors i
 sandbox error in `run`/`eval`), 2 usage or I/O errors.
 """
 
+import json
 import sys
 from typing import Any, TextIO
 
@@ -29,8 +30,6 @@ def print_safely(text: str, stream: TextIO | None = None) -> None:
 
 def print_json(document: Any) -> None:
     """One line of JSON (ASCII), with what `escape_json_text` escapes, as `check`'s JSON."""
-    import json
-
-    from analysis.document.display import escape_json_text
+    from analysis.document.display import escape_json_text  # as in escape_lines
 
     print(escape_json_text(json.dumps(document, ensure_ascii=True)))
