@@ -1,7 +1,11 @@
-"""Text from a document shown in a terminal, a log or an editor: controls escaped, long
-messages clipped, a source line with a caret under a range, a range in UTF-16 columns."""
+"""Text from a document shown in a terminal, a log or an editor: controls escaped, CI log
+commands neutralised, long messages clipped, a source line with a caret under a range, a range in
+UTF-16 columns."""
 
 from __future__ import annotations
+
+import re
+import unicodedata
 
 from analysis.diagnostics import Position, Range
 from analysis.document.source import SourceText
@@ -31,6 +35,76 @@ def _shown(ch: str) -> str:
     return ch
 
 
+# A GitHub Actions runner executes two command forms found in any line a step prints
+# (actions/runner src/Runner.Worker/ActionCommand.cs, TryParseV2 then TryParse): `::name::data`
+# when the line, leading whitespace trimmed, starts with `::`, and the legacy `##[name]data`
+# anywhere in the line. Its string matching may be culture-aware, which looks through format
+# characters and combining marks, so those do not hide either form here.
+def _ignorable(piece: str) -> bool:
+    return len(piece) == 1 and unicodedata.category(piece) in ("Cf", "Mn", "Me")
+
+
+def _visible_from(pieces: list[str], index: int) -> int:
+    """The index of the first piece at or after `index` that is not ignorable (or the end)."""
+    while index < len(pieces) and _ignorable(pieces[index]):
+        index += 1
+    return index
+
+
+def _neutralise(pieces: list[str], line_start: bool) -> None:
+    """In place, over one line's shown characters: the first colon of a leading `::` becomes
+    `\\x3a` (when `line_start`: the pieces begin the line), and the second `#` of each `##[`
+    becomes `\\x23`, so neither command form remains."""
+    if line_start:
+        first = 0
+        while first < len(pieces) and (pieces[first].isspace() or _ignorable(pieces[first])):
+            first += 1
+        second = _visible_from(pieces, first + 1)
+        if pieces[first : first + 1] == [":"] and pieces[second : second + 1] == [":"]:
+            pieces[first] = "\\x3a"
+    for hash_index in [index for index, piece in enumerate(pieces) if piece == "#"]:
+        second = _visible_from(pieces, hash_index + 1)
+        third = _visible_from(pieces, second + 1)
+        if pieces[second : second + 1] == ["#"] and pieces[third : third + 1] == ["["]:
+            pieces[second] = "\\x23"
+
+
+def shown_pieces(line: str) -> list[str]:
+    """Each character of `line` as `escape_line` shows it: one piece per code point."""
+    pieces = [_shown(ch) for ch in line]
+    _neutralise(pieces, line_start=True)
+    return pieces
+
+
+def blank_under(pieces: list[str]) -> str:
+    """Blanks as wide as `pieces`, tabs kept, so a caret after them lines up in a terminal."""
+    return "".join(piece if piece == "\t" else " " * len(piece) for piece in pieces)
+
+
+def escape_line(line: str) -> str:
+    """One line of terminal or CI-log output: `escape_controls`, and neither workflow-command
+    form a CI runner would execute (docs/cli.md, "What the command line prints")."""
+    if line.isprintable() and "#" not in line:
+        head = line.lstrip()[:1]
+        if head != ":" and not _ignorable(head):
+            return line
+    return "".join(shown_pieces(line))
+
+
+# JSON output reaches the same logs: `#` (the legacy command form can sit in any string) and the
+# characters text output escapes, written as `\uXXXX`, which any JSON reader decodes to the same
+# data. JSON's own escaping covers C0 controls; a structural character starts every line.
+_JSON_ESCAPED = re.compile(
+    "[#\x7f-\x9f\ud800-\udfff" + "".join(sorted(_BIDI_CONTROLS | _LINE_SEPARATORS)) + "]"
+)
+
+
+def escape_json_text(dumped: str) -> str:
+    """`json.dumps` output with `#`, C1 and bidi controls, line separators and lone surrogates
+    as `\\u` escapes; nothing else changes."""
+    return _JSON_ESCAPED.sub(lambda match: f"\\u{ord(match.group()):04x}", dumped)
+
+
 def escape_controls(text: str) -> str:
     """`text` with control, bidi-control and line-separator characters (and lone surrogates)
     written as `\\x1b` / `\\u202e` escapes; everything else unchanged."""
@@ -55,6 +129,7 @@ def _excerpt(line: str, start: int, end: int) -> list[str]:
     window = line[offset : start + MAX_EXCERPT_COLUMNS]
     start, end = start - offset, end - offset
     shown = [_shown(ch) for ch in window]
+    _neutralise(shown, line_start=offset == 0)
     first, last = 0, len(shown)
     if sum(map(len, shown)) > MAX_EXCERPT_COLUMNS:
         first, lead = start, 0
@@ -67,8 +142,7 @@ def _excerpt(line: str, start: int, end: int) -> list[str]:
             last += 1
     prefix = ELLIPSIS if offset + first > 0 else ""
     suffix = ELLIPSIS if offset + last < len(line) else ""
-    # Keep tabs in the indent so the caret lines up under the source text in a terminal.
-    indent = "".join(piece if piece == "\t" else " " * len(piece) for piece in shown[first:start])
+    indent = blank_under(shown[first:start])
     width = sum(len(piece) for piece in shown[start : min(end, last)])
     return [f"  {prefix}{''.join(shown[first:last])}{suffix}",
             f"  {' ' * len(prefix)}{indent}^{'~' * max(width - 1, 0)}"]

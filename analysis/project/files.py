@@ -7,9 +7,10 @@ share.
 
 A walk never leaves its root: a symbolic link is followed only when it resolves to a regular file
 inside the walked folder (links to files elsewhere, to devices, FIFOs or sockets, dangling links
-and loops are skipped with a note), and linked folders are not descended into. A file is read
-with its size checked first (stat, then a bounded read), so an oversized or endless file costs at
-most the limit in memory.
+and loops are skipped with a note), and linked folders are not descended into; a folder that
+cannot be listed is reported (`Walk.unreadable`), never passed over. A file is read with its
+size checked first (stat, then a bounded read), so an oversized or endless file costs at most the
+limit in memory.
 """
 
 from __future__ import annotations
@@ -46,10 +47,12 @@ def is_workflow_path(path: PurePath) -> bool:
 
 @dataclass
 class Walk:
-    """The workflow files under a folder, in sorted order, and why any candidate was skipped."""
+    """The workflow files under a folder, in sorted order, why any candidate was skipped, and the
+    folders that could not be listed (their files are unknown, so a check of them is incomplete)."""
 
     files: list[Path]
     skipped: list[str]
+    unreadable: list[str]
 
 
 def walk_workflow_files(
@@ -58,10 +61,16 @@ def walk_workflow_files(
     """`excluded(path, is_dir)` prunes folders and files (project excludes); with `gitignore`,
     so do the `.gitignore` files of the walked tree and of its folders up to the repository's
     top (the nearest folder holding `.git`)."""
-    walk = Walk([], [])
+    walk = Walk([], [], [])
     real_root = os.path.realpath(root)
     ignores = {os.path.normpath(root): _inherited_gitignores(root) if gitignore else []}
-    for folder, dirs, names in os.walk(root):
+
+    def unlisted(error: OSError) -> None:
+        # os.walk passes over a folder it cannot list; a check must not pass it over silently.
+        walk.unreadable.append(f"{Path(error.filename)}: cannot read this folder "
+                               f"({error.strerror}); its files were not checked")
+
+    for folder, dirs, names in os.walk(root, onerror=unlisted):
         specs = ignores.pop(os.path.normpath(folder))
         if gitignore:
             specs = [*specs, *_gitignore_in(folder)]

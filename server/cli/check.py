@@ -2,8 +2,8 @@
 
 Directories are searched for `*.relavium.yaml|yml` and for YAML files under `.relavium/`
 (hidden directories and node_modules are skipped otherwise; a walk never leaves its folder through
-a link); `-` reads stdin. Exit 0 without errors, 1 with errors, 2 on usage or I/O errors. Many
-files are analysed in parallel processes.
+a link); `-` reads stdin. Exit 0 without errors, 1 with errors, 2 on usage or I/O errors (a file
+or a folder that cannot be read among them). Many files are analysed in parallel processes.
 """
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ import argparse
 import dataclasses
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 
 from analysis.checks.analyze import AnalysisResult, analyze
 from analysis.diagnostics import Severity
-from analysis.document.display import escape_controls
+from analysis.document.display import escape_json_text, escape_line
 from analysis.document.source import SourceText
 from analysis.document.yaml_profile import too_large
 from analysis.project.config import (
@@ -142,31 +143,43 @@ def _inputs(
                 files.append((STDIN, configs.for_path(Path.cwd())))
             continue
         path = Path(raw)
-        if path.is_dir():
+        try:
+            is_dir = stat.S_ISDIR(os.stat(path).st_mode)
+            # Finding the configuration looks into the folder and the folders above it.
             config = configs.for_path(path)
+        except OSError as error:
+            errors.append(_unreadable(raw, error))
+            continue
+        if is_dir:
             walk = walk_workflow_files(path, config.excludes, gitignore)
             for note in walk.skipped:
                 _note(note)
-            if not walk.files:
+            errors.extend(walk.unreadable)
+            if not walk.files and not walk.unreadable:
                 # Not an error (an empty folder checks clean), but never a silent success.
                 _note(f"{raw}: no workflow files found (*.relavium.yaml, *.relavium.yml, or YAML "
                       "files under a .relavium/ folder, not excluded)")
             files.extend((str(found), config) for found in walk.files)
-        elif path.exists():
-            config = configs.for_path(path)
-            if config.excludes(path):
-                # pre-commit and editors name files one by one: the project's excludes hold.
-                _note(f"{raw}: skipped: excluded by {config.path}")
-            else:
-                # Named explicitly: read even through a link or from a pipe (`<(...)`).
-                files.append((raw, config))
+        elif config.excludes(path):
+            # pre-commit and editors name files one by one: the project's excludes hold.
+            _note(f"{raw}: skipped: excluded by {config.path}")
         else:
-            errors.append(f"{raw}: no such file or directory")
+            # Named explicitly: read even through a link or from a pipe (`<(...)`).
+            files.append((raw, config))
     return files, errors
 
 
+def _unreadable(raw: str, error: OSError) -> str:
+    """`PATH: reason` for a path that cannot be looked at (missing, a link loop, in a folder this
+    user may not enter), naming the file that failed when it is not PATH itself."""
+    reason = (error.strerror or type(error).__name__).lower()
+    if error.filename is not None and Path(error.filename) != Path(raw):
+        reason += f" ({error.filename})"
+    return f"{raw}: {reason}"
+
+
 def _note(message: str) -> None:
-    print(f"relavium-lsp check: {escape_controls(message)}", file=sys.stderr)
+    print(escape_line(f"relavium-lsp check: {message}"), file=sys.stderr)
 
 
 def _job_count(text: str) -> int:
@@ -212,10 +225,10 @@ def _reports(files: list[str], jobs: int | None) -> list[FileReport | str]:
 
 
 def _write_report(output_format: str, reports: list[FileReport]) -> None:
-    if output_format == "json":
-        output = json.dumps(to_json(reports), indent=2, ensure_ascii=False, default=str) + "\n"
-    elif output_format == "sarif":
-        output = json.dumps(to_sarif(reports), indent=2, ensure_ascii=False, default=str) + "\n"
+    if output_format in ("json", "sarif"):
+        document = to_json(reports) if output_format == "json" else to_sarif(reports)
+        output = escape_json_text(json.dumps(document, indent=2, ensure_ascii=False,
+                                             default=str)) + "\n"
     elif output_format == "github":
         output = format_github(reports)
     else:

@@ -20,11 +20,12 @@ import argparse
 import json
 import sys
 
+from analysis.document.display import blank_under, shown_pieces
 from analysis.document.source import code_points_in, utf16_length
 from sandbox import ErrorDetail, Scope, ScopeError, WorkerPool
 from sandbox.scope import MAX_SCOPE_DEPTH
 from sandbox.syntax import LINE_TERMINATOR
-from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_safely
+from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_json, print_safely
 
 NAME = "eval"
 HELP = "Evaluate a bare expression in the capped sandbox."
@@ -67,12 +68,12 @@ def main(args: argparse.Namespace) -> int:
     try:
         scope = load_scope(args.scope)
     except ScopeError as error:
-        print(f"relavium-lsp eval: {error}", file=sys.stderr)
+        print_safely(f"relavium-lsp eval: {error}", sys.stderr)
         return EXIT_USAGE
     with WorkerPool() as pool:
         outcome = pool.run(args.expr, args.kind, scope, with_detail=True)
     if args.format == "json":
-        print_safely(json.dumps(outcome.to_json(include_detail=True), ensure_ascii=True))
+        print_json(outcome.to_json(include_detail=True))
     elif outcome.ok:
         print_safely(outcome.to_text())
     else:
@@ -96,9 +97,10 @@ def compiler_style(source: str, detail: ErrorDetail) -> str:
     width = (end.character if end.line == start.line else utf16_length(line)) - start.character
     before = code_points_in(line, start.character)
     underlined = code_points_in(line[before:], max(width, 1))
-    # Tabs are kept so the caret lines up under the same terminal tab stops.
-    padding = "".join(char if char == "\t" else " " for char in line[:before])
+    # Measured as printed (escaped), so the caret stays under the token.
+    pieces = shown_pieces(line)
+    caret = "^" * max(len("".join(pieces[before : before + underlined])), 1)
     return (
         f"{EXPRESSION_LABEL}:{start.line + 1}:{start.character + 1}: {heading}\n"
-        f"{line}\n{padding}{'^' * max(underlined, 1)}"
+        f"{''.join(pieces)}\n{blank_under(pieces[:before])}{caret}"
     )

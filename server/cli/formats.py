@@ -2,7 +2,8 @@
 
 Contract: each function takes `FileReport`s (a path as shown to the user, the analysed
 `SourceText`, its diagnostics). Text is `path:line:col: severity rule-id message` (1-based line
-and code-point column) followed by the source line and a caret. GitHub is one workflow command
+and code-point column) followed by the source line and a caret, every line escaped for terminals
+and CI logs (`analysis.document.display.escape_line`). GitHub is one workflow command
 per finding (`::error file=…,line=…,col=…::message`, positions as in text). JSON is a list of
 `{"path", "range": {"start": {"line", "character"}, "end": {...}}, "severity", "code", "message",
 "data"}` with 0-based lines and UTF-16 characters. SARIF uses 1-based lines and UTF-16 columns
@@ -17,7 +18,13 @@ from typing import Any
 from urllib.parse import quote
 
 from analysis.diagnostics import Diagnostic, Range, Severity
-from analysis.document.display import clip_message, escape_controls, excerpt, utf16_range
+from analysis.document.display import (
+    clip_message,
+    escape_controls,
+    escape_line,
+    excerpt,
+    utf16_range,
+)
 from analysis.document.source import SourceText
 
 _SARIF_LEVEL = {
@@ -52,11 +59,11 @@ def format_text(reports: list[FileReport]) -> str:
     for report in reports:
         for diagnostic in report.diagnostics:
             start = diagnostic.range.start
-            lines.append(
-                f"{escape_controls(report.path)}:{start.line + 1}:{start.character + 1}: "
+            lines.append(escape_line(
+                f"{report.path}:{start.line + 1}:{start.character + 1}: "
                 f"{diagnostic.severity.label} {diagnostic.rule} "
                 f"{clip_message(diagnostic.message)}"
-            )
+            ))
             lines.extend(_caret(report.source, diagnostic))
     return "\n".join(lines) + ("\n" if lines else "")
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import NoReturn
 
-from server.cli.console import EXIT_USAGE
+from server.cli.console import EXIT_USAGE, escape_lines
 
 # Each subcommand module exposes NAME, HELP, add_arguments(parser) and main(args) -> exit code.
 # Only the module of the subcommand named is imported: `check` has no use for the dry run's LSP
@@ -42,12 +42,20 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's errors quote the arguments given, and those can be file names from a checkout
+    (`check $(git ls-files)`): printed with every line escaped, as all other output is."""
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        super().exit(status, None if message is None else escape_lines(message))
+
+
 def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     """The parser with every subcommand, or with only `chosen` when it names one (argparse
     consults no other subparser then, and the top-level usage line is the same)."""
     names = [chosen] if chosen in SUBCOMMANDS else list(SUBCOMMANDS)
     modules: list[ModuleType] = [importlib.import_module(SUBCOMMANDS[name]) for name in names]
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="relavium-lsp",
         description="Language server, linter and dry-run tool for Relavium workflow YAML files.",
     )

@@ -14,7 +14,6 @@ usage, I/O, configuration or samples errors.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from analysis.dryrun.presentation import failure_lines, node_line, summary_of
 from analysis.dryrun.results import WorkflowRun
 from analysis.project.config import ConfigError, configured_sample_scope
 from sandbox import WorkerPool
-from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_safely
+from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_json, print_safely
 
 NAME = "run"
 HELP = "Dry-run the workflow (or one node's expression) in the sandbox with sample data."
@@ -42,7 +41,7 @@ def main(args: argparse.Namespace) -> int:
         with open(args.file, encoding="utf-8", newline="") as handle:
             text = handle.read()
     except (OSError, UnicodeDecodeError) as error:
-        print(f"relavium-lsp run: {args.file}: cannot read it ({error})", file=sys.stderr)
+        print_safely(f"relavium-lsp run: {args.file}: cannot read it ({error})", sys.stderr)
         return EXIT_USAGE
     result = analyze(text, args.file)
     with WorkerPool() as pool:
@@ -52,15 +51,15 @@ def main(args: argparse.Namespace) -> int:
                 return _whole(args, run_whole(result, args.file, explicit, pool))
             sample, scope = prepare(result, args.file, args.node, explicit, pool)
         except (DryRunError, ConfigError) as error:
-            print(f"relavium-lsp run: {args.file}: {error}", file=sys.stderr)
+            print_safely(f"relavium-lsp run: {args.file}: {error}", sys.stderr)
             return EXIT_USAGE
         run = evaluate(pool, sample, scope, args.file)
     if args.format == "json":
-        print_safely(json.dumps(run.to_json(), ensure_ascii=True))
+        print_json(run.to_json())
     else:
-        print(f"{args.node}: {run.scope_label}", file=sys.stderr)
+        print_safely(f"{args.node}: {run.scope_label}", sys.stderr)
         for note in run.to_json()["scope"]["notes"]:
-            print(f"note: {note}", file=sys.stderr)
+            print_safely(f"note: {note}", sys.stderr)
         for line in run.compiler_lines():
             print_safely(line, sys.stderr)
         print_safely(run.outcome.to_text(), None if run.outcome.ok else sys.stderr)
@@ -70,7 +69,7 @@ def main(args: argparse.Namespace) -> int:
 def _whole(args: argparse.Namespace, run: WorkflowRun) -> int:
     answer = run.to_json()
     if args.format == "json":
-        print_safely(json.dumps(answer, ensure_ascii=True))
+        print_json(answer)
     else:
         failures = failure_lines(run, args.file)
         for entry in answer["nodes"]:
@@ -78,6 +77,6 @@ def _whole(args: argparse.Namespace, run: WorkflowRun) -> int:
             for line in failures.get(entry["id"], []):
                 print_safely(line)
         for note in run.notes:
-            print(f"note: {note}", file=sys.stderr)
-        print(summary_of(run), file=sys.stderr)
+            print_safely(f"note: {note}", sys.stderr)
+        print_safely(summary_of(run), sys.stderr)
     return EXIT_OK if run.ok else EXIT_FAILURE
