@@ -119,6 +119,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "mismatched_branch_target",
         "cycle",
         "unreachable_node",
+        "ungranted_tool",
     ),
     "templates": (
         "unknown_template_reference",
