@@ -12,7 +12,9 @@ schema nodes as it does (each subschema, each `enum` member, each `type` entry, 
 name, each kind a typeless node constrains), and returns every refusal it finds, each at the key
 or value at fault, with advice. The engine stops at its first refusal; each refusal here is one
 the engine makes once the others are fixed. A `*alias` is not judged (the engine refuses
-aliases anyway). `OUTPUT_SCHEMA` is the field spec the schema walk checks `output_schema` with.
+aliases anyway). `node_output_type(workflow, node)` is the type of a node's output by the
+schema it is held to. `OUTPUT_SCHEMA` is the field spec the schema walk checks `output_schema`
+with.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from analysis.document.model import NodeDef, Workflow
 from analysis.document.yaml_nodes import YAlias, YEntry, YMapping, YNode, YScalar, YSequence
 from analysis.document.yaml_profile import INVALID_VALUE
 from analysis.naming import Suggestions
@@ -588,6 +591,14 @@ def _restrict(literals: Literals, shape: ValueType) -> ValueType:
     """The intersection of a value constraint and a shape (JSON Schema's: both must hold)."""
     kept = tuple(value for value in literals.values if _admits(shape, value))
     return Literals(kept) if kept else NoValue()
+
+
+def node_output_type(workflow: Workflow, node: NodeDef) -> ValueType | None:
+    """The type of `node`'s output as the `output_schema` it is held to states it (its own, an
+    agent node's else its inline agent's: `Workflow.output_schema_of`). None when it has none,
+    or the engine refuses it, or part of it is not judged here."""
+    entry = workflow.output_schema_of(node)
+    return compile_output_schema(entry.value).value_type if entry is not None else None
 
 
 @dataclass
