@@ -431,6 +431,15 @@ class _Compiler:
                             f"{path}.format '{value_format}' is not one the engine checks: one "
                             f"of {', '.join(FORMATS)}{hint}; a pattern can check the rest", (),
                             **({"replacement": closest} if closest else {}))
+            elif min_length is not None or max_length is not None:
+                # The compiler wraps a length-bounded string in a refinement, which has no
+                # format methods: the compile throws (a TypeError it reports as a refusal).
+                ok = False
+                self.report(UNSUPPORTED_KEYWORD, format_entry.key,
+                            f"{path}: the engine's compiler refuses a format beside minLength or "
+                            "maxLength (it applies the format to the length-checked string, "
+                            "which fails): drop the length bounds, or check the text with a "
+                            "pattern instead of the format", keyword="format")
         pattern_entry = node.get("pattern")
         pattern = None
         if pattern_entry is not None and _is_str(pattern_entry.value):
