@@ -14,13 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from analysis.schema.output_schema import (
-    ALLOWED_KEYWORDS,
-    JSON_TYPES,
-    MAX_ENUM_MEMBERS,
-    MAX_PROPERTIES,
-    OutputSchema,
-)
+from analysis.schema.output_schema import OutputSchema
+from analysis.schema.subset import ALLOWED_KEYWORDS, JSON_TYPES, MAX_ENUM_MEMBERS, MAX_PROPERTIES
 from analysis.schema.vocabulary import (
     Boolean,
     BySibling,

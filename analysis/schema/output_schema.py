@@ -12,17 +12,14 @@ schema nodes as it does (each subschema, each `enum` member, each `type` entry, 
 name, each kind a typeless node constrains), and returns every refusal it finds, each at the key
 or value at fault, with advice. The engine stops at its first refusal; each refusal here is one
 the engine makes once the others are fixed. A `*alias` is not judged (the engine refuses
-aliases anyway). `node_output_type(workflow, node)` is the type of a node's output by the
-schema it is held to. `OUTPUT_SCHEMA` is the field spec the schema walk checks `output_schema`
-with.
+aliases anyway). The subset's keywords and bounds are `analysis.schema.subset`'s.
+`node_output_type(workflow, node)` is the type of a node's output by the schema it is held to.
+`OUTPUT_SCHEMA` is the field spec the schema walk checks `output_schema` with.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 from analysis.document.model import NodeDef, Workflow
@@ -30,6 +27,31 @@ from analysis.document.yaml_nodes import YAlias, YEntry, YMapping, YNode, YScala
 from analysis.document.yaml_profile import INVALID_VALUE
 from analysis.naming import Suggestions
 from analysis.schema.formats import regex_problem
+from analysis.schema.subset import (
+    ALLOWED_KEYWORDS,
+    ARRAY_KEYWORDS,
+    FORMATS,
+    JSON_TYPES,
+    MAX_DEPTH,
+    MAX_ENUM_MEMBERS,
+    MAX_NODES,
+    MAX_PROPERTIES,
+    MAX_PROPERTY_NAME_BYTES,
+    MAX_STRING_BYTES,
+    NUMBER_KEYWORDS,
+    OBJECT_KEYWORDS,
+    REFUSED_KEYWORDS,
+    SHAPES,
+    STRING_KEYWORDS,
+    finite_number,
+    is_bool,
+    is_scalar,
+    is_str,
+    keyword_suggestions,
+    scalar_value,
+    string_items,
+    utf8_bytes,
+)
 from analysis.schema.value_types import (
     AnyValue,
     ArrayType,
@@ -43,71 +65,14 @@ from analysis.schema.value_types import (
     StringType,
     Union,
     ValueType,
+    restricted,
+    union_of,
 )
 from analysis.schema.vocabulary import Free, MapOf, describe_node
 from analysis.schema.walk import UNKNOWN_KEY, FoundFix, Walk
 
 UNSUPPORTED_KEYWORD = "unsupported-schema-keyword"
 SCHEMA_TOO_LARGE = "output-schema-too-large"
-
-# AUTHORED_SCHEMA_BOUNDS (packages/core/src/limits.ts).
-MAX_DEPTH = 12
-MAX_NODES = 1000
-MAX_ENUM_MEMBERS = 500
-MAX_PROPERTIES = 200
-MAX_STRING_BYTES = 4 * 1024
-MAX_PROPERTY_NAME_BYTES = 256
-
-# STRICT_ALLOWED_KEYS: every other key is refused.
-ANNOTATIONS = ("$schema", "$id", "$comment", "title", "description", "default", "examples",
-               "deprecated", "readOnly", "writeOnly")
-ALLOWED_KEYWORDS = (*ANNOTATIONS, "type", "nullable", "enum", "const", "properties", "required",
-                    "additionalProperties", "minProperties", "maxProperties", "items",
-                    "minItems", "maxItems", "uniqueItems", "minLength", "maxLength", "pattern",
-                    "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-                    "multipleOf")
-JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
-FORMATS = ("email", "uuid", "uri", "url", "date-time", "date", "time", "duration", "ipv4",
-           "ipv6")
-
-_INLINE = "write the subschema inline where it is used (the subset resolves no references)"
-_TRANSFORM = "check it in a transform node after this one"
-# JSON_SCHEMA_VOCABULARY minus the allowed keys: JSON Schema keywords the subset refuses, each
-# with what to write instead.
-REFUSED_KEYWORDS: dict[str, str] = {
-    "$ref": _INLINE, "$dynamicRef": _INLINE, "$defs": _INLINE, "definitions": _INLINE,
-    "$anchor": "remove it (the subset resolves no references)",
-    "$dynamicAnchor": "remove it (the subset resolves no references)",
-    "$vocabulary": "remove it",
-    "oneOf": "use an enum for a choice among values, or a type list such as "
-             "[string, 'null'] for a choice among kinds",
-    "anyOf": "use an enum for a choice among values, or a type list such as "
-             "[string, 'null'] for a choice among kinds",
-    "allOf": "merge the schemas into one",
-    "not": "state what is allowed instead (an enum, bounds, a pattern)",
-    "if": f"write one schema that admits every case, and {_TRANSFORM}",
-    "then": f"write one schema that admits every case, and {_TRANSFORM}",
-    "else": f"write one schema that admits every case, and {_TRANSFORM}",
-    "patternProperties": "type the free keys' values with additionalProperties: <schema>",
-    "propertyNames": _TRANSFORM,
-    "dependencies": f"list the keys in required, or {_TRANSFORM}",
-    "dependentSchemas": f"list the keys in required, or {_TRANSFORM}",
-    "dependentRequired": f"list the keys in required, or {_TRANSFORM}",
-    "unevaluatedProperties": "use additionalProperties",
-    "unevaluatedItems": "use items",
-    "prefixItems": "use one items schema for every item",
-    "contains": _TRANSFORM, "minContains": _TRANSFORM, "maxContains": _TRANSFORM,
-    "contentEncoding": "remove it", "contentMediaType": "remove it",
-    "contentSchema": "remove it",
-}
-
-# The keywords each kind owns: a node with no `type` applies each group to values of its kind.
-STRING_KEYWORDS = ("minLength", "maxLength", "pattern", "format")
-NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
-ARRAY_KEYWORDS = ("items", "minItems", "maxItems", "uniqueItems")
-OBJECT_KEYWORDS = ("properties", "required", "additionalProperties", "minProperties",
-                   "maxProperties")
-
 
 @dataclass(frozen=True)
 class SchemaProblem:
@@ -142,70 +107,6 @@ def compile_output_schema(node: YNode, path: str = "output_schema") -> CompiledS
     unique = tuple({(problem.rule, problem.node.start, problem.node.end, problem.message): problem
                     for problem in compiler.problems}.values())
     return CompiledSchema(unique, None if unique or compiler.unjudged else value_type)
-
-
-def _bytes(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
-def _number(node: YNode) -> float | None:
-    """A finite JSON number's value, else None (a YAML boolean is no number)."""
-    value = node.value if isinstance(node, YScalar) else None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return value if math.isfinite(value) else None
-
-
-def _is_scalar(node: YNode) -> bool:
-    return isinstance(node, YScalar) and (
-        node.value is None or isinstance(node.value, str | bool) or _number(node) is not None)
-
-
-def _strings(node: YNode) -> list[YScalar] | None:
-    """The items of a list of strings, or None when it is not one."""
-    if not isinstance(node, YSequence):
-        return None
-    items = [item for item in node.items if isinstance(item, YScalar)
-             and isinstance(item.value, str)]
-    return items if len(items) == len(node.items) else None
-
-
-def _unique_strings(node: YNode, nonempty: bool) -> bool:
-    items = _strings(node)
-    return items is not None and (bool(items) or not nonempty) and \
-        len({item.value for item in items}) == len(items)
-
-
-# validateKeywordShapes: (keyword, test, what it must be), checked on every compiled node.
-_SHAPES: tuple[tuple[str, Callable[[YNode], bool], str], ...] = (
-    ("properties", lambda node: isinstance(node, YMapping), "a mapping of property schemas"),
-    ("items", lambda node: isinstance(node, YMapping) or _is_bool(node),
-     "a schema (a mapping) or true/false"),
-    ("additionalProperties", lambda node: isinstance(node, YMapping) or _is_bool(node),
-     "a schema (a mapping) or true/false"),
-    ("pattern", lambda node: _is_str(node), "a string"),
-    ("format", lambda node: _is_str(node), "a string"),
-    ("uniqueItems", lambda node: _is_bool(node), "true or false"),
-    ("nullable", lambda node: _is_bool(node), "true or false"),
-    ("enum", lambda node: isinstance(node, YSequence) and bool(node.items), "a non-empty list"),
-    ("required", lambda node: _unique_strings(node, nonempty=False),
-     "a list of distinct strings"),
-    ("type", lambda node: _is_str(node) or _unique_strings(node, nonempty=True),
-     "a type name or a non-empty list of distinct type names"),
-)
-
-
-def _is_bool(node: YNode) -> bool:
-    return isinstance(node, YScalar) and isinstance(node.value, bool)
-
-
-def _is_str(node: YNode) -> bool:
-    return isinstance(node, YScalar) and isinstance(node.value, str)
-
-
-@cache
-def _keyword_suggestions() -> Suggestions:
-    return Suggestions(ALLOWED_KEYWORDS)
 
 
 class _Compiler:
@@ -243,8 +144,8 @@ class _Compiler:
                         f"nested more than {MAX_DEPTH} deep: flatten the output")
             return None
         self.charge(1, anchor, path)
-        if _is_bool(node):
-            return AnyValue() if _value(node) else NoValue()
+        if is_bool(node):
+            return AnyValue() if scalar_value(node) else NoValue()
         if not isinstance(node, YMapping):
             self.invalid(node, f"{path} must be a schema (a mapping) or true/false, not "
                                f"{describe_node(node)}")
@@ -261,15 +162,15 @@ class _Compiler:
         if types:
             built = [self.typed(kind, node, depth, path, broken) for kind in types]
             known = [option for option in built if option is not None]
-            shape = _union(known) if len(known) == len(built) else None
+            shape = union_of(known) if len(known) == len(built) else None
         else:
             shape = self.typeless(node, depth, path, broken)
         if shape is None:
             return None
-        result = shape if literals is None else _restrict(literals, shape)
+        result = shape if literals is None else restricted(literals, shape)
         nullable = node.get("nullable")
         if nullable is not None and getattr(nullable.value, "value", None) is True:
-            result = _union([result, NullType()])
+            result = union_of([result, NullType()])
         return result
 
     def admit(self, node: YMapping, path: str) -> set[str]:
@@ -282,7 +183,7 @@ class _Compiler:
                             f"{path}: '{key}' is not in the engine's JSON Schema subset: "
                             f"{REFUSED_KEYWORDS[key]}", keyword=key)
             elif key not in ALLOWED_KEYWORDS:
-                closest = _keyword_suggestions().closest(key)
+                closest = keyword_suggestions().closest(key)
                 hint = f"did you mean '{closest}'?" if closest else \
                     "the subset takes only the keywords docs/rules.md#unsupported-schema-keyword " \
                     "lists"
@@ -293,7 +194,7 @@ class _Compiler:
                             f"{path}: unknown JSON Schema keyword '{key}'; {hint}", fixes,
                             key=key, **({"replacement": closest} if closest else {}))
         broken: set[str] = set()
-        for key, test, expected in _SHAPES:
+        for key, test, expected in SHAPES:
             found = node.get(key)
             if found is None or isinstance(found.value, YAlias) or test(found.value):
                 continue
@@ -313,7 +214,7 @@ class _Compiler:
         allowed: list[JsonScalar] | None = None
         const = node.get("const")
         if const is not None and self.literal(const.value, f"{path}.const"):
-            allowed = [_value(const.value)]
+            allowed = [scalar_value(const.value)]
         enum = node.get("enum")
         if enum is not None and isinstance(enum.value, YSequence) and enum.value.items:
             members = enum.value.items
@@ -325,7 +226,7 @@ class _Compiler:
             self.charge(len(members), enum.key, f"{path}.enum")
             valid = [self.literal(member, f"{path}.enum[{index}]")
                      for index, member in enumerate(members)]
-            values = [_value(member) for member in members]
+            values = [scalar_value(member) for member in members]
             if all(valid):
                 allowed = values if allowed is None else [
                     value for value in allowed if any(_same(value, other) for other in values)]
@@ -336,14 +237,14 @@ class _Compiler:
         if isinstance(node, YAlias):
             self.unjudged = True
             return False
-        if not _is_scalar(node):
+        if not is_scalar(node):
             self.invalid(node, f"{path} must be a string, number, boolean or null (the subset "
                                f"compares scalars only), not {describe_node(node)}")
             return False
-        value = _value(node)
-        if isinstance(value, str) and _bytes(value) > MAX_STRING_BYTES:
+        value = scalar_value(node)
+        if isinstance(value, str) and utf8_bytes(value) > MAX_STRING_BYTES:
             self.report(SCHEMA_TOO_LARGE, node,
-                        f"{path} is {_bytes(value):,} bytes long; the engine allows at most "
+                        f"{path} is {utf8_bytes(value):,} bytes long; the engine allows at most "
                         f"{MAX_STRING_BYTES:,} (4 KiB) in a const or enum string")
             return False
         return True
@@ -352,7 +253,7 @@ class _Compiler:
         """`readTypes`: the declared type names (charged), None when one is not a JSON type."""
         items = entry.value.items if isinstance(entry.value, YSequence) else [entry.value]
         self.charge(len(items), entry.key, f"{path}.type")
-        names = [str(_value(item)) for item in items]
+        names = [str(scalar_value(item)) for item in items]
         unknown = [(item, name) for item, name in zip(items, names, strict=True)
                    if name not in JSON_TYPES]
         for item, name in unknown:
@@ -401,7 +302,7 @@ class _Compiler:
         entry = node.get(key)
         if entry is None or isinstance(entry.value, YAlias):
             return None
-        value = _number(entry.value)
+        value = finite_number(entry.value)
         bad = value is None or (integer and (not float(value).is_integer() or value < 0)) or \
             (positive and value <= 0)
         if bad:
@@ -421,8 +322,8 @@ class _Compiler:
         ok = True
         format_entry = node.get("format")
         value_format = None
-        if format_entry is not None and _is_str(format_entry.value):
-            value_format = str(_value(format_entry.value))
+        if format_entry is not None and is_str(format_entry.value):
+            value_format = str(scalar_value(format_entry.value))
             if value_format not in FORMATS:
                 ok = False
                 closest = Suggestions(FORMATS).closest(value_format)
@@ -442,12 +343,12 @@ class _Compiler:
                             "pattern instead of the format", keyword="format")
         pattern_entry = node.get("pattern")
         pattern = None
-        if pattern_entry is not None and _is_str(pattern_entry.value):
-            pattern = str(_value(pattern_entry.value))
-            if _bytes(pattern) > MAX_STRING_BYTES:
+        if pattern_entry is not None and is_str(pattern_entry.value):
+            pattern = str(scalar_value(pattern_entry.value))
+            if utf8_bytes(pattern) > MAX_STRING_BYTES:
                 ok = False
                 self.report(SCHEMA_TOO_LARGE, pattern_entry.value,
-                            f"{path}.pattern is {_bytes(pattern):,} bytes long; the engine "
+                            f"{path}.pattern is {utf8_bytes(pattern):,} bytes long; the engine "
                             f"allows at most {MAX_STRING_BYTES:,} (4 KiB): simplify it")
             elif (problem := regex_problem(pattern)) is not None:
                 ok = False
@@ -483,7 +384,7 @@ class _Compiler:
                         f"{path}.properties declares {len(declared)} properties; the engine "
                         f"allows at most {MAX_PROPERTIES} in one object: nest related ones")
         required_entry = node.get("required")
-        required = _strings(required_entry.value) if required_entry is not None and \
+        required = string_items(required_entry.value) if required_entry is not None and \
             "required" not in broken else []
         if required_entry is not None and required:
             self.charge(len(required), required_entry.key, f"{path}.required")
@@ -519,9 +420,9 @@ class _Compiler:
         if name == "__proto__":
             self.invalid(node, f"{path}: a property named '__proto__' is not allowed (the "
                                "engine refuses it as a prototype-pollution guard): rename it")
-        elif _bytes(name) > MAX_PROPERTY_NAME_BYTES:
+        elif utf8_bytes(name) > MAX_PROPERTY_NAME_BYTES:
             self.report(SCHEMA_TOO_LARGE, node,
-                        f"{path}: a property name of {_bytes(name):,} bytes; the engine allows "
+                        f"{path}: a property name of {utf8_bytes(name):,} bytes; the engine allows "
                         f"at most {MAX_PROPERTY_NAME_BYTES}: use a shorter name")
 
     def additional(self, node: YMapping, depth: int, path: str,
@@ -564,42 +465,9 @@ def _int(value: float | None) -> int | None:
     return None if value is None else int(value)
 
 
-def _value(node: YNode) -> Any:
-    """A scalar's value (None for any other node)."""
-    return node.value if isinstance(node, YScalar) else None
-
-
 def _same(left: JsonScalar, right: JsonScalar) -> bool:
     """JavaScript's `===` between two JSON scalars (True is not 1)."""
     return isinstance(left, bool) is isinstance(right, bool) and left == right
-
-
-def _union(options: list[ValueType]) -> ValueType:
-    return options[0] if len(options) == 1 else Union(tuple(options))
-
-
-def _admits(shape: ValueType, value: JsonScalar) -> bool:
-    """Whether a value of `value`'s kind is one `shape` admits (its other constraints aside)."""
-    if isinstance(shape, Union):
-        return any(_admits(option, value) for option in shape.options)
-    if isinstance(shape, AnyValue):
-        return True
-    if isinstance(shape, StringType):
-        return isinstance(value, str)
-    if isinstance(shape, NumberType):
-        return isinstance(value, int | float) and not isinstance(value, bool) and (
-            not shape.integer or float(value).is_integer())
-    if isinstance(shape, BooleanType):
-        return isinstance(value, bool)
-    if isinstance(shape, NullType):
-        return value is None
-    return False  # a literal is never an array or an object
-
-
-def _restrict(literals: Literals, shape: ValueType) -> ValueType:
-    """The intersection of a value constraint and a shape (JSON Schema's: both must hold)."""
-    kept = tuple(value for value in literals.values if _admits(shape, value))
-    return Literals(kept) if kept else NoValue()
 
 
 def node_output_type(workflow: Workflow, node: NodeDef) -> ValueType | None:

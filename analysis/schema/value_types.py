@@ -15,6 +15,7 @@ other constraints (`minLength`, …) applied to them. The forms:
   (`additionalProperties: false`);
 - `Literals(values)` — one of these JSON scalars; `Union(options)` — any one of them (`type:
   [a, b]`, `nullable: true`, a typeless node's constraints per kind).
+`union_of(options)` and `restricted(literals, shape)` build the last two as the compiler needs.
 """
 
 from __future__ import annotations
@@ -99,3 +100,31 @@ class Union:
 
 ValueType = (AnyValue | NoValue | StringType | NumberType | BooleanType | NullType | ArrayType
              | ObjectType | Literals | Union)
+
+
+def union_of(options: list[ValueType]) -> ValueType:
+    return options[0] if len(options) == 1 else Union(tuple(options))
+
+
+def _admits(shape: ValueType, value: JsonScalar) -> bool:
+    """Whether a value of `value`'s kind is one `shape` admits (its other constraints aside)."""
+    if isinstance(shape, Union):
+        return any(_admits(option, value) for option in shape.options)
+    if isinstance(shape, AnyValue):
+        return True
+    if isinstance(shape, StringType):
+        return isinstance(value, str)
+    if isinstance(shape, NumberType):
+        return isinstance(value, int | float) and not isinstance(value, bool) and (
+            not shape.integer or float(value).is_integer())
+    if isinstance(shape, BooleanType):
+        return isinstance(value, bool)
+    if isinstance(shape, NullType):
+        return value is None
+    return False  # a literal is never an array or an object
+
+
+def restricted(literals: Literals, shape: ValueType) -> ValueType:
+    """The intersection of a value constraint and a shape (JSON Schema's: both must hold)."""
+    kept = tuple(value for value in literals.values if _admits(shape, value))
+    return Literals(kept) if kept else NoValue()

@@ -15,21 +15,13 @@ from analysis.checks.context import RuleContext
 from analysis.checks.fixes import change_name
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.document.model import AgentDecl
-from analysis.document.yaml_nodes import YNode, YScalar, YSequence
+from analysis.document.yaml_nodes import YSequence
 from analysis.naming import Suggestions
+from analysis.schema.subset import string_items
 
 RULE_ID = "ungranted-tool"
 SEVERITY = Severity.ERROR
 SUMMARY = "An agent node's tools lists a tool its agent does not grant (a node only narrows)."
-
-
-def _names(node: YNode | None) -> list[YScalar] | None:
-    """The items of a list of strings, or None when it is not one."""
-    if not isinstance(node, YSequence):
-        return None
-    items = [item for item in node.items
-             if isinstance(item, YScalar) and isinstance(item.value, str)]
-    return items if len(items) == len(node.items) else None
 
 
 def _grant(agent: AgentDecl) -> tuple[str, ...] | None:
@@ -41,7 +33,7 @@ def _grant(agent: AgentDecl) -> tuple[str, ...] | None:
     tools = agent.mapping.get("tools")
     if tools is None:
         return ()
-    granted = _names(tools.value)
+    granted = string_items(tools.value)
     return None if granted is None else tuple(str(item.value) for item in granted)
 
 
@@ -55,7 +47,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         if tools is None or agent is None or agent.is_ref or agent.id in shared:
             continue
         granted = _grant(agent)
-        listed = _names(tools.value)
+        listed = string_items(tools.value)
         if granted is None or listed is None:
             continue
         suggestions = Suggestions(granted)
