@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from analysis.checks.context import RuleContext
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.document.yaml_profile import DUPLICATE_KEY, INVALID_VALUE, YAML_SYNTAX
+from analysis.schema.output_schema import SCHEMA_TOO_LARGE, UNSUPPORTED_KEYWORD
 from analysis.schema.walk import MISSING_FIELD, UNKNOWN_KEY
 
 # Where every rule has a section; diagnostics link `DOCS_URL#<rule-id>` (LSP codeDescription,
@@ -82,6 +83,12 @@ STAGE_RULES = (
     Rule(INVALID_VALUE, Severity.ERROR,
          "A value has the wrong type, is not one of the allowed values, or is malformed.",
          "schema", (YAML_READER, SCHEMA_WALK)),
+    Rule(UNSUPPORTED_KEYWORD, Severity.ERROR,
+         "An output_schema uses a JSON Schema keyword outside the engine's strict subset.",
+         "schema", (SCHEMA_WALK,)),
+    Rule(SCHEMA_TOO_LARGE, Severity.ERROR,
+         "An output_schema passes a bound of the subset (depth, nodes, enum, properties, bytes).",
+         "schema", (SCHEMA_WALK,)),
 )
 
 # Each family's check modules, in the order of their sections in docs/rules.md.
@@ -112,6 +119,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "mismatched_branch_target",
         "cycle",
         "unreachable_node",
+        "ungranted_tool",
     ),
     "templates": (
         "unknown_template_reference",

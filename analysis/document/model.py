@@ -377,6 +377,25 @@ class Workflow:
     def agent_for(self, node: NodeDef) -> AgentDecl | None:
         return self.agents_by_id.get(node.agent_ref.id) if node.agent_ref else None
 
+    def output_schema_of(self, node: NodeDef) -> YEntry | None:
+        """The `output_schema` the node's output is held to: its own, and an agent node's
+        falls back to its inline agent's (the engine's `node.output_schema ??
+        agent.output_schema`, packages/core/src/engine/agent-runner.ts). None when neither
+        declares one, or when the agent's is in another file (`$ref`)."""
+        own = _declared(node.mapping.get("output_schema"))
+        if own is not None or node.type != "agent":
+            return own
+        agent = self.agent_for(node)
+        return _declared(agent.mapping.get("output_schema")) if agent and not agent.is_ref \
+            else None
+
+
+def _declared(entry: YEntry | None) -> YEntry | None:
+    """The entry unless it is absent or null (`??` passes over both)."""
+    if entry is None or (isinstance(entry.value, YScalar) and entry.value.value is None):
+        return None
+    return entry
+
 
 def _string_scalar(node: YNode | None) -> YScalar | None:
     if isinstance(node, YScalar) and isinstance(node.value, str):

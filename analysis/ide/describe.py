@@ -123,7 +123,7 @@ def node_summary(workflow: Workflow, node: NodeDef) -> str:
         parts.append(label)
     if node.type == "agent" and node.agent_ref is not None:
         parts.append(f"agent {code_span(node.agent_ref.id)}")
-        schema = node.entry("output_schema")
+        schema = workflow.output_schema_of(node)
         fields = plain_value(schema.value) if schema is not None else None
         properties = fields.get("properties") if isinstance(fields, dict) else None
         if isinstance(properties, dict) and properties:

@@ -11,5 +11,8 @@ packages/shared/src/workflow.ts, node.ts, agent.ts, edge.ts, common.ts, constant
 - `walk`: the walk of a tree against a schema and its memory of findings by unit text;
 - `lookups`: what hover and completion ask (the spec of a key, the keys a mapping accepts, the
   key or value under an offset);
+- `output_schema`: the engine's strict compile of an authored `output_schema` (its refusals and
+  the type it describes), with `subset` (the subset's keywords and bounds as data) and
+  `value_types` (the type language);
 - `json_schema`: the export.
 """

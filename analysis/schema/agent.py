@@ -10,7 +10,6 @@ from analysis.document.yaml_nodes import YMapping, YSequence
 from analysis.document.yaml_profile import INVALID_VALUE
 from analysis.schema.common import (
     ID_LABEL,
-    JSON_SCHEMA,
     KEBAB_ID,
     NONEMPTY,
     POSITIVE_INT,
@@ -18,6 +17,7 @@ from analysis.schema.common import (
     TEMPERATURE,
 )
 from analysis.schema.formats import Url, is_url
+from analysis.schema.output_schema import OUTPUT_SCHEMA
 from analysis.schema.vocabulary import (
     Boolean,
     Free,
@@ -134,7 +134,7 @@ AGENT = Obj({
     "reasoning_effort": Text(enum=REASONING_EFFORTS, doc="The reasoning tier: off, low, medium, "
                                                          "high, max."),
     "input_schema": MapOf(Free(), doc="A JSON Schema (subset) object for the turn's input."),
-    "output_schema": JSON_SCHEMA,
+    "output_schema": OUTPUT_SCHEMA,
     "tools": Seq(NONEMPTY, doc="The tools the agent may call."),
     "mcp_servers": Seq(MCP_SERVER, doc="MCP servers whose tools the agent may call."),
     "memory": tagged("type", "The memory policy: none, summary or window.", {

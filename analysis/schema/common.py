@@ -1,11 +1,11 @@
 """The field specs the workflow and agent schemas share (the engine's common.ts): ids, names,
-counts, sampling temperature, an embedded JSON Schema, the retry policy."""
+counts, sampling temperature, the retry policy."""
 
 from __future__ import annotations
 
 import re
 
-from analysis.schema.vocabulary import Free, MapOf, Number, Obj, Seq, Text, labelled_by
+from analysis.schema.vocabulary import Number, Obj, Seq, Text, labelled_by
 
 KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 NAME = re.compile(r"[A-Za-z0-9_-]+\Z")
@@ -24,7 +24,6 @@ NONEMPTY = Text(nonempty=True)
 POSITIVE_INT = Number(integer=True, minimum=1)
 NON_NEGATIVE_INT = Number(integer=True, minimum=0)
 TEMPERATURE = Number(minimum=0, maximum=2)
-JSON_SCHEMA = MapOf(Free(), doc="A JSON Schema (subset) object the output is validated against.")
 ID_LABEL = labelled_by("id")
 
 RETRYABLE_ERRORS = ("provider_rate_limit", "provider_unavailable", "tool_failed", "sandbox_error")

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from analysis.schema.output_schema import OutputSchema
+from analysis.schema.subset import ALLOWED_KEYWORDS, JSON_TYPES, MAX_ENUM_MEMBERS, MAX_PROPERTIES
 from analysis.schema.vocabulary import (
     Boolean,
     BySibling,
@@ -94,6 +96,39 @@ def _object(spec: Obj) -> dict[str, Any]:
     return schema
 
 
+_SUBSCHEMA = {"type": ["object", "boolean"]}
+_SCALAR = {"type": ["string", "number", "boolean", "null"]}
+
+
+def _output_schema() -> dict[str, Any]:
+    """What holds of every `output_schema` the engine loads: its root keys are keywords of the
+    strict subset with well-formed values. Below the root the engine compiles only the
+    subschemas of the kinds `type` names (a string's `properties` are never read), which a
+    JSON Schema cannot follow: those, the bounds on counts and depth, and `format`'s values are
+    `check`'s."""
+    types = {"enum": list(JSON_TYPES)}
+    return {
+        "type": "object",
+        "propertyNames": {"enum": list(ALLOWED_KEYWORDS)},
+        "properties": {
+            "type": {"anyOf": [types, {"type": "array", "items": types, "minItems": 1,
+                                       "uniqueItems": True}]},
+            "nullable": {"type": "boolean"},
+            "enum": {"type": "array", "items": _SCALAR, "minItems": 1,
+                     "maxItems": MAX_ENUM_MEMBERS},
+            "const": _SCALAR,
+            "properties": {"type": "object", "additionalProperties": _SUBSCHEMA,
+                           "maxProperties": MAX_PROPERTIES},
+            "required": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+            "additionalProperties": _SUBSCHEMA,
+            "items": _SUBSCHEMA,
+            "uniqueItems": {"type": "boolean"},
+            "pattern": {"type": "string"},
+            "format": {"type": "string"},
+        },
+    }
+
+
 def _tagged(spec: Tagged) -> dict[str, Any]:
     """Every form shares the tag and `common`; the tag's value picks the form's closed shape."""
     base = Obj({**spec.common, spec.tag: spec.tag_spec()},
@@ -117,6 +152,8 @@ def to_json_schema(spec: Spec) -> dict[str, Any]:
         schema = {"type": "array", "items": to_json_schema(spec.item)}
         if spec.min_items:
             schema["minItems"] = spec.min_items
+    elif isinstance(spec, OutputSchema):
+        schema = _output_schema()
     elif isinstance(spec, MapOf):
         schema = {"type": "object", "additionalProperties": to_json_schema(spec.value)}
     elif isinstance(spec, Obj):

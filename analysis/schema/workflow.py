@@ -26,7 +26,6 @@ from analysis.document.yaml_profile import INVALID_VALUE
 from analysis.schema.agent import AGENT_ENTRY
 from analysis.schema.common import (
     ID_LABEL,
-    JSON_SCHEMA,
     KEBAB_ID,
     NAME_ID,
     NON_NEGATIVE_INT,
@@ -36,6 +35,7 @@ from analysis.schema.common import (
     TEMPERATURE,
 )
 from analysis.schema.formats import Regex, RelativePath
+from analysis.schema.output_schema import OUTPUT_SCHEMA
 from analysis.schema.vocabulary import (
     Boolean,
     BySibling,
@@ -76,7 +76,7 @@ NODE_FIELDS: dict[str, tuple[dict[str, Spec], tuple[str, ...]]] = {
         "model": NONEMPTY.described("Overrides the agent's model for this node."),
         "temperature": TEMPERATURE.described("Sampling temperature, 0 to 2."),
         "max_tokens": POSITIVE_INT.described("Cap on generated tokens."),
-        "output_schema": JSON_SCHEMA,
+        "output_schema": OUTPUT_SCHEMA,
         "output_modalities": Seq(Text(enum=OUTPUT_MODALITIES), min_items=1,
                                  empty_help=" (omit output_modalities for text only)",
                                  doc="Non-text output to request: text, image, audio, video."),
@@ -109,7 +109,7 @@ NODE_FIELDS: dict[str, tuple[dict[str, Spec], tuple[str, ...]]] = {
     "transform": ({
         "transform": JS.described("A JavaScript expression whose value is this node's output."),
         "expression_type": Text(doc="The expression language: js (the only one in v1.0)."),
-        "output_schema": JSON_SCHEMA, "retry": RETRY,
+        "output_schema": OUTPUT_SCHEMA, "retry": RETRY,
     }, ("transform",)),
     "parallel": ({"parallel_of": Seq(KEBAB_ID, min_items=1,
                                      doc="The nodes run side by side.")}, ("parallel_of",)),

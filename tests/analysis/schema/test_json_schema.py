@@ -16,7 +16,8 @@ from analysis.document.yaml_nodes import plain_value
 from analysis.document.yaml_read import read_yaml
 from tests.conftest import EXAMPLES, REPO_ROOT, relavium_lsp
 
-SCHEMA_RULES = {"unknown-key", "missing-field", "invalid-value"}
+SCHEMA_RULES = {"unknown-key", "missing-field", "invalid-value", "unsupported-schema-keyword",
+                "output-schema-too-large"}
 VALID = """\
 schema_version: '1.0'
 workflow:
@@ -34,7 +35,8 @@ workflow:
       memory: { type: window, window_size: 4 }
   nodes:
     - { id: start, type: input }
-    - { id: ask, type: agent, agent_ref: helper, temperature: 0.5 }
+    - { id: ask, type: agent, agent_ref: helper, temperature: 0.5,
+        output_schema: { type: [object, 'null'], required: [a], properties: { a: true } } }
     - id: route
       type: condition
       expression: 'run.outputs["ask"] ? 1 : 2'
@@ -70,6 +72,9 @@ INVALID = {
     "blank expression": VALID.replace("""expression: 'run.outputs["ask"] ? 1 : 2'""",
                                       "expression: '   '"),
     "max_tokens zero": VALID.replace("temperature: 0.5", "max_tokens: 0"),
+    "output_schema anyOf": VALID.replace("required: [a],", "anyOf: [], required: [a],"),
+    "output_schema type name": VALID.replace("[object, 'null']", "[object, date]"),
+    "output_schema tuple items": VALID.replace("required: [a],", "items: [true],"),
     "inputs not a list": VALID.replace(
         "    - { name: n, type: number, validation: { min: 0, max: 10 } }\n"
         "    - { name: mail, type: string, validation: { format: email, max_length: 80 } }",

@@ -39,6 +39,24 @@ async def test_a_read_of_an_ancestor(client: RelaviumClient, workspace: Workspac
     assert "✓ an ancestor of `route`" in text
 
 
+async def test_an_agent_node_shows_the_outputs_of_its_agents_schema(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    # The engine holds an agent node to `node.output_schema ?? agent.output_schema`
+    # (packages/core/src/engine/agent-runner.ts): the schema moved to the agent still applies.
+    schema = ("      output_schema:\n        type: object\n        properties:\n"
+              "          severity: { type: number }\n          topic: { type: string }\n")
+    assert schema in EXAMPLE
+    source = EXAMPLE.replace(schema, "").replace(
+        "      system_prompt: You classify support tickets. Answer with JSON.\n",
+        "      system_prompt: You classify support tickets. Answer with JSON.\n" + schema)
+    assert source.count("output_schema") == 1
+    uri = workspace.open("hover-agent-schema.relavium.yaml", source)
+    text, _ = await hover(client, uri, source, 'run.outputs["classify"]', at=15)
+    assert text.startswith("**node `classify`** · `agent` · agent `classifier` · outputs "
+                           "`severity`, `topic`")
+
+
 async def test_a_read_of_a_node_that_is_not_an_ancestor(
     client: RelaviumClient, workspace: Workspace
 ) -> None:

@@ -26,6 +26,11 @@ EDITS = {
     ),
     "duplicate-id": ("- { id: done, type: output", "- { id: start, type: output"),
     "unknown-agent": ("agent_ref: writer", "agent_ref: writr"),
+    "unsupported-schema-keyword": ("severity: { type: number }", "severity: { anyOf: [] }"),
+    "output-schema-too-large": (
+        "topic: { type: string }",
+        "topic: { enum: [" + ", ".join(f"t{index}" for index in range(501)) + "] }",
+    ),
     # expressions
     "js-syntax": ('? "urgent"', '? "urgent" +'),
     "reserved-expression-type": (
@@ -60,6 +65,8 @@ EDITS = {
         "    - { from: escalate, to: done }\n    - { from: done, to: start }\n",
     ),
     "unreachable-node": ("    - { from: start, to: classify }\n", ""),
+    "ungranted-tool": ("      agent_ref: classifier\n",
+                       "      agent_ref: classifier\n      tools: [read_file]\n"),
     # templates
     "unknown-template-reference": ("{{ inputs.ticket_text }}", "{{ inputs.ticket_txet }}"),
     "secret-in-template": ("{{ inputs.ticket_text }}", "{{ secrets.ticket_text }}"),
