@@ -1,0 +1,85 @@
+"""The agent oracle (tests/fixtures/agents/<family>/*.agent.yaml): every agent file states what the
+engine's `parseAgent` does with it, and our verdict agrees — a file it loads gets no error (and no
+warning but the one a workflow gets too for a tag the engine ignores, `!!binary x` read as text:
+docs/rules.md#yaml-syntax), a file it refuses gets at least one error.
+
+Header (comment lines at the top of each fixture, after a byte order mark; see
+tests/fixtures/agents/README.md):
+  # engine: loads | refuses <code> (<fields>)   parseAgent's verdict, HodeTech/Relavium 839f2bd
+  # why: <the engine source (or doc) the text comes from>
+With RELAVIUM_ENGINE_AGENT_PARSER naming an ES module that exports the engine's `parseAgent`, the
+real parser's verdict on every fixture is compared with its `engine:` line too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from analysis.checks.analyze import analyze
+from analysis.diagnostics import Severity
+from analysis.project.kinds import FileKind
+from tests.conftest import FIXTURES as FIXTURES_DIR
+
+CORPUS = FIXTURES_DIR / "agents"
+FIXTURES = sorted(CORPUS.glob("*/*.agent.yaml"))
+HARNESS = CORPUS / "harness" / "check.mjs"
+_VERDICT = re.compile(r"# engine: (loads|refuses (agent_syntax|agent_validation))\b")
+
+
+def engine_verdict(path: Path) -> str:
+    first = path.read_text(encoding="utf-8-sig").split("\n", 1)[0]
+    found = _VERDICT.match(first)
+    assert found is not None, f"{path}: the first line must be '# engine: loads|refuses <code>'"
+    return found.group(1)
+
+
+def _fixture_id(path: Path) -> str:
+    return f"{path.parent.name}/{path.name.removesuffix('.agent.yaml')}"
+
+
+def test_the_corpus_is_there() -> None:
+    verdicts = [engine_verdict(path) for path in FIXTURES]
+    assert len(FIXTURES) >= 250
+    assert {"engine", "fields", "mcp", "document", "yaml"} <= {p.parent.name for p in FIXTURES}
+    # both sides are well represented, so agreeing cannot be "refuse everything"
+    assert verdicts.count("loads") >= 100
+    assert sum(verdict.startswith("refuses") for verdict in verdicts) >= 100
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=_fixture_id)
+def test_our_verdict_is_the_engines(path: Path) -> None:
+    result = analyze(path.read_text(encoding="utf-8-sig"), str(path))
+    assert result.kind is FileKind.AGENT
+    shown = [(d.rule, d.range.start.line + 1, d.message) for d in result.diagnostics
+             if d.severity is Severity.ERROR or (d.severity is Severity.WARNING and not (
+                 d.rule == "yaml-syntax" and d.message.startswith("tag '")))]
+    if engine_verdict(path) == "loads":
+        assert shown == [], "parseAgent loads this file: nothing may be an error or a warning"
+    else:
+        assert any(d.severity is Severity.ERROR for d in result.diagnostics), \
+            f"parseAgent refuses this file ({engine_verdict(path)}): expected an error"
+
+
+ENGINE_PARSER = os.environ.get("RELAVIUM_ENGINE_AGENT_PARSER")
+
+
+@pytest.mark.skipif(not ENGINE_PARSER, reason="RELAVIUM_ENGINE_AGENT_PARSER names no parser")
+def test_the_real_parser_agrees_with_every_header() -> None:
+    assert ENGINE_PARSER is not None
+    done = subprocess.run(["node", str(HARNESS), ENGINE_PARSER, *map(str, FIXTURES)],
+                          capture_output=True, text=True, timeout=600, check=False)
+    answers = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert len(answers) == len(FIXTURES), done.stderr[-2000:]
+    wrong = [
+        f"{path.relative_to(CORPUS)}: engine {verdict}: {answer.get('message')}"
+        for path, answer in zip(FIXTURES, answers, strict=True)
+        if (verdict := "loads" if answer["ok"] else f"refuses {answer['code']}")
+        != engine_verdict(path)
+    ]
+    assert wrong == []
