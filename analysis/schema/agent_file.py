@@ -29,7 +29,8 @@ AGENT_FILE = replace(
     AGENT, label=None,
     refused={"schema_version": "an agent file has no 'schema_version' (a workflow file's key; "
                                "parseAgent refuses it); remove it"},
-    doc="A Relavium agent file: one agent, the fields of an inline agent.")
+    doc="A Relavium agent file (*.agent.yaml, or YAML under .relavium/agents/): one agent, the "
+        "fields of an inline agent.")
 
 
 def validate_agent_file(source: SourceText, root: YNode | None,

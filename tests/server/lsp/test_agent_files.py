@@ -1,0 +1,75 @@
+"""Agent files over real stdio: diagnosed as the engine's `parseAgent` judges them (not as a
+workflow), and no workflow feature answers with workflow nonsense in one."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+
+from tests.server.conftest import RelaviumClient, Workspace
+from tests.server.cursor import identifier, position
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+# The example agent of the engine's docs/reference/contracts/agent-yaml-spec.md (839f2bd), which
+# `parseAgent` loads (tests/fixtures/agents/engine/spec-example.agent.yaml).
+AGENT = """\
+id: summarizer
+name: Summarizer Agent
+model: claude-sonnet-4-6
+provider: anthropic
+system_prompt: |
+  You are a concise summarizer.
+  Focus on: {{ctx.focus_area}}
+temperature: 0.3
+retry:
+  max: 3
+  backoff: exponential
+fallback_chain:
+  - model: gpt-4o
+    provider: openai
+    max_attempts: 2
+"""
+
+
+async def test_a_valid_agent_file_opens_clean(client: RelaviumClient,
+                                              workspace: Workspace) -> None:
+    for name in (".relavium/agents/summarizer.agent.yaml", ".relavium/agents/summarizer.yaml",
+                 "agents/summarizer.agent.yml"):
+        uri = workspace.open(name, AGENT)
+        assert await client.diagnostics_for(uri) == [], name
+
+
+async def test_an_invalid_agent_file_gets_the_engines_refusals(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    text = AGENT.replace("temperature: 0.3", "temperature: 3\nschema_version: '1.0'")
+    uri = workspace.open(".relavium/agents/broken.agent.yaml", text)
+    found = [(d.code, d.range.start.line) for d in await client.diagnostics_for(uri)]
+    assert found == [("invalid-value", 7), ("unknown-key", 8)]
+
+
+async def test_workflow_features_are_quiet_in_an_agent_file(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    uri = workspace.open(".relavium/agents/quiet.agent.yaml", AGENT)
+    await client.diagnostics_for(uri)
+    document = identifier(uri)
+    at_provider = position(client, AGENT, "anthropic")
+    completion = await client.text_document_completion_async(
+        types.CompletionParams(text_document=document, position=at_provider))
+    items = completion.items if isinstance(completion, types.CompletionList) else completion
+    # the workflow's completion, hover and outline read a workflow model: an agent file has
+    # none, so they answer nothing rather than offer `schema_version`, `nodes` or node types
+    assert list(items or []) == []
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=document, position=at_provider))
+    assert hover is None
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=document))
+    assert list(symbols or []) == []
+    folding = await client.text_document_folding_range_async(
+        types.FoldingRangeParams(text_document=document))
+    assert all(r.end_line > r.start_line for r in folding or [])
+    tokens = await client.text_document_semantic_tokens_full_async(
+        types.SemanticTokensParams(text_document=document))
+    # nothing in an agent is JavaScript: no expression tokens
+    assert tokens is None or list(tokens.data) == []
