@@ -149,7 +149,7 @@ def _inputs(
                 _note(note)
             if not walk.files:
                 # Not an error (an empty folder checks clean), but never a silent success.
-                _note(f"{raw}: no workflow files found (*.relavium.yaml, *.relavium.yml, or YAML "
+                _note(f"{raw}: no Relavium files found (*.relavium.yaml, *.agent.yaml, or YAML "
                       "files under a .relavium/ folder, not excluded)")
             files.extend((str(found), config) for found in walk.files)
         elif path.exists():
