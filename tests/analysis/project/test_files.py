@@ -1,6 +1,7 @@
 """The file-kind decision (`analysis.project.kinds.file_kind`) shared by `check`'s directory walk
 and the server, and the walk that uses it."""
 
+import json
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -8,43 +9,19 @@ import pytest
 from analysis.project.config import ProjectConfig
 from analysis.project.files import walk_workflow_files
 from analysis.project.kinds import FileKind, document_kind, file_kind
+from tests.conftest import FIXTURES
 
 
-@pytest.mark.parametrize(
-    ("path", "expected"),
-    [
-        ("flows/triage.relavium.yaml", FileKind.WORKFLOW),
-        ("flows/triage.relavium.yml", FileKind.WORKFLOW),
-        ("Triage.Relavium.YAML", FileKind.WORKFLOW),
-        ("repo/.relavium/triage.yaml", FileKind.WORKFLOW),
-        ("repo/.relavium/nested/triage.yml", FileKind.WORKFLOW),
-        ("repo/.relavium/triage.samples.yaml", None),
-        ("flows/triage.samples.yml", None),
-        ("repo/.github/workflows/ci.yaml", None),
-        ("repo/relavium/triage.yaml", None),
-        ("repo/.relavium/notes.json", None),
-        # agents: the suffix, and every YAML of the engine's agents/ catalog folder
-        # (apps/cli/src/workflows/catalog.ts and chat/agent-source.ts, HodeTech/Relavium 839f2bd)
-        ("agents/summarizer.agent.yaml", FileKind.AGENT),
-        ("Summarizer.Agent.YML", FileKind.AGENT),
-        ("repo/.relavium/agents/summarizer.agent.yaml", FileKind.AGENT),
-        ("repo/.relavium/agents/summarizer.yaml", FileKind.AGENT),
-        ("repo/.relavium/agents/summarizer.relavium.yaml", FileKind.AGENT),
-        ("repo/.relavium/agents/team/summarizer.yml", FileKind.AGENT),
-        ("repo/.relavium/agents/summarizer.samples.yaml", None),
-        ("repo/.relavium/x.agent.yaml", FileKind.AGENT),
-        # the workflows/ catalog folder is parsed with parseWorkflow, whatever the name
-        ("repo/.relavium/workflows/triage.yaml", FileKind.WORKFLOW),
-        ("repo/.relavium/workflows/odd.agent.yaml", FileKind.WORKFLOW),
-        # `agents` only as the folder right under .relavium/
-        ("repo/agents/triage.relavium.yaml", FileKind.WORKFLOW),
-        ("repo/agents/triage.yaml", None),
-        ("repo/.relavium/team/agents/triage.yaml", FileKind.WORKFLOW),
-        ("repo/.relavium/agents.yaml", FileKind.WORKFLOW),
-    ],
-)
-def test_file_kind(path: str, expected: FileKind | None) -> None:
-    assert file_kind(PurePosixPath(path)) is expected
+# The one table every surface's selector is tested against (VS Code and Neovim read it too).
+KIND_CASES = json.loads((FIXTURES / "file-kinds.json").read_text(encoding="utf-8"))["cases"]
+
+
+@pytest.mark.parametrize(("path", "expected"), KIND_CASES)
+def test_file_kind(path: str, expected: str | None) -> None:
+    """Agents: the suffix, and every YAML of the engine's agents/ catalog folder; the workflows/
+    folder is parsed with parseWorkflow whatever the name (apps/cli/src/workflows/catalog.ts,
+    apps/cli/src/chat/agent-source.ts, HodeTech/Relavium 839f2bd)."""
+    assert file_kind(PurePosixPath(path)) == (FileKind(expected) if expected else None)
 
 
 def test_a_document_of_no_kind_is_read_as_a_workflow(tmp_path: Path,
