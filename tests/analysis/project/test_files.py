@@ -11,7 +11,6 @@ from analysis.project.files import walk_workflow_files
 from analysis.project.kinds import FileKind, document_kind, file_kind
 from tests.conftest import FIXTURES
 
-
 # The one table every surface's selector is tested against (VS Code and Neovim read it too).
 KIND_CASES = json.loads((FIXTURES / "file-kinds.json").read_text(encoding="utf-8"))["cases"]
 
