@@ -66,6 +66,50 @@ def test_our_verdict_is_the_engines(path: Path) -> None:
             f"parseAgent refuses this file ({engine_verdict(path)}): expected an error"
 
 
+# The engine behaviours the corpus pins, each a fixture whose verdict the real parser gave
+# (HodeTech/Relavium 839f2bd): the YAML 1.2 core decode profile of packages/core/src/yaml-decode.ts
+# (`version: '1.2'`, `schema: 'core'`, `merge: false`, `uniqueKeys`, `stringKeys`,
+# `maxAliasCount: 0`) and the Zod types of packages/shared/src/agent.ts and common.ts.
+PINNED = {
+    # JavaScript has one number type: Zod's `.int()` takes a whole-number float
+    "fields/max-tokens-whole-float": "loads", "yaml/exp-int": "loads",
+    "fields/memory-window-whole-float": "loads", "fields/max-tokens-fraction": "refuses",
+    # YAML 1.2 core: 0x/0o are integers, 007 decimal, 1_000 and 1:30 strings, .INF infinite
+    "fields/temperature-hex": "loads", "yaml/leading-zero-int": "loads",
+    "fields/max-tokens-underscore": "refuses", "yaml/sexagesimal": "refuses",
+    "yaml/infinity-upper": "refuses", "fields/temperature-nan": "refuses",
+    # an anchor without an alias loads; any alias is refused (maxAliasCount: 0)
+    "yaml/anchor-without-alias": "loads", "yaml/alias": "refuses",
+    # `<<` is an ordinary key (merge: false), so the strict schema refuses it
+    "yaml/merge-key-inline": "refuses",
+    # a %YAML 1.1 directive changes nothing: `yes` stays a string, 010 stays ten
+    "yaml/yaml-1-1-directive": "loads", "yaml/yaml-1-1-directive-yes": "refuses",
+    "yaml/yaml-1-1-directive-octal": "loads",
+    # True/TRUE are booleans in 1.2 core, Null a null; a key is a string (stringKeys)
+    "yaml/true-capital": "loads", "yaml/true-upper": "loads", "yaml/null-word-name": "refuses",
+    "yaml/int-key": "refuses", "yaml/complex-key": "refuses",
+    # an unknown tag is ignored (resolveKnownTags: false), `!!str 10` is a string
+    "yaml/unknown-core-tag": "loads", "yaml/str-tag-number": "refuses",
+    # one document only; a byte order mark and CRLF are nothing
+    "document/two-documents": "refuses", "document/bom": "loads", "document/crlf": "loads",
+    # nonEmptyString is `.min(1)`: a blank string is not empty; no template is resolved
+    "fields/system-prompt-blank": "loads", "fields/system-prompt-secret-template": "loads",
+    # an agent file is the bare agent: no schema_version, no wrapper
+    "document/unknown-schema-version": "refuses", "document/wrapped-in-agent": "refuses",
+    # MCP: sse is http's alias, the scheme test is case-insensitive, ids unique on ref ?? id
+    "mcp/sse": "loads", "mcp/http-upper-scheme": "loads", "mcp/list-ref-and-id-same": "refuses",
+}
+
+
+@pytest.mark.parametrize(("name", "verdict"), PINNED.items())
+def test_the_pinned_engine_behaviours(name: str, verdict: str) -> None:
+    path = CORPUS / f"{name}.agent.yaml"
+    assert engine_verdict(path).split()[0] == verdict
+    errors = [d for d in analyze(path.read_text(encoding="utf-8-sig"), str(path)).diagnostics
+              if d.severity is Severity.ERROR]
+    assert bool(errors) is (verdict == "refuses")
+
+
 ENGINE_PARSER = os.environ.get("RELAVIUM_ENGINE_AGENT_PARSER")
 
 
