@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from analysis.diagnostics import Diagnostic, Severity
+from analysis.diagnostics import Diagnostic
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YNode
 from analysis.schema.agent import AGENT
-from analysis.schema.walk import MISSING_FIELD, Finding, SchemaMemo, check_tree
+from analysis.schema.walk import SchemaMemo, validate_file
 
 # Unlabelled: the file is the agent, so a message names the field alone (`temperature must …`).
 AGENT_FILE = replace(
@@ -36,11 +36,6 @@ AGENT_FILE = replace(
 def validate_agent_file(source: SourceText, root: YNode | None,
                         earlier: SchemaMemo | None = None
                         ) -> tuple[list[Diagnostic], SchemaMemo | None]:
-    if root is None:
-        empty = Finding(
-            MISSING_FIELD, Severity.ERROR, 0, 0,
-            "the file is empty: an agent needs id, model, provider and system_prompt",
-            {"field": "id"})
-        return [empty.diagnostic(source)], earlier
-    findings, memo = check_tree(AGENT_FILE, source.text, root, earlier)
-    return [finding.diagnostic(source) for finding in findings], memo
+    return validate_file(AGENT_FILE, source, root, earlier,
+                         "the file is empty: an agent needs id, model, provider and system_prompt",
+                         "id")

@@ -6,30 +6,15 @@ from __future__ import annotations
 import pytest
 from lsprotocol import types
 
+from tests.conftest import FIXTURES
 from tests.server.conftest import RelaviumClient, Workspace
 from tests.server.cursor import identifier, position
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 # The example agent of the engine's docs/reference/contracts/agent-yaml-spec.md (839f2bd), which
-# `parseAgent` loads (tests/fixtures/agents/engine/spec-example.agent.yaml).
-AGENT = """\
-id: summarizer
-name: Summarizer Agent
-model: claude-sonnet-4-6
-provider: anthropic
-system_prompt: |
-  You are a concise summarizer.
-  Focus on: {{ctx.focus_area}}
-temperature: 0.3
-retry:
-  max: 3
-  backoff: exponential
-fallback_chain:
-  - model: gpt-4o
-    provider: openai
-    max_attempts: 2
-"""
+# `parseAgent` loads.
+AGENT = (FIXTURES / "agents" / "engine" / "spec-example.agent.yaml").read_text(encoding="utf-8")
 
 
 async def test_a_valid_agent_file_opens_clean(client: RelaviumClient,
@@ -45,7 +30,8 @@ async def test_an_invalid_agent_file_gets_the_engines_refusals(
     text = AGENT.replace("temperature: 0.3", "temperature: 3\nschema_version: '1.0'")
     uri = workspace.open(".relavium/agents/broken.agent.yaml", text)
     found = [(d.code, d.range.start.line) for d in await client.diagnostics_for(uri)]
-    assert found == [("invalid-value", 7), ("unknown-key", 8)]
+    line = text.splitlines().index("temperature: 3")
+    assert found == [("invalid-value", line), ("unknown-key", line + 1)]
 
 
 async def test_workflow_features_are_quiet_in_an_agent_file(
