@@ -59,3 +59,19 @@ async def test_workflow_features_are_quiet_in_an_agent_file(
         types.SemanticTokensParams(text_document=document))
     # nothing in an agent is JavaScript: no expression tokens
     assert tokens is None or list(tokens.data) == []
+
+
+async def test_an_edit_and_its_quick_fix_in_an_agent_file(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    """The incremental analysis of an edited agent file stays an agent's, and a rule's own fix
+    (the closest key) is offered — no "Ignore …": suppression is read in workflows only."""
+    uri = workspace.open(".relavium/agents/edited.agent.yaml", AGENT)
+    assert await client.diagnostics_for(uri) == []
+    client.replace_all(uri, AGENT.replace("max_tokens: 512", "max_tokns: 512"))
+    [diagnostic] = await client.diagnostics_for(uri)
+    assert diagnostic.code == "unknown-key"
+    [action] = await client.quick_fixes(uri, diagnostic)
+    assert action.title == "Change `max_tokns` to `max_tokens`"
+    client.apply_action(uri, action)
+    assert client.text(uri) == AGENT
+    assert await client.diagnostics_for(uri) == []
