@@ -43,12 +43,9 @@ async def test_workflow_features_are_quiet_in_an_agent_file(
     completion = await client.text_document_completion_async(
         types.CompletionParams(text_document=document, position=at_provider))
     items = completion.items if isinstance(completion, types.CompletionList) else completion
-    # the workflow's completion, hover and outline read a workflow model: an agent file has
-    # none, so they answer nothing rather than offer `schema_version`, `nodes` or node types
+    # the workflow's completion and outline read a workflow model: an agent file has none, so
+    # they answer nothing rather than offer `schema_version`, `nodes` or node types
     assert list(items or []) == []
-    hover = await client.text_document_hover_async(
-        types.HoverParams(text_document=document, position=at_provider))
-    assert hover is None
     symbols = await client.text_document_document_symbol_async(
         types.DocumentSymbolParams(text_document=document))
     assert list(symbols or []) == []
@@ -75,3 +72,25 @@ async def test_an_edit_and_its_quick_fix_in_an_agent_file(
     client.apply_action(uri, action)
     assert client.text(uri) == AGENT
     assert await client.diagnostics_for(uri) == []
+
+
+async def test_hover_in_an_agent_file_documents_the_agents_keys(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    text = AGENT.replace("temperature: 0.3", "temperature: 3")
+    uri = workspace.open(".relavium/agents/hover.agent.yaml", text)
+    await client.diagnostics_for(uri)
+
+    async def hover_at(needle: str, at: int = 0) -> str:
+        found = await client.text_document_hover_async(types.HoverParams(
+            text_document=identifier(uri), position=position(client, text, needle, at=at)))
+        assert found is not None and isinstance(found.contents, types.MarkupContent), needle
+        return found.contents.value
+
+    assert (await hover_at("provider")).startswith(
+        "**`provider`** (one of: anthropic, openai, gemini, deepseek, required) · The LLM "
+        "provider.")
+    # the key's doc, and the rule of the diagnostic under the cursor
+    on_temperature = await hover_at("temperature")
+    assert on_temperature.startswith("**`temperature`** (number 0–2)")
+    assert "**invalid-value**" in await hover_at("temperature: 3", at=len("temperature: "))
+    assert (await hover_at("max_attempts")).startswith("**`max_attempts`** (integer ≥ 1, required)")
