@@ -39,13 +39,8 @@ async def test_workflow_features_are_quiet_in_an_agent_file(
     uri = workspace.open(".relavium/agents/quiet.agent.yaml", AGENT)
     await client.diagnostics_for(uri)
     document = identifier(uri)
-    at_provider = position(client, AGENT, "anthropic")
-    completion = await client.text_document_completion_async(
-        types.CompletionParams(text_document=document, position=at_provider))
-    items = completion.items if isinstance(completion, types.CompletionList) else completion
-    # the workflow's completion and outline read a workflow model: an agent file has none, so
-    # they answer nothing rather than offer `schema_version`, `nodes` or node types
-    assert list(items or []) == []
+    # the outline, semantic tokens and code lenses read a workflow model: an agent file has
+    # none, so they answer nothing rather than list `nodes` or expressions
     symbols = await client.text_document_document_symbol_async(
         types.DocumentSymbolParams(text_document=document))
     assert list(symbols or []) == []
@@ -94,3 +89,28 @@ async def test_hover_in_an_agent_file_documents_the_agents_keys(
     assert on_temperature.startswith("**`temperature`** (number 0–2)")
     assert "**invalid-value**" in await hover_at("temperature: 3", at=len("temperature: "))
     assert (await hover_at("max_attempts")).startswith("**`max_attempts`** (integer ≥ 1, required)")
+
+
+async def test_completion_in_an_agent_file_offers_the_agents_keys_and_values(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    uri = workspace.open(".relavium/agents/complete.agent.yaml", AGENT)
+    await client.diagnostics_for(uri)
+
+    async def labels(text: str, needle: str, at: int) -> list[str]:
+        client.replace_all(uri, text)
+        found = await client.text_document_completion_async(types.CompletionParams(
+            text_document=identifier(uri), position=position(client, text, needle, at=at)))
+        assert isinstance(found, types.CompletionList)
+        return [item.label for item in found.items]
+
+    # a value: the provider enum, never a workflow's node types
+    assert await labels(AGENT, "provider: anthropic", len("provider: ")) == [
+        "anthropic", "openai", "gemini", "deepseek"]
+    # a key at the top level: the agent's keys not yet written, no `schema_version` or `nodes`
+    typed = AGENT.replace("max_tokens: 512", "max_tokens: 512\nreas")
+    keys = await labels(typed, "\nreas", len("\nreas"))
+    assert {"reasoning_effort", "memory", "mcp_servers"} <= set(keys)
+    assert not {"id", "model", "schema_version", "nodes", "workflow"} & set(keys)
+    # inside a fallback_chain entry: that entry's keys
+    nested = AGENT.replace("    max_attempts: 1\n", "    max_attempts: 1\n  - mod\n")
+    assert "model" in await labels(nested, "  - mod", len("  - mod"))
