@@ -30,6 +30,11 @@ class FileKind(StrEnum):
     AGENT = "agent"
 
 
+# What a command that runs a workflow (a dry run, a sample-scope run or sidecar) says of an agent.
+NOT_A_WORKFLOW = ("this is an agent file, not a workflow: dry-run the workflow whose agent nodes "
+                  "use it")
+
+
 YAML_SUFFIXES = (".yaml", ".yml")
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml")
 AGENT_SUFFIXES = (".agent.yaml", ".agent.yml")

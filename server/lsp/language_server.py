@@ -27,6 +27,7 @@ from pygls.lsp.server import LanguageServer
 
 from analysis.checks.analyze import AnalysisResult, analyze
 from analysis.project.config import ProjectConfig
+from analysis.project.kinds import NOT_A_WORKFLOW, FileKind
 from sandbox import WorkerPool
 from server.lsp import project_settings
 from server.lsp.analysis_queue import AnalysisQueue
@@ -235,6 +236,8 @@ class RelaviumLanguageServer(LanguageServer):
             raise CommandFailed(f"cannot read {uri_to_path(uri)} ({error})") from None
         if result is None:
             raise CommandFailed(f"{uri} is not a Relavium workflow file")
+        if result.kind is FileKind.AGENT:
+            raise CommandFailed(NOT_A_WORKFLOW)
         return result
 
     # -- events ---------------------------------------------------------------------------------

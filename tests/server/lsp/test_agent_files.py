@@ -3,6 +3,8 @@ workflow), and no workflow feature answers with workflow nonsense in one."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from lsprotocol import types
 
@@ -114,3 +116,17 @@ async def test_completion_in_an_agent_file_offers_the_agents_keys_and_values(
     # inside a fallback_chain entry: that entry's keys
     nested = AGENT.replace("    max_attempts: 1\n", "    max_attempts: 1\n  - mod\n")
     assert "model" in await labels(nested, "  - mod", len("  - mod"))
+
+
+async def test_the_workflow_commands_say_an_agent_file_is_not_a_workflow(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    uri = workspace.open(".relavium/agents/commands.agent.yaml", AGENT)
+    await client.diagnostics_for(uri)
+    for command in ("relavium.dryRunWorkflow", "relavium.createSampleScope",
+                    "relavium.runWithSampleScope"):
+        arguments = {"uri": uri, "position": {"line": 0, "character": 0}} \
+            if command == "relavium.runWithSampleScope" else {"uri": uri}
+        result = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=command, arguments=[arguments]))
+        assert "this is an agent file, not a workflow" in json.dumps(result), (command, result)
+    assert not (workspace.root / ".relavium" / "agents" / "commands.samples.json").exists()
