@@ -127,3 +127,22 @@ def test_the_real_parser_agrees_with_every_header() -> None:
         != engine_verdict(path)
     ]
     assert wrong == []
+
+
+def test_the_size_limit_is_the_engines() -> None:
+    """parseAgent refuses a text of more than 2 MiB characters (`MAX_SOURCE_CHARS`,
+    packages/core/src/parser.ts; agent-parser.test.ts "over the parse limit"), and the CLI that
+    reads an agent file refuses one of more than that many bytes before reading it
+    (apps/cli/src/workflows/resolve.ts `MAX_YAML_SOURCE_BYTES`, 839f2bd): the byte limit decides
+    for a file, as it does here."""
+    limit = 2 * 1024 * 1024
+    padding = "# " + "é" * ((limit - 200) // 2) + "\n"  # two bytes a character
+    agent = "id: a\nmodel: m\nprovider: anthropic\nsystem_prompt: hi\n"
+    assert len((padding + agent).encode("utf-8")) <= limit
+    assert analyze(padding + agent, "x.agent.yaml").diagnostics == []
+    over = padding + "#" + "x" * 200 + "\n" + agent
+    assert len(over) < limit < len(over.encode("utf-8"))
+    rules = [d.rule for d in analyze(over, "x.agent.yaml").diagnostics]
+    assert rules == ["yaml-syntax"]
+    assert [d.rule for d in analyze("a" * (limit + 1), "x.agent.yaml").diagnostics] == [
+        "yaml-syntax"]
