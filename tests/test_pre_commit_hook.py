@@ -3,7 +3,9 @@ git repository (pre-commit installs this checkout into a hook environment of its
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,15 +14,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import CLEAN_WORKFLOW, REPO_ROOT
+from tests.conftest import CLEAN_WORKFLOW, FIXTURES, REPO_ROOT
 
 HOOK_ID = "relavium-lsp-check"
 CLEAN = CLEAN_WORKFLOW
 BROKEN = CLEAN.replace("type: input }", "type: input, colour: red }")
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
 
-pytestmark = pytest.mark.skipif(
+needs_pre_commit = pytest.mark.skipif(
     not PRE_COMMIT.exists() or shutil.which("git") is None, reason="needs pre-commit and git")
+AGENT = (FIXTURES / "agents" / "engine" / "spec-example.agent.yaml").read_text(encoding="utf-8")
 
 
 def git(repo: Path, *args: str) -> None:
@@ -54,12 +57,19 @@ def make_repo(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def test_the_hook_definition_selects_workflow_files() -> None:
+def test_the_hook_selects_the_files_that_have_a_kind() -> None:
+    """pre-commit matches `files` and `exclude` with Python's `re.search` on the repository-relative
+    path: selected exactly when `analysis.project.kinds.file_kind` gives the path a kind."""
     [hook] = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert hook["id"] == HOOK_ID
-    assert hook["files"] == r"\.relavium\.ya?ml$|\.relavium/.*\.ya?ml$"
+    cases = json.loads((FIXTURES / "file-kinds.json").read_text(encoding="utf-8"))["cases"]
+    wrong = [path for path, kind in cases
+             if bool(re.search(hook["files"], path) and not re.search(hook["exclude"], path))
+             is not (kind is not None)]
+    assert wrong == []
 
 
+@needs_pre_commit
 def test_the_hook_fails_on_a_broken_workflow_and_names_it(
     tmp_path: Path, pre_commit_home: Path
 ) -> None:
@@ -82,8 +92,10 @@ def test_the_hook_fails_on_a_broken_workflow_and_names_it(
     assert "3 files checked: 2 errors" in output
 
 
+@needs_pre_commit
 def test_the_hook_passes_on_clean_workflows(tmp_path: Path, pre_commit_home: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"ok.relavium.yaml": CLEAN,
+                                         ".relavium/agents/summarizer.yaml": AGENT,
                                          "relavium-lsp.toml": 'extend-exclude = ["wip/"]\n',
                                          "wip/draft.relavium.yaml": BROKEN})
     result = try_repo(repo, pre_commit_home)

@@ -4,6 +4,10 @@ Contract:
 - `analyze(text, path=None) -> AnalysisResult` never raises on any text. Its `diagnostics` are
   sorted by position then rule id, with inline suppressions (`# relavium-lsp: ignore[rule-id]`)
   already applied (the dropped ones are in `suppressed`). Positions are code-point columns.
+- The path's kind (`analysis.project.kinds.document_kind`) decides what the text is: an agent
+  file is validated as the engine's `parseAgent` does (`analysis.schema.agent_file`: the YAML
+  reader's findings and the agent schema, nothing else) and its result has no `workflow` or
+  `graph`; `kind` says which it was.
 - `workflow` and `graph` are None when the YAML does not compose (syntax error, over 2 MiB):
   then `diagnostics` holds the `yaml-syntax` error, and a server keeps serving from the
   last good result — `current.last_good(previous)` picks it; its offsets refer to its own
@@ -55,6 +59,8 @@ from analysis.document.model import Workflow, build_workflow, point_back
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YamlDocument
 from analysis.document.yaml_read import read_yaml
+from analysis.project.kinds import FileKind, document_kind
+from analysis.schema.agent_file import validate_agent_file
 from analysis.schema.walk import SchemaMemo
 
 INTERNAL_ERROR = "internal-error"
@@ -76,6 +82,7 @@ class AnalysisResult:
     # (`analysis.schema.walk.SchemaMemo`: bounded by this document; a version whose YAML does
     # not read keeps the previous one's).
     schema_memo: SchemaMemo | None = field(default=None, repr=False, compare=False)
+    kind: FileKind = FileKind.WORKFLOW
 
     def last_good(self, previous: AnalysisResult | None) -> AnalysisResult | None:
         """This result if it has a model, else `previous` (the last one that had)."""
@@ -155,9 +162,17 @@ def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult
               ) -> AnalysisResult:
     """The analysis of a document read (`analyze` after `read_yaml`)."""
     source = document.source
+    kind = document_kind(path)
     if document.root is None and document.problems:
         return AnalysisResult(source, path, document, None, None,
-                              sorted(document.problems, key=_sort_key), schema_memo=earlier_schema)
+                              sorted(document.problems, key=_sort_key), schema_memo=earlier_schema,
+                              kind=kind)
+    if kind is FileKind.AGENT:
+        checkpoint()
+        problems, memo = validate_agent_file(source, document.root, earlier_schema)
+        return AnalysisResult(source, path, document, None, None,
+                              sorted([*document.problems, *problems], key=_sort_key),
+                              schema_memo=memo, kind=kind)
     checkpoint()
     workflow = build_workflow(document, previous.workflow if previous is not None else None)
     checkpoint()

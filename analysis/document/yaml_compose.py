@@ -98,10 +98,10 @@ class _Reader:
                     f"1.2): the engine reads the string {value!r}; remove the tag or write "
                     f"{article(kind)} {kind}")
         elif isinstance(value, str):
-            what = (f"tag '{written}' has no effect in a workflow file: the engine reads the "
+            what = (f"tag '{written}' has no effect in a Relavium file: the engine reads the "
                     f"plain text {value!r}; remove the tag")
         else:
-            what = (f"tag '{written}' has no effect in a workflow file: the engine reads the "
+            what = (f"tag '{written}' has no effect in a Relavium file: the engine reads the "
                     "value as it is written; remove the tag")
         # `expression: !inputs.flag` is JavaScript's not read as a tag, and an empty value.
         looks_like_code = value == "" or any(ch in written for ch in ".([")
@@ -200,7 +200,7 @@ class _Reader:
                 start = event.start_mark.index + self.base
                 self.problem(
                     YAML_SYNTAX, start, event.end_mark.index + self.base,
-                    f"alias '*{event.anchor}' is not allowed in a workflow file: Relavium refuses "
+                    f"alias '*{event.anchor}' is not allowed in a Relavium file: Relavium refuses "
                     "aliases; write the value out in full",
                 )
 

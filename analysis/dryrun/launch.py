@@ -16,6 +16,7 @@ from analysis.dryrun.results import WorkflowRun
 from analysis.dryrun.runner import Evaluate, run_workflow, synthesized_cause
 from analysis.dryrun.samples import Samples, SampleScopeError, find_samples
 from analysis.dryrun.scope import SampleScope, build_sample_scope
+from analysis.project.kinds import NOT_A_WORKFLOW, FileKind
 from sandbox import Outcome, Scope, ScopeError, WorkerPool
 from sandbox.transport import Kind
 
@@ -29,6 +30,8 @@ def load(
     result: AnalysisResult, path: str | None, explicit_scope: str | None
 ) -> tuple[AnalysisResult, Samples]:
     """The samples for a run; raises DryRunError when the run cannot start."""
+    if result.kind is FileKind.AGENT:
+        raise DryRunError(NOT_A_WORKFLOW)
     if result.workflow is None or result.graph is None:
         syntax = next((d for d in result.diagnostics if d.rule == "yaml-syntax"), None)
         where = f" (line {syntax.range.start.line + 1})" if syntax else ""

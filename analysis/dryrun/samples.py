@@ -31,7 +31,7 @@ from analysis.document.model import InputDecl, NodeDef
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YamlDocument, plain_value
 from analysis.document.yaml_read import read_yaml
-from analysis.project.files import SIDECAR_SUFFIXES
+from analysis.project.kinds import SIDECAR_SUFFIXES
 
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml", ".yaml", ".yml")
 

@@ -22,6 +22,8 @@ Contexts and what they offer:
   that mapping (a node's by its type, an input's validation by the input's type, …) that it does
   not have yet, each with its one-line doc. The half-typed line is read with a placeholder key
   (`completion_text.schema_place`), so the mapping is found even before the key exists.
+- An agent file (`result.kind` is an agent's): its schema's keys and values only, read from
+  `analysis.schema.agent_file.AGENT_FILE`; it has no model to offer ids from.
 """
 
 from __future__ import annotations
@@ -51,8 +53,11 @@ from analysis.ide.describe import (
     input_summary,
     node_summary,
 )
+from analysis.project.kinds import FileKind
+from analysis.schema.agent_file import AGENT_FILE
 from analysis.schema.lookups import keys_of
-from analysis.schema.vocabulary import Boolean, Text
+from analysis.schema.vocabulary import Boolean, Spec, Text
+from analysis.schema.workflow import ROOT
 
 
 class CandidateKind(StrEnum):
@@ -134,6 +139,8 @@ def _in_literal(code: str) -> bool:
 
 
 def complete(result: AnalysisResult, text: str, offset: int) -> list[Candidate]:
+    if result.kind is FileKind.AGENT:
+        return _complete_agent(text, offset)
     workflow, graph = result.workflow, result.graph
     if workflow is None or graph is None:
         return []
@@ -152,13 +159,51 @@ def complete(result: AnalysisResult, text: str, offset: int) -> list[Candidate]:
     return []
 
 
-def _keys(text: str, offset: int, typed: str) -> list[Candidate]:
+def _complete_agent(text: str, offset: int) -> list[Candidate]:
+    """An agent file has no workflow model: the agent schema's keys and enum values only."""
+    cursor = Cursor(text, offset)
+    if (typed_key := _KEY_PREFIX.match(cursor.prefix)) is not None:
+        return _keys(text, cursor.offset, typed_key.group(1) or "", AGENT_FILE)
+    field = cursor.field()
+    typed = _typed_value(field) if field is not None and field.same_line else None
+    if field is None or typed is None:
+        return []
+    return _schema_values(cursor, field, typed, AGENT_FILE)
+
+
+def _typed_value(field: Field) -> str | None:
+    """The one-word value typed before the cursor (in a flow list, its last item), or None when
+    it is not one."""
+    value = field.value_prefix
+    if "[" in value:
+        value = re.split(r"[\[,]", value)[-1]
+    typed = value.strip().lstrip("'\"")
+    return typed if re.fullmatch(r"[A-Za-z0-9_$:-]*", typed) else None
+
+
+def _schema_values(cursor: Cursor, field: Field, typed: str, schema: Spec = ROOT
+                   ) -> list[Candidate]:
+    """The values the schema allows where the cursor is (an enum's, a boolean's)."""
+    start, end = cursor.offset - len(typed), cursor.offset
+    after = _WORD_AFTER.match(cursor.text, end).end()  # type: ignore[union-attr]
+    place = schema_place(cursor.text, start, after, PLACEHOLDER, schema)
+    spec = place.spec if place is not None and place.key is None else None
+    values: tuple[str, ...] = ()
+    if isinstance(spec, Text):
+        values = spec.enum
+    elif isinstance(spec, Boolean):
+        values = ("true", "false")
+    return [Candidate(v, CandidateKind.VALUE, field.key, (start, end), spec.doc if spec else "")
+            for v in values]
+
+
+def _keys(text: str, offset: int, typed: str, schema: Spec = ROOT) -> list[Candidate]:
     """The keys the schema accepts in the mapping the cursor's line belongs to, minus those
     already written (the line is read as a placeholder key to find that mapping)."""
     end = _WORD_AFTER.match(text, offset).end()  # type: ignore[union-attr]
     after = text[end:end + 2].lstrip(" \t")
     place = schema_place(text, offset - len(typed), end,
-                         PLACEHOLDER if after.startswith(":") else PLACEHOLDER + ":")
+                         PLACEHOLDER if after.startswith(":") else PLACEHOLDER + ":", schema)
     if place is None or place.key != PLACEHOLDER or place.owner is None:
         return []
     written = {entry.key.text for entry in place.mapping.entries} if place.mapping else set()
@@ -377,12 +422,9 @@ class _Facts:
         return self.authored(set(self.workflow.nodes_by_id) - after)
 
     def yaml_value(self) -> list[Candidate]:
-        value = self.field.value_prefix
-        if "[" in value:
-            value = re.split(r"[\[,]", value)[-1]
-        typed = value.strip().lstrip("'\"")
+        typed = _typed_value(self.field)
         key = self.field.key
-        if not re.fullmatch(r"[A-Za-z0-9_$:-]*", typed):
+        if typed is None:
             return []
         if key in NODE_REFERENCE_KEYS:
             if key == "from" and ":" in typed:
@@ -396,17 +438,7 @@ class _Facts:
         if key == "agent_ref":
             return [Candidate(agent.id, CandidateKind.AGENT, "agent", self.span(typed))
                     for agent in self.workflow.agents if agent.id is not None]
-        start, end = self.span(typed)
-        end += _WORD_AFTER.match(self.cursor.text, end).end() - end  # type: ignore[union-attr]
-        place = schema_place(self.cursor.text, start, end, PLACEHOLDER)
-        spec = place.spec if place is not None and place.key is None else None
-        values: tuple[str, ...] = ()
-        if isinstance(spec, Text):
-            values = spec.enum
-        elif isinstance(spec, Boolean):
-            values = ("true", "false")
-        return [Candidate(v, CandidateKind.VALUE, key, self.span(typed), spec.doc if spec else "")
-                for v in values]
+        return _schema_values(self.cursor, self.field, typed)
 
     def edge_targets(self) -> list[str] | None:
         """The only valid `to` of an edge whose `from` is a condition's handle (that branch's

@@ -25,6 +25,8 @@ from analysis.document.model import DATA_EDGE_FIELDS, EXPRESSION_FIELDS
 from analysis.document.source import SourceText
 from analysis.document.yaml_read import read_yaml
 from analysis.schema.lookups import Place, spec_at
+from analysis.schema.vocabulary import Spec
+from analysis.schema.workflow import ROOT
 
 EXPRESSION_KEYS = frozenset(EXPRESSION_FIELDS.values())
 TEMPLATE_KEYS = DATA_EDGE_FIELDS | {"save_to", "value"}
@@ -224,19 +226,21 @@ def focused(text: str, offset: int) -> tuple[str, int]:
         offset - removed_before
 
 
-def _read_place(live: str, offset: int) -> Place | None:
+def _read_place(live: str, offset: int, schema: Spec) -> Place | None:
     text, at = focused(live, offset)
-    place = spec_at(read_yaml(SourceText(text)).root, at)
+    place = spec_at(read_yaml(SourceText(text)).root, at, schema)
     if place is None and text is not live:
-        place = spec_at(read_yaml(SourceText(live)).root, offset)
+        place = spec_at(read_yaml(SourceText(live)).root, offset, schema)
     return place
 
 
-def schema_place(text: str, start: int, end: int, replacement: str) -> Place | None:
-    """`spec_at` in `text` with `text[start:end]` replaced (a placeholder for what is being
-    typed, so that half-typed text still reads as YAML); None when it does not."""
+def schema_place(text: str, start: int, end: int, replacement: str, schema: Spec = ROOT
+                 ) -> Place | None:
+    """`spec_at` in `text` (a document described by `schema`) with `text[start:end]` replaced (a
+    placeholder for what is being typed, so that half-typed text still reads as YAML); None when
+    it does not."""
     live = text[:start] + replacement + text[end:]
-    place = _read_place(live, start)
+    place = _read_place(live, start, schema)
     if place is not None:
         return place
     # A flow collection left open on the line being typed (`{ type: ma`): close it there.
@@ -252,4 +256,4 @@ def schema_place(text: str, start: int, end: int, replacement: str) -> Place | N
     if not opened:
         return None
     live = text[:start] + replacement + "".join(reversed(opened)) + text[line_end:]
-    return _read_place(live, start)
+    return _read_place(live, start, schema)

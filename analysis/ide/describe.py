@@ -18,6 +18,7 @@ from analysis.document.model import AgentDecl, ContextDecl, InputDecl, NodeDef, 
 from analysis.document.yaml_nodes import YNode, YScalar, plain_value
 from analysis.schema.lookups import form_of, spec_at
 from analysis.schema.vocabulary import Boolean, IfKey, MapOf, Number, Obj, Seq, Spec, Tagged, Text
+from analysis.schema.workflow import ROOT
 
 BINDING_DOCS = {
     "inputs": "The run's admitted inputs (`inputs.name`); declared secrets are denied.",
@@ -212,10 +213,11 @@ def describe_spec(spec: Spec | None) -> str:
     return "any value"
 
 
-def key_doc(root: YNode | None, offset: int) -> tuple[str, tuple[int, int]] | None:
+def key_doc(root: YNode | None, offset: int, schema: Spec = ROOT
+            ) -> tuple[str, tuple[int, int]] | None:
     """Markdown for the schema key under `offset` (its one-line doc and what its value must be),
-    and the key's span."""
-    place = spec_at(root, offset)
+    and the key's span, in a document described by `schema`."""
+    place = spec_at(root, offset, schema)
     if place is None or place.key is None or place.owner is None or place.spec is None:
         return None
     form = form_of(place.owner, place.mapping)

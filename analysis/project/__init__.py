@@ -1,2 +1,2 @@
-"""The project around the documents: which files are workflows, folder walks and ignore patterns,
-and the project configuration."""
+"""The project around the documents: which files are workflows or agents (`kinds`), folder walks
+and ignore patterns, and the project configuration."""

@@ -1,9 +1,5 @@
-"""Which files are Relavium workflows, where a directory walk finds them, and how they are read.
-
-`*.relavium.yaml|yml` anywhere, and any `*.yaml|yml` inside a `.relavium/` folder — except
-sample-scope sidecars (`<stem>.samples.yaml|yml`), which hold sample values, not a workflow.
-`is_workflow_path` is the one selector the CLI's directory walk and the server's document filter
-share.
+"""Where a directory walk finds the Relavium files (workflows and agents, as
+`analysis.project.kinds.file_kind` tells them), and how they are read.
 
 A walk never leaves its root: a symbolic link is followed only when it resolves to a regular file
 inside the walked folder (links to files elsewhere, to devices, FIFOs or sockets, dangling links
@@ -19,36 +15,19 @@ import os
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import BinaryIO
 
 from analysis.document.yaml_profile import MAX_SOURCE_BYTES
 from analysis.project.ignore_patterns import IgnorePatterns
-
-WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml")
-YAML_SUFFIXES = (".yaml", ".yml")
-WORKFLOW_FOLDER = ".relavium"
-# Sample-scope sidecars (analysis.dryrun.samples) beside a workflow: sample values, not a workflow.
-SIDECAR_SUFFIXES = (".samples.json", ".samples.yaml", ".samples.yml")
-
-
-def is_sidecar(name: str) -> bool:
-    return name.lower().endswith(SIDECAR_SUFFIXES)
-
-
-def is_workflow_path(path: PurePath) -> bool:
-    name = path.name.lower()
-    if is_sidecar(name):
-        return False
-    if name.endswith(WORKFLOW_SUFFIXES):
-        return True
-    return name.endswith(YAML_SUFFIXES) and WORKFLOW_FOLDER in path.parent.parts
+from analysis.project.kinds import PROJECT_FOLDER, file_kind
 
 
 @dataclass
 class Walk:
-    """The workflow files under a folder, in sorted order, why any candidate was skipped, and the
-    folders that could not be listed (their files are unknown, so a check of them is incomplete)."""
+    """The workflow and agent files under a folder, in sorted order, why any candidate was
+    skipped, and the folders that could not be listed (their files are unknown, so a check of them
+    is incomplete)."""
 
     files: list[Path]
     skipped: list[str]
@@ -80,7 +59,7 @@ def walk_workflow_files(
 
         dirs[:] = sorted(
             d for d in dirs
-            if (not d.startswith(".") or d == WORKFLOW_FOLDER) and not skip(Path(folder, d), True)
+            if (not d.startswith(".") or d == PROJECT_FOLDER) and not skip(Path(folder, d), True)
         )
         for d in dirs:
             ignores[os.path.normpath(os.path.join(folder, d))] = specs
@@ -88,7 +67,7 @@ def walk_workflow_files(
             path = Path(folder, name)
             # Judged on the absolute path: `check .` run inside a `.relavium/` folder must see
             # the folder its files are in (and `.relavium/..` is not inside it).
-            if not is_workflow_path(Path(os.path.abspath(path))) or skip(path, False):
+            if file_kind(Path(os.path.abspath(path))) is None or skip(path, False):
                 continue
             refusal = _outside_or_irregular(path, real_root)
             if refusal:

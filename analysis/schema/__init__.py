@@ -8,6 +8,8 @@ packages/shared/src/workflow.ts, node.ts, agent.ts, edge.ts, common.ts, constant
 - `formats`: texts the engine checks further (a relative path, a regular expression, a URL);
 - `common`, `agent`, `workflow`: the engine's schemas as data, and `workflow.validate`, the
   schema rules' findings for a workflow file;
+- `agent_file`: an agent file (`*.agent.yaml`), the inline agent's spec at the top level, and
+  `validate_agent_file`, as the engine's `parseAgent`;
 - `walk`: the walk of a tree against a schema and its memory of findings by unit text;
 - `lookups`: what hover and completion ask (the spec of a key, the keys a mapping accepts, the
   key or value under an offset);

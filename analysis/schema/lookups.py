@@ -71,9 +71,10 @@ class Place:
     node: YNode
 
 
-def spec_at(root: YNode | None, offset: int) -> Place | None:
-    """The schema's view of the innermost key or scalar value containing `offset`."""
-    spec: Spec | None = ROOT
+def spec_at(root: YNode | None, offset: int, schema: Spec = ROOT) -> Place | None:
+    """The schema's view of the innermost key or scalar value containing `offset`, in a document
+    described by `schema` (a workflow's `ROOT`, an agent file's `AGENT_FILE`)."""
+    spec: Spec | None = schema
     node = root
     while node is not None and spec is not None:
         if isinstance(node, YMapping):

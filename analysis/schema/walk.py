@@ -162,3 +162,16 @@ def check_tree(schema: Checks, text: str, root: YNode, earlier: SchemaMemo | Non
     walker = Walk(text, root, earlier)
     schema.check(walker, root, "")
     return walker.out, walker.memo()
+
+
+def validate_file(schema: Checks, source: SourceText, root: YNode | None,
+                  earlier: SchemaMemo | None, empty: str, first_field: str
+                  ) -> tuple[list[Diagnostic], SchemaMemo | None]:
+    """The diagnostics of the file `source` (read as `root`) against `schema`, and the walk's memo
+    (`earlier`, the previous version's, when there was nothing to walk). A file with no document
+    is one `missing-field` error at its start: `empty` says what it needs, `first_field` first."""
+    if root is None:
+        finding = Finding(MISSING_FIELD, Severity.ERROR, 0, 0, empty, {"field": first_field})
+        return [finding.diagnostic(source)], earlier
+    findings, memo = check_tree(schema, source.text, root, earlier)
+    return [finding.diagnostic(source) for finding in findings], memo

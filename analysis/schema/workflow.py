@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from analysis.diagnostics import Diagnostic, Severity
+from analysis.diagnostics import Diagnostic
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YAlias, YMapping, YNode, YScalar, YSequence
 from analysis.document.yaml_profile import INVALID_VALUE
@@ -51,7 +51,7 @@ from analysis.schema.vocabulary import (
     tag_of,
     tagged,
 )
-from analysis.schema.walk import MISSING_FIELD, Finding, SchemaMemo, Walk, check_tree
+from analysis.schema.walk import SchemaMemo, Walk, validate_file
 
 NODE_TYPES = ("input", "agent", "human_gate", "condition", "transform", "parallel", "merge",
               "output")
@@ -317,11 +317,7 @@ def validate(source: SourceText, root: YNode | None, earlier: SchemaMemo | None 
     """The diagnostics of the workflow file `source` (read as `root`) and the walk's memo
     (`earlier`, the previous version's, when there was nothing to walk); units whose text
     `earlier` holds are not checked again."""
-    if root is None:
-        empty = Finding(
-            MISSING_FIELD, Severity.ERROR, 0, 0,
-            "the file is empty: a workflow needs schema_version: '1.0' and a workflow mapping",
-            {"field": "schema_version"})
-        return [empty.diagnostic(source)], earlier
-    findings, memo = check_tree(ROOT, source.text, root, earlier)
-    return [finding.diagnostic(source) for finding in findings], memo
+    return validate_file(
+        ROOT, source, root, earlier,
+        "the file is empty: a workflow needs schema_version: '1.0' and a workflow mapping",
+        "schema_version")

@@ -157,7 +157,7 @@ def _inputs(
             errors.extend(walk.unreadable)
             if not walk.files and not walk.unreadable:
                 # Not an error (an empty folder checks clean), but never a silent success.
-                _note(f"{raw}: no workflow files found (*.relavium.yaml, *.relavium.yml, or YAML "
+                _note(f"{raw}: no Relavium files found (*.relavium.yaml, *.agent.yaml, or YAML "
                       "files under a .relavium/ folder, not excluded)")
             files.extend((str(found), config) for found in walk.files)
         elif config.excludes(path):

@@ -20,9 +20,10 @@ Each of these imports only the ones before it: `boot`, `worker`, `session`, `pro
   whether diagnostics are pulled (`ls.pull_diagnostics`), the analysis threads and process, the
   sandbox's workers. `create_server()` builds it and registers every feature module.
 - `protocol.RelaviumProtocol` does text sync (LSP line semantics, clamped out-of-range edits) and
-  negotiates push vs pull diagnostics, telling the server through `ServerHooks`. Only workflow
-  documents are kept (`documents.is_workflow_uri`: `*.relavium.yaml|yml`, YAML under
-  `.relavium/`); for any other URI `ls.document(uri)` is None and features answer empty.
+  negotiates push vs pull diagnostics, telling the server through `ServerHooks`. Only
+  Relavium documents are kept (`documents.is_relavium_uri`: workflows and agent files, as
+  `analysis.project.kinds` tells them); for any other URI `ls.document(uri)` is None and
+  features answer empty.
 - `diagnostics` converts analysis diagnostics to LSP ones, at most `MAX_DIAGNOSTICS` a document.
 
 Adding a feature

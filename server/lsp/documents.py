@@ -1,5 +1,5 @@
-"""Which URIs are workflow documents, and the analysed snapshots of one (`Snapshot`) that
-features serve from; a document's session is `server.lsp.session.Session`."""
+"""Which URIs are Relavium documents (workflows and agent files), and the analysed snapshots of
+one (`Snapshot`) that features serve from; a document's session is `server.lsp.session.Session`."""
 
 from __future__ import annotations
 
@@ -11,17 +11,18 @@ from urllib.parse import unquote, urlparse
 
 from pygls.uris import to_fs_path
 
-from analysis.project.files import is_workflow_path
+from analysis.project.kinds import file_kind
 from server.lsp.positions import LineIndex
 
 if TYPE_CHECKING:
     from analysis.checks.analyze import AnalysisResult
     from analysis.dryrun.presentation import Annotation
 
-def is_workflow_uri(uri: str) -> bool:
-    """The document selector (`analysis.project.files`), for `file:` and unsaved (`untitled:`)
-    URIs."""
-    return is_workflow_path(PurePosixPath(unquote(urlparse(uri).path)))
+def is_relavium_uri(uri: str) -> bool:
+    """The document selector (`analysis.project.kinds.file_kind`: a workflow or an agent file),
+    for `file:` and unsaved (`untitled:`) URIs; the analysis tells the two apart by the same
+    function on the document's path."""
+    return file_kind(PurePosixPath(unquote(urlparse(uri).path))) is not None
 
 
 def uri_to_path(uri: str) -> str:

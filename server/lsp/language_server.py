@@ -27,12 +27,13 @@ from pygls.lsp.server import LanguageServer
 
 from analysis.checks.analyze import AnalysisResult, analyze
 from analysis.project.config import ProjectConfig
+from analysis.project.kinds import NOT_A_WORKFLOW, FileKind
 from sandbox import WorkerPool
 from server.lsp import project_settings
 from server.lsp.analysis_queue import AnalysisQueue
 from server.lsp.boot.early_initialize import Opening
 from server.lsp.boot.transport import Dropped, FrameReader, read_in_thread, serve, stdin_frames
-from server.lsp.documents import Snapshot, is_workflow_uri, uri_to_path
+from server.lsp.documents import Snapshot, is_relavium_uri, uri_to_path
 from server.lsp.protocol import RelaviumProtocol
 from server.lsp.session import DocumentClosed, Session
 from server.lsp.settings import Settings, parse_settings
@@ -220,7 +221,7 @@ class RelaviumLanguageServer(LanguageServer):
         if self.documents.get(uri) is not None:
             snapshot = await self.fresh_snapshot(uri)
             return snapshot.result if snapshot is not None else None
-        if not is_workflow_uri(uri):
+        if not is_relavium_uri(uri):
             return None
         path = uri_to_path(uri)
         text = await asyncio.to_thread(_read_text, path)
@@ -235,6 +236,8 @@ class RelaviumLanguageServer(LanguageServer):
             raise CommandFailed(f"cannot read {uri_to_path(uri)} ({error})") from None
         if result is None:
             raise CommandFailed(f"{uri} is not a Relavium workflow file")
+        if result.kind is FileKind.AGENT:
+            raise CommandFailed(NOT_A_WORKFLOW)
         return result
 
     # -- events ---------------------------------------------------------------------------------
@@ -260,7 +263,7 @@ class RelaviumLanguageServer(LanguageServer):
     # -- document sync (called by the protocol) -----------------------------------------------
 
     def open_document(self, item: types.TextDocumentItem) -> None:
-        if not is_workflow_uri(item.uri):
+        if not is_relavium_uri(item.uri):
             return
         session = Session(self, item.uri, item.version, item.text, opening=next(self._openings))
         self.documents[item.uri] = session

@@ -21,9 +21,22 @@ from lsprotocol import types
 from analysis.checks.analyze import AnalysisResult
 from analysis.document.model import Workflow
 from analysis.document.source import changed_span
+from analysis.project.kinds import FileKind
 from server.lsp.documents import Snapshot
 from server.lsp.language_server import RelaviumLanguageServer
 from server.lsp.positions import LineIndex
+
+
+async def agent_view_of(ls: RelaviumLanguageServer, uri: str) -> View | None:
+    """The newest analysis of an open agent file (no workflow model: what the agent schema and
+    the diagnostics say), None for any other document."""
+    state = ls.document(uri)
+    snapshot = await ls.fresh_snapshot(uri) if state is not None else None
+    state = ls.document(uri)
+    if snapshot is None or state is None or snapshot.result.kind is not FileKind.AGENT:
+        return None
+    return View(snapshot, state.text)
+
 
 T = TypeVar("T")
 P = TypeVar("P")

@@ -143,10 +143,10 @@ end
 return {
   cmd = { 'relavium-lsp', 'serve' },
   filetypes = { 'yaml' },
-  -- Only workflow files attach; other YAML in the same editor is left alone.
+  -- Only workflow and agent files attach; other YAML in the same editor is left alone.
   root_dir = function(bufnr, on_dir)
     local name = vim.api.nvim_buf_get_name(bufnr)
-    if workflow.is_workflow_path(name) then
+    if workflow.is_relavium_path(name) then
       on_dir(vim.fs.root(bufnr, { '.relavium', '.git' }) or vim.fs.dirname(name))
     end
   end,

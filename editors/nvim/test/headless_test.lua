@@ -112,14 +112,25 @@ test('a settings change re-diagnoses the open workflows without an edit', functi
   end)
 end)
 
-test('workflow files are YAML and attach; other YAML does not', function()
+test('every path is of the kind the server gives it (tests/fixtures/file-kinds.json)', function()
+  local table_path = repo .. '/tests/fixtures/file-kinds.json'
+  local cases = vim.json.decode(table.concat(vim.fn.readfile(table_path), '\n')).cases
+  assert(#cases >= 20, 'the table is there')
+  for _, case in ipairs(cases) do
+    local path, kind = case[1], case[2] ~= vim.NIL and case[2] or nil
+    assert(workflow.file_kind('/ws/' .. path) == kind, path)
+  end
+end)
+
+test('workflow and agent files are YAML and attach; other YAML does not', function()
   for path, expected in pairs({
     [fixture] = true,
     [scratch .. '/.relavium/nightly.yml'] = true,
+    [scratch .. '/summarizer.agent.yaml'] = true,
     [scratch .. '/ci.yaml'] = false,
   }) do
     assert(vim.filetype.match({ filename = path }) == 'yaml', path .. ' is not detected as yaml')
-    assert(workflow.is_workflow_path(path) == expected, path)
+    assert(workflow.is_relavium_path(path) == expected, path)
   end
   vim.cmd.edit(scratch .. '/ci.yaml')
   vim.cmd.edit(fixture)

@@ -41,7 +41,7 @@ import {
   positionArgument,
 } from './serverCommands';
 import { RESTART_SETTINGS, readLaunchSettings, serverSection } from './settings';
-import { DOCUMENT_SELECTOR, isWorkflowPath } from './workflowFiles';
+import { DOCUMENT_SELECTOR, fileKind, isWorkflowPath } from './workflowFiles';
 
 const SECTION = 'relavium';
 const SHOW_OUTPUT = 'Show Output';
@@ -67,7 +67,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.onDidGrantWorkspaceTrust(() => void (client && restartServer())),
     { dispose: () => void client?.stop() },
   );
-  // Activation may come from any YAML file: only a workflow file is worth a Python process.
+  // Activation may come from any YAML file: only a Relavium file is worth a Python process.
   vscode.workspace.textDocuments.forEach(startForDocument);
 }
 
@@ -77,7 +77,7 @@ export async function deactivate(): Promise<void> {
 }
 
 function startForDocument(document: vscode.TextDocument): void {
-  if (client === undefined && isWorkflowPath(document.uri.path)) {
+  if (client === undefined && fileKind(document.uri.path) !== undefined) {
     void startClient();
   }
 }

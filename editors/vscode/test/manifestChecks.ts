@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { LAUNCH_SETTING_KEYS, RESTART_SETTINGS, SERVER_SETTING_KEYS } from '../src/settings';
-import { WORKFLOW_GLOBS } from '../src/workflowFiles';
+import { RELAVIUM_GLOBS } from '../src/workflowFiles';
 
 // The checks shared by the source manifest and the one packaged into the .vsix.
 export function checkManifest(manifest: any, packagedFiles?: string[]): void {
-  for (const glob of WORKFLOW_GLOBS) {
+  for (const glob of RELAVIUM_GLOBS) {
     assert.ok(manifest.activationEvents.includes(`workspaceContains:${glob}`), glob);
   }
   assert.ok(manifest.activationEvents.includes('onLanguage:yaml'));
@@ -45,6 +45,8 @@ export function checkManifest(manifest: any, packagedFiles?: string[]): void {
   assert.deepEqual(yaml.filenamePatterns, [
     '*.relavium.yaml',
     '*.relavium.yml',
+    '*.agent.yaml',
+    '*.agent.yml',
     '**/.relavium/**/*.yaml',
     '**/.relavium/**/*.yml',
   ]);

@@ -1,26 +1,25 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { test } from 'node:test';
-import { isWorkflowPath } from '../src/workflowFiles';
+import { fileKind, isWorkflowPath } from '../src/workflowFiles';
+import { REPO_ROOT } from './paths';
 
-test('workflow files are recognised by name or by a .relavium folder', () => {
-  for (const path of [
-    '/ws/examples/ticket-triage.relavium.yaml',
-    '/ws/a.relavium.yml',
-    '/ws/.relavium/flows/nightly.yaml',
-    'C:\\ws\\.relavium\\nightly.yml',
-  ]) {
-    assert.equal(isWorkflowPath(path), true, path);
+// The table the server's own selector is tested against (tests/analysis/project/test_files.py).
+const table = JSON.parse(
+  fs.readFileSync(path.join(REPO_ROOT, 'tests', 'fixtures', 'file-kinds.json'), 'utf8'),
+);
+
+test('every path is of the kind the server gives it', () => {
+  assert.ok(table.cases.length >= 20);
+  for (const [file, kind] of table.cases as [string, string | null][]) {
+    assert.equal(fileKind(`/ws/${file}`) ?? null, kind, file);
+    assert.equal(fileKind(`C:\\ws\\${file.replaceAll('/', '\\')}`) ?? null, kind, file);
   }
 });
 
-test('other YAML and look-alikes are not workflows', () => {
-  for (const path of [
-    '/ws/.github/workflows/ci.yaml',
-    '/ws/relavium.yaml',
-    '/ws/.relavium/notes.md',
-    '/ws/x.relavium.yaml.bak',
-    '/ws/not.relavium/flow.yaml',
-  ]) {
-    assert.equal(isWorkflowPath(path), false, path);
-  }
+test('only a workflow is a workflow for the run commands', () => {
+  assert.equal(isWorkflowPath('/ws/examples/ticket-triage.relavium.yaml'), true);
+  assert.equal(isWorkflowPath('/ws/.relavium/agents/summarizer.agent.yaml'), false);
+  assert.equal(isWorkflowPath('/ws/.github/workflows/ci.yaml'), false);
 });

@@ -11,6 +11,7 @@ from lsprotocol import types
 
 from analysis.checks.suppression import suppression_fixes
 from analysis.diagnostics import Range
+from analysis.project.kinds import FileKind
 from server.lsp.diagnostics import to_lsp
 from server.lsp.edits import text_edits, workspace_edit
 from server.lsp.handlers import guarded
@@ -40,10 +41,12 @@ def register(ls: RelaviumLanguageServer) -> None:
         if not _wants_quick_fixes(params.context.only):
             return []
         snapshot = await ls.fresh_snapshot(params.text_document.uri)
-        if snapshot is None or not snapshot.is_good:
+        # An agent file has no workflow model but its rules' fixes ("did you mean") hold; it
+        # gets no "Ignore …": suppression comments are read in workflow files only.
+        if snapshot is None or not (snapshot.is_good or (
+                snapshot.has_model and snapshot.result.kind is FileKind.AGENT)):
             return []
         result = snapshot.result
-        assert result.workflow is not None  # a good snapshot has its model
         requested = snapshot.lines.from_client_range(params.range)
         actions: list[types.CodeAction] = []
         for diagnostic in result.diagnostics:
@@ -53,7 +56,7 @@ def register(ls: RelaviumLanguageServer) -> None:
             lsp_diagnostic = to_lsp(snapshot, diagnostic, severity)
             ignoring = suppression_fixes(
                 diagnostic, result.source, result.document, result.workflow
-            )
+            ) if result.workflow is not None else []
             for index, fix in enumerate([*diagnostic.fixes, *ignoring]):
                 actions.append(
                     types.CodeAction(

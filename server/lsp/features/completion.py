@@ -8,7 +8,7 @@ from lsprotocol import types
 from analysis.ide.completion import Candidate, CandidateKind, complete
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
-from server.lsp.serving import View, view_of
+from server.lsp.serving import View, agent_view_of, view_of
 
 TRIGGER_CHARACTERS = [".", "[", '"', "'", ":", " ", "{"]
 
@@ -56,7 +56,8 @@ def register(ls: RelaviumLanguageServer) -> None:
     async def completion(
         ls: RelaviumLanguageServer, params: types.CompletionParams
     ) -> types.CompletionList:
-        view = await view_of(ls, params.text_document.uri)
+        view = (await view_of(ls, params.text_document.uri)
+                or await agent_view_of(ls, params.text_document.uri))
         if view is None:
             return types.CompletionList(is_incomplete=False, items=[])
         candidates = complete(view.result, view.live, view.live_offset(params.position))

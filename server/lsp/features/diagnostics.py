@@ -11,7 +11,7 @@ from lsprotocol import types
 
 from server.lsp import project_settings
 from server.lsp.diagnostics import SOURCE, to_lsp_diagnostics
-from server.lsp.documents import Snapshot, is_workflow_uri, uri_to_path
+from server.lsp.documents import Snapshot, is_relavium_uri, uri_to_path
 from server.lsp.dry_run import dry_run_diagnostics
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
@@ -81,7 +81,7 @@ def register(ls: RelaviumLanguageServer) -> None:
         settings = await ls.settled_settings()
         snapshot = (
             await ls.fresh_snapshot(uri, model=False, debounced=True)
-            if is_workflow_uri(uri) else None
+            if is_relavium_uri(uri) else None
         )
         state = ls.document(uri)
         if snapshot is None or state is None:

@@ -1,7 +1,8 @@
 """Hover: a node id or `run.outputs` key → the node and where it sits in the graph relative to the
 reader; `inputs.x` / `ctx.x` / `agent_ref` → the declaration; an edge's `cond:handle` or a
 branch's `when` → the branch; scope bindings and sandbox globals → one-line docs; and the
-explanation of every diagnostic's rule under the cursor."""
+explanation of every diagnostic's rule under the cursor. In an agent file: the agent schema's
+doc of the key under the cursor and the rules of its diagnostics."""
 
 from __future__ import annotations
 
@@ -26,9 +27,11 @@ from analysis.ide.describe import (
 )
 from analysis.ide.navigation import Occurrence, Role, SymbolKind, expression_at, symbol_index
 from analysis.naming import js_string
+from analysis.project.kinds import FileKind
+from analysis.schema.agent_file import AGENT_FILE
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
-from server.lsp.serving import View, view_of
+from server.lsp.serving import View, agent_view_of, view_of
 
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _NAMED_TOKENS = frozenset(
@@ -194,14 +197,18 @@ def register(ls: RelaviumLanguageServer) -> None:
     @ls.feature(types.TEXT_DOCUMENT_HOVER)
     @guarded()
     async def hover(ls: RelaviumLanguageServer, params: types.HoverParams) -> types.Hover | None:
-        view = await view_of(ls, params.text_document.uri)
+        view = (await view_of(ls, params.text_document.uri)
+                or await agent_view_of(ls, params.text_document.uri))
         if view is None:
             return None
         offset = view.offset(params.position)
         if offset is None:
             return None
-        found = (_symbol_hover(view, offset) or _builtin_hover(view, offset)
-                 or key_doc(view.result.document.root, offset))
+        if view.result.kind is FileKind.AGENT:  # no workflow model: the agent schema's keys
+            found = key_doc(view.result.document.root, offset, AGENT_FILE)
+        else:
+            found = (_symbol_hover(view, offset) or _builtin_hover(view, offset)
+                     or key_doc(view.result.document.root, offset))
         span = view.client_range(*found[1]) if found else None
         if span is None:
             found = None  # a name the user is editing: its analysis is of older text

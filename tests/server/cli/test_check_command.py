@@ -251,7 +251,7 @@ def test_a_directory_without_workflows_says_so(
     (tmp_path / "plain.yaml").write_text(BROKEN, encoding="utf-8")
     code, out, err = run(capsys, str(tmp_path))
     assert (code, out) == (0, "")
-    assert f"{tmp_path}: no workflow files found" in err
+    assert f"{tmp_path}: no Relavium files found" in err
 
 
 def test_stdin_given_twice_is_a_usage_error_not_an_empty_file(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from analysis.diagnostics import Severity
-from server.lsp.documents import is_workflow_uri
+from server.lsp.documents import is_relavium_uri
 from server.lsp.language_server import create_server
 from server.lsp.session import Session
 from server.lsp.settings import DEFAULT_DEBOUNCE_MS, Settings, parse_settings, section_of
@@ -105,7 +105,10 @@ def test_initialization_options_may_wrap_the_section() -> None:
         ("file:///w/.relavium/notes.md", False),
         ("file:///w/relavium/flow.yaml", False),
         ("file:///w/triage.relavium.json", False),
+        ("file:///w/agents/summarizer.agent.yaml", True),
+        ("file:///w/.relavium/agents/summarizer.yaml", True),
+        ("file:///w/summarizer.agent.json", False),
     ],
 )
 def test_document_selector(uri: str, ours: bool) -> None:
-    assert is_workflow_uri(uri) is ours
+    assert is_relavium_uri(uri) is ours

@@ -1,25 +1,48 @@
--- Pure helpers for the relavium_lsp config: which files are workflows and how a run's result
+-- Pure helpers for the relavium_lsp config: which files are Relavium's and how a run's result
 -- reads. No LSP calls here, so the headless test can check them directly. Which node the cursor
 -- is in is the server's to find (:RelaviumRun sends the cursor's position).
 local M = {}
 
---- True for `*.relavium.yaml|yml` anywhere and YAML files below a `.relavium/` directory.
+--- What a path holds, as the server decides it (analysis/project/kinds.py `file_kind`; the
+--- headless test holds both to tests/fixtures/file-kinds.json), first match wins: a sample-scope
+--- sidecar is nothing; any YAML in `.relavium/agents/` is an agent and in `.relavium/workflows/`
+--- a workflow (the engine's catalog folders); then `*.agent.yaml` is an agent; `*.relavium.yaml`,
+--- and other YAML under `.relavium/`, a workflow.
 ---@param path string
----@return boolean
-function M.is_workflow_path(path)
-  local name = path:match('[^/\\]+$') or ''
-  if name:match('%.relavium%.ya?ml$') then
-    return true
-  end
-  if not name:match('%.ya?ml$') then
-    return false
-  end
+---@return 'workflow'|'agent'|nil
+function M.file_kind(path)
+  local segments = {}
   for segment in path:gmatch('[^/\\]+') do
-    if segment == '.relavium' and segment ~= name then
-      return true
+    table.insert(segments, segment)
+  end
+  local name = (segments[#segments] or ''):lower()
+  if not name:match('%.ya?ml$') or name:match('%.samples%.ya?ml$') then
+    return nil
+  end
+  local in_project = nil
+  for index = #segments - 1, 1, -1 do
+    if segments[index] == '.relavium' then
+      in_project = index + 1 < #segments and segments[index + 1] or ''
+      break
     end
   end
-  return false
+  if in_project == 'agents' then
+    return 'agent'
+  elseif in_project == 'workflows' then
+    return 'workflow'
+  elseif name:match('%.agent%.ya?ml$') then
+    return 'agent'
+  elseif name:match('%.relavium%.ya?ml$') or in_project ~= nil then
+    return 'workflow'
+  end
+  return nil
+end
+
+--- True for a workflow or an agent file: the buffers the server attaches to.
+---@param path string
+---@return boolean
+function M.is_relavium_path(path)
+  return M.file_kind(path) ~= nil
 end
 
 --- The lines shown by :RelaviumShowResult for a `relavium.runWithSampleScope` result: the sandbox
