@@ -163,7 +163,10 @@ def read_in_thread(
             except (OSError, ValueError) as error:  # stdin closed under us
                 logger.warning("reading the client's messages failed: %s", error)
                 frame = None
-            loop.call_soon_threadsafe(queue.put_nowait, frame)
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, frame)
+            except RuntimeError:  # the loop is closed: the server exited while this thread read
+                return
             if frame is None:
                 return
 

@@ -13,9 +13,10 @@ the settings reader reports by name like any value of the wrong type, and a type
 refuses like any string in the wrong place (−32602).
 
 A message whose `[` and `{` (strings included) number `MAX_DEPTH` or fewer cannot be deeper and
-goes straight to `json.loads`; otherwise a scan of its strings and brackets measures the depth, and
-only a message that is deeper is read by `_read_capped`, token by token with an explicit stack,
-accepting exactly what `json.loads` accepts.
+goes straight to `json.loads`; otherwise a scan of its brackets, skipping strings with json's own
+string scanner, measures the depth, and only a message that is deeper is read by `_read_capped`,
+token by token with an explicit stack, accepting exactly what `json.loads` accepts (strings and
+numbers are read by json itself).
 
 Only the standard library: `relavium-lsp serve` reads its first message with this module before
 anything else is imported (server.lsp.boot.early_initialize).
@@ -26,6 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from json.decoder import scanstring  # type: ignore[attr-defined]  # the C reader json.loads uses
 from typing import Any
 
 logger = logging.getLogger("relavium-lsp")
@@ -34,13 +36,11 @@ logger = logging.getLogger("relavium-lsp")
 MAX_DEPTH = 64
 TOO_DEEP = f"<a value nested deeper than {MAX_DEPTH} levels>"
 
-# A JSON string as json reads one (its escapes and control characters are json's to judge).
-_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
-_DEPTH_TOKEN = re.compile(_STRING + r"|[\[\]{}]", re.DOTALL)
+# The characters the depth scan stops at; a string is skipped by json's own string scanner.
+_DEPTH_MARK = re.compile(r'["\[\]{}]')
 _TOKEN = re.compile(
-    r"[ \t\n\r]*(?:(" + _STRING + r")|([\[{])|([\]}])|([,:])"
-    r"|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null|NaN|-?Infinity))",
-    re.DOTALL,
+    r'[ \t\n\r]*(?:(")|([\[{])|([\]}])|([,:])'
+    r"|(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null|NaN|-?Infinity))"
 )
 _TRAILING_SPACE = re.compile(r"[ \t\n\r]*\Z")
 
@@ -59,13 +59,19 @@ def parse_message(text: str) -> Any:
 def _depth(text: str) -> int:
     """The deepest nesting of `text`'s arrays and objects, brackets in strings not counted. Exact
     for JSON; for text that is not JSON, exact up to where `json.loads` stops reading it."""
-    depth = deepest = 0
-    for token in _DEPTH_TOKEN.finditer(text):
-        bracket = token.group()
-        if bracket in ("[", "{"):
+    depth = deepest = position = 0
+    while (mark := _DEPTH_MARK.search(text, position)) is not None:
+        position = mark.end()
+        character = mark.group()
+        if character == '"':
+            try:
+                position = scanstring(text, position)[1]
+            except ValueError:  # json.loads stops at this string: nothing after it counts
+                break
+        elif character in ("[", "{"):
             depth += 1
             deepest = max(deepest, depth)
-        elif bracket in ("]", "}"):
+        else:
             depth -= 1
     return deepest
 
@@ -92,6 +98,7 @@ class _Level:
 def _read_capped(text: str) -> Any:
     stack: list[_Level] = []
     result: Any = None
+    value: Any
     # what may come next: "value", "value or close" (after `[`), "key", "key or close"
     # (after `{`), "colon", "comma or close"; "end" once the top value is read
     expect = "value"
@@ -101,7 +108,10 @@ def _read_capped(text: str) -> Any:
         if token is None:
             raise ValueError(f"unexpected character at offset {position}")
         position = token.end()
-        string, opener, closer, punctuation, scalar = token.groups()
+        quote, opener, closer, punctuation, scalar = token.groups()
+        string = None
+        if quote is not None:
+            string, position = scanstring(text, position)
         if closer is not None:
             if expect not in ("value or close", "key or close", "comma or close") or (
                 closer != stack[-1].closer
@@ -120,7 +130,7 @@ def _read_capped(text: str) -> Any:
         elif expect in ("key", "key or close"):
             if string is None:
                 raise ValueError(f"expected a member name at offset {position}")
-            stack[-1].key = json.loads(string)
+            stack[-1].key = string
             expect = "colon"
             continue
         elif expect not in ("value", "value or close"):
@@ -133,7 +143,7 @@ def _read_capped(text: str) -> Any:
             expect = "value or close" if opener == "[" else "key or close"
             continue
         else:
-            value = json.loads(string if string is not None else scalar)
+            value = string if quote is not None else json.loads(scalar)
         if stack:
             stack[-1].add(value)
             expect = "comma or close"
