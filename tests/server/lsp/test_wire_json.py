@@ -9,6 +9,7 @@ hypothesis on generated and mutated JSON; the behaviour over the real server's s
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 import pytest
@@ -236,3 +237,34 @@ def test_a_hostile_configuration_answer_is_reported_and_the_server_works(raw: Ra
     messages_until(raw, 1)
     raw.send({"jsonrpc": "2.0", "method": "exit"})
     assert raw.finish()[0] == 0
+
+
+@pytest.fixture(scope="module")
+def serving() -> Any:
+    client = Raw()
+    # every refused body logs to stderr: unread, the pipe fills and the server blocks writing
+    stderr = client.process.stderr
+    assert stderr is not None
+    threading.Thread(target=lambda: all(iter(stderr.readline, b"")), daemon=True).start()
+    client.initialize()
+    yield client
+    client.process.kill()
+    client.process.communicate(timeout=30)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(ODD_PIECES, max_size=30), st.integers(0, 3_000), st.integers(1, 10**9))
+def test_deep_and_odd_messages_over_stdio_leave_the_server_answering(
+    serving: Raw, pieces: list[str], depth: int, barrier: int
+) -> None:
+    """Each body is followed by a request for no method: the server must still be there to
+    refuse it (-32601), having answered the body at most once."""
+    body = nested(depth, "".join(pieces))
+    if depth % 2:
+        body = REQUEST + '{"x":' + body + "}}"
+    write_raw(serving, body)
+    serving.send({"jsonrpc": "2.0", "id": -barrier, "method": "relavium/noSuchMethod",
+                  "params": {}})
+    answers = serving.answers_until(-barrier)
+    assert error_code(answers[-1]) == -32601 and len(answers) <= 2, answers
+    assert serving.process.poll() is None
