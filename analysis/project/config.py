@@ -2,7 +2,8 @@
 of `relavium-lsp.toml` / `.relavium-lsp.toml` (docs/configuration.md).
 
 Contract: `find_config(start)` is the first such file walking up from `start` (in one folder,
-`.relavium-lsp.toml`, then `relavium-lsp.toml`, then a `pyproject.toml` that has the table);
+`.relavium-lsp.toml`, then `relavium-lsp.toml`, then a `pyproject.toml` that has the table, or
+that does not parse and names it on a line: `_names_our_table`);
 `load_config(path)` parses it strictly and raises `ConfigError` naming the file, the key and the
 allowed values — the CLI exits 2 on it, the server shows it on the file and uses defaults. The
 CLI and the server read the same file through these two functions.
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
+import reprlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -33,6 +36,24 @@ ALLOWED_LEVELS = ", ".join([*SEVERITY_NAMES, RULE_OFF])
 # Searched folders are pruned by these unless `exclude` replaces them (`extend-exclude` adds).
 DEFAULT_EXCLUDE = ("node_modules/", "__pycache__/")
 KEYS = ("exclude", "extend-exclude", "rules", "sample-scope")
+
+
+# How much of a configured value a message quotes: settings come from files a repository holds,
+# and a value of any size or depth must give a message of a few lines (reprlib stops at these).
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel = 3
+_SHOWN.maxstring = _SHOWN.maxother = 60
+_SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxdict = _SHOWN.maxset = 5
+
+
+def shown_value(value: Any) -> str:
+    """`repr(value)` for a message: at most 3 levels, 5 items per level, 60 characters a string."""
+    return _SHOWN.repr(value)
+
+
+def shown_key(key: str) -> str:
+    """A key from a configuration, as a message names it: its first 60 characters."""
+    return key if len(key) <= _SHOWN.maxstring else key[: _SHOWN.maxstring - 1] + "…"
 
 
 class ConfigError(Exception):
@@ -80,12 +101,41 @@ def _read(path: Path) -> dict[str, Any]:
 
     try:
         with path.open("rb") as handle:
-            data: dict[str, Any] = tomllib.load(handle)
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+            text = handle.read().decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read: {error}") from None
+    try:
+        data: dict[str, Any] = tomllib.loads(text)
+    except RecursionError:
+        # tomllib recurses once per nested array or inline table (a few hundred levels deep)
+        raise ConfigError(f"{path}: arrays or inline tables are nested too deeply for the TOML "
+                          "reader; flatten them") from None
+    except ValueError as error:  # TOMLDecodeError, and an integer past Python's digit limit
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
     return data
+
+
+# How a `pyproject.toml` names our table: a `[tool.relavium-lsp…]` header, a
+# `tool.relavium-lsp…` dotted key, or a `relavium-lsp` key under a `[tool]` header; bare or
+# quoted. What a file that does not parse holds is only known from this.
+_OUR_TABLE = r"""(?:relavium-lsp|"relavium-lsp"|'relavium-lsp')[ \t]*[.\]=]"""
+_NAMES_OUR_TABLE = re.compile(
+    r"^[ \t]*(?:\[[ \t]*){0,2}tool[ \t]*\.[ \t]*" + _OUR_TABLE, re.MULTILINE
+)
+_TOOL_SECTION = re.compile(
+    r"^[ \t]*\[[ \t]*tool[ \t]*\][^\n]*\n(?:(?![ \t]*\[)[^\n]*\n)*?[ \t]*" + _OUR_TABLE,
+    re.MULTILINE,
+)
+
+
+def _names_our_table(path: Path) -> bool:
+    """Whether the text of a `pyproject.toml` that does not parse names our table (see
+    `_OUR_TABLE`); unreadable text names nothing."""
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return bool(_NAMES_OUR_TABLE.search(text) or _TOOL_SECTION.search(text))
 
 
 def find_config(start: Path) -> Path | None:
@@ -104,8 +154,10 @@ def find_config(start: Path) -> Path | None:
                 if _table(candidate, _read(candidate)) is not None:
                     return candidate
             except ConfigError:
-                # A broken pyproject.toml may not be ours to judge; an explicit one is.
-                continue
+                # A broken pyproject.toml is ours to judge only if it names our table; then
+                # `load_config` reports it (the CLI exits 2, the server shows it on the file).
+                if _names_our_table(candidate):
+                    return candidate
     return None
 
 
@@ -117,12 +169,12 @@ def load_config(path: Path) -> ProjectConfig:
         raise ConfigError(f"{path}: has no [tool.{TOOL_TABLE}] table")
     for key in table:
         if key not in KEYS:
-            raise ConfigError(
-                f"{path}: {key!r} in {where} is not a setting; allowed keys: {', '.join(KEYS)}")
+            raise ConfigError(f"{path}: {shown_value(key)} in {where} is not a setting; "
+                              f"allowed keys: {', '.join(KEYS)}")
     sample_scope = table.get("sample-scope")
     if sample_scope is not None and not (isinstance(sample_scope, str) and sample_scope):
         raise ConfigError(f"{path}: 'sample-scope' must be a file path (a string, relative to "
-                          f"{path.parent}), got {sample_scope!r}")
+                          f"{path.parent}), got {shown_value(sample_scope)}")
     return ProjectConfig(
         root=path.parent,
         path=path,
@@ -140,12 +192,12 @@ def _globs(path: Path, table: dict[str, Any], key: str,
         return default
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(f"{path}: {key!r} must be a list of glob strings (gitignore-style, "
-                          f"relative to {path.parent}), got {value!r}")
+                          f"relative to {path.parent}), got {shown_value(value)}")
     invalid = next(invalid_patterns(value), None)
     if invalid is not None:
         pattern, reason = invalid
-        raise ConfigError(f"{path}: {key!r} holds an invalid glob {pattern!r} ({reason}); "
-                          "fix or remove it (gitignore syntax, docs/configuration.md)")
+        raise ConfigError(f"{path}: {key!r} holds an invalid glob {shown_value(pattern)} "
+                          f"({reason}); fix or remove it (gitignore syntax, docs/configuration.md)")
     return tuple(value)
 
 
@@ -154,19 +206,20 @@ def _rules(path: Path, value: Any) -> dict[str, Severity | None]:
         return {}
     if not isinstance(value, dict):
         raise ConfigError(f"{path}: 'rules' must be a table of rule id = level "
-                          f"(one of {ALLOWED_LEVELS}), got {value!r}")
+                          f"(one of {ALLOWED_LEVELS}), got {shown_value(value)}")
     rules: dict[str, Severity | None] = {}
     for rule, level in value.items():
         if rule not in RULES:
-            raise ConfigError(f"{path}: rules.{rule} is not a rule id; rule ids are listed in "
-                              "docs/rules.md (`relavium-lsp check` prints them with each finding)")
+            raise ConfigError(f"{path}: rules.{shown_key(rule)} is not a rule id; rule ids are "
+                              "listed in docs/rules.md (`relavium-lsp check` prints them with "
+                              "each finding)")
         if level == RULE_OFF:
             rules[rule] = None
         elif isinstance(level, str) and level in SEVERITY_NAMES:
             rules[rule] = SEVERITY_NAMES[level]
         else:
             raise ConfigError(f"{path}: rules.{rule} must be one of {ALLOWED_LEVELS}, "
-                              f"got {level!r}")
+                              f"got {shown_value(level)}")
     return rules
 
 

@@ -6,7 +6,7 @@ inside the walked folder (links to files elsewhere, to devices, FIFOs or sockets
 and loops are skipped with a note), and linked folders are not descended into; a folder that
 cannot be listed is reported (`Walk.unreadable`), never passed over. A file is read with its
 size checked first (stat, then a bounded read), so an oversized or endless file costs at most the
-limit in memory.
+limit in memory; `read_regular_file` also refuses what is not a regular file.
 """
 
 from __future__ import annotations
@@ -153,3 +153,15 @@ def read_source(path: str) -> str:
     with open(path, "rb") as handle:
         info = os.fstat(handle.fileno())
         return read_bounded(handle, info.st_size if stat.S_ISREG(info.st_mode) else None)
+
+
+def read_regular_file(path: str) -> str:
+    """`read_source` for a path that must name a regular file (through any links): opened without
+    blocking, as opening a FIFO waits for a writer, and refused with OSError unless it is one."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with open(descriptor, "rb") as handle:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file (a FIFO or a device could block or "
+                          "never end)")
+        return read_bounded(handle, info.st_size)

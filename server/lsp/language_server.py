@@ -13,6 +13,7 @@ import contextlib
 import importlib
 import itertools
 import logging
+import os
 import pkgutil
 import socket
 import sys
@@ -24,9 +25,12 @@ from typing import Any, BinaryIO, TypeVar
 from lsprotocol import types
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
 
 from analysis.checks.analyze import AnalysisResult, analyze
+from analysis.document.yaml_profile import MAX_SOURCE_BYTES
 from analysis.project.config import ProjectConfig
+from analysis.project.files import SourceTooLarge, read_regular_file
 from analysis.project.kinds import NOT_A_WORKFLOW, FileKind
 from sandbox import WorkerPool
 from server.lsp import project_settings
@@ -217,21 +221,40 @@ class RelaviumLanguageServer(LanguageServer):
 
     async def analysis_of(self, uri: str) -> AnalysisResult | None:
         """The open document's current analysis, else the saved file's (None when the URI is
-        not a workflow file). Raises OSError/UnicodeDecodeError when the file cannot be read."""
+        not a workflow file). Raises OSError/UnicodeDecodeError/SourceTooLarge when the file
+        cannot be read or is outside the workspace (`_workspace_file`)."""
         if self.documents.get(uri) is not None:
             snapshot = await self.fresh_snapshot(uri)
             return snapshot.result if snapshot is not None else None
         if not is_relavium_uri(uri):
             return None
-        path = uri_to_path(uri)
-        text = await asyncio.to_thread(_read_text, path)
+        path = self._workspace_file(uri)
+        text = await asyncio.to_thread(read_regular_file, path)
         return await self.analyses.submit(len(text), lambda: analyze(text, path))
+
+    def _workspace_file(self, uri: str) -> str:
+        """The path of a file the server may read for a document the editor has not opened: one
+        inside a workspace folder once links are resolved. Raises OSError otherwise (a repository
+        could link a workflow to any file on the machine)."""
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        if path is None:
+            raise OSError("it is not open in the editor and not a file")
+        real = os.path.realpath(path)
+        folders = [to_fs_path(folder.uri) for folder in self.workspace.folders.values()]
+        roots = [os.path.realpath(root) for root in folders or [self.workspace.root_path] if root]
+        if not any(os.path.commonpath([real, root]) == root for root in roots):
+            raise OSError("it is outside the workspace folders and not open in the editor; "
+                          "open it to run it")
+        return path
 
     async def command_analysis(self, uri: str) -> AnalysisResult:
         """`analysis_of` for commands: a `CommandFailed` that says what is wrong instead of None
         or an I/O error."""
         try:
             result = await self.analysis_of(uri)
+        except SourceTooLarge as error:
+            raise CommandFailed(f"cannot read {uri_to_path(uri)}: it is {error.size}, and a "
+                                f"workflow may be at most {MAX_SOURCE_BYTES} bytes") from None
         except (OSError, UnicodeDecodeError) as error:
             raise CommandFailed(f"cannot read {uri_to_path(uri)} ({error})") from None
         if result is None:
@@ -378,11 +401,6 @@ class _SocketWriter:
 
     def close(self) -> None:
         self.connection.close()
-
-
-def _read_text(path: str) -> str:
-    with open(path, encoding="utf-8", newline="") as handle:
-        return handle.read()
 
 
 def create_server() -> RelaviumLanguageServer:

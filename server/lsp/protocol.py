@@ -17,7 +17,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
@@ -40,6 +40,18 @@ _KEYSTROKE = {
         ],
     },
 }
+
+
+# LSP's RequestFailed: the client shows the message (e.g. in VS Code's rename box).
+REQUEST_FAILED = -32803
+
+
+class RequestRefused(JsonRpcException):
+    """A request the server answers with an error on purpose: the message says why it cannot be
+    done (a rename to an id already taken). An answer, not a failure: logged as one line."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, code=REQUEST_FAILED)
 
 
 class ServerHooks(Protocol):
@@ -105,6 +117,17 @@ class RelaviumProtocol(LanguageServerProtocol):
         )
         params = {**data["params"], "capabilities": early.capabilities}
         return super().structure_message({**data, "params": params})
+
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        # pygls logs every error answer with a traceback at ERROR level (and reports it as a
+        # server error): a refusal is the answer the user needs, so it is sent as it is.
+        refusal = None if future.cancelled() else future.exception()
+        if not isinstance(refusal, RequestRefused):
+            super()._send_handler_result(future, msg_id=msg_id)
+            return
+        self._request_futures.pop(msg_id, None)
+        logger.info("refused request %s: %s", msg_id, refusal.message)
+        self._send_response(msg_id, error=refusal.to_response_error())
 
     def _send_response(
         self, msg_id: Any, result: Any | None = None, error: Any | None = None

@@ -2,6 +2,11 @@
 
 Sources, later overriding earlier: defaults, `initializationOptions` (either the section itself
 or `{"relavium": {...}}`), then `workspace/configuration` for section `relavium`.
+
+A workspace's `.vscode/settings.json` chooses these values, so a message quotes a value clipped
+(`shown_value`: 3 levels, 5 items, 60 characters) and names at most `MAX_PROBLEMS` fields; a
+value nested past the wire's depth limit arrives as `server.lsp.boot.wire_json.TOO_DEEP` and is
+reported as a value of the wrong type.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from typing import Any
 
 from analysis.checks.registry import RULES
 from analysis.diagnostics import Severity
+from analysis.project.config import shown_key, shown_value
 
 SECTION = "relavium"
 # Without `debounceMs`, an edit in a burst waits no longer than the document's last analysis took
@@ -23,6 +29,9 @@ DEFAULT_DEBOUNCE = (
 MAX_DEBOUNCE_MS = 10_000
 SEVERITY_NAMES = {severity.label: severity for severity in Severity}
 RULE_OFF = "off"
+# Each problem is a message the editor shows: a settings file with thousands of bad keys gets
+# this many and one line counting the rest.
+MAX_PROBLEMS = 10
 
 
 @dataclass(frozen=True)
@@ -57,18 +66,19 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
     problems: list[str] = []
     known = {"debounceMs", "rules", "sampleScope"}
     problems.extend(
-        f"relavium.{key} is not a setting (known: {', '.join(sorted(known))}); ignored"
+        f"relavium.{shown_key(key)} is not a setting (known: {', '.join(sorted(known))}); ignored"
         for key in raw
         if key not in known
     )
-    return (
-        Settings(
-            debounce_ms=_debounce(raw.get("debounceMs"), problems),
-            rules=_rules(raw.get("rules"), problems),
-            sample_scope=_sample_scope(raw.get("sampleScope"), problems),
-        ),
-        problems,
+    settings = Settings(
+        debounce_ms=_debounce(raw.get("debounceMs"), problems),
+        rules=_rules(raw.get("rules"), problems),
+        sample_scope=_sample_scope(raw.get("sampleScope"), problems),
     )
+    if len(problems) > MAX_PROBLEMS:
+        left = len(problems) - MAX_PROBLEMS + 1
+        problems[MAX_PROBLEMS - 1:] = [f"and {left} more invalid relavium settings; ignored"]
+    return settings, problems
 
 
 def _debounce(value: Any, problems: list[str]) -> int | None:
@@ -76,13 +86,14 @@ def _debounce(value: Any, problems: list[str]) -> int | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         problems.append(
-            f"relavium.debounceMs must be a number of milliseconds, got {value!r}; "
+            f"relavium.debounceMs must be a number of milliseconds, got {shown_value(value)}; "
             f"using {DEFAULT_DEBOUNCE}"
         )
         return None
     if not 0 <= value <= MAX_DEBOUNCE_MS:
         problems.append(
-            f"relavium.debounceMs must be between 0 and {MAX_DEBOUNCE_MS}, got {value!r}; "
+            f"relavium.debounceMs must be between 0 and {MAX_DEBOUNCE_MS}, "
+            f"got {shown_value(value)}; "
             f"using {DEFAULT_DEBOUNCE}"
         )
         return None
@@ -95,14 +106,15 @@ def _rules(value: Any, problems: list[str]) -> dict[str, Severity | None]:
     if not isinstance(value, dict):
         problems.append(
             'relavium.rules must map rule ids to "error", "warning", "information", "hint" or '
-            f'"off", got {value!r}; ignored'
+            f'"off", got {shown_value(value)}; ignored'
         )
         return {}
     rules: dict[str, Severity | None] = {}
     for rule, level in value.items():
         if rule not in RULES:
             problems.append(
-                f"relavium.rules.{rule} is not a rule id (see docs/rules.md for the list); ignored"
+                f"relavium.rules.{shown_key(rule)} is not a rule id (see docs/rules.md for the "
+                "list); ignored"
             )
         elif level == RULE_OFF:
             rules[rule] = None
@@ -111,7 +123,7 @@ def _rules(value: Any, problems: list[str]) -> dict[str, Severity | None]:
         else:
             problems.append(
                 f"relavium.rules.{rule} must be one of error, warning, information, hint, off; "
-                f"got {level!r}; using the rule's default"
+                f"got {shown_value(level)}; using the rule's default"
             )
     return rules
 
@@ -120,6 +132,8 @@ def _sample_scope(value: Any, problems: list[str]) -> str | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str):
-        problems.append(f"relavium.sampleScope must be a file path, got {value!r}; ignored")
+        problems.append(
+            f"relavium.sampleScope must be a file path, got {shown_value(value)}; ignored"
+        )
         return None
     return value

@@ -52,6 +52,7 @@ class RelaviumClient(LanguageClient):
         self.documents: dict[str, TextDocument] = {}
         self.initialize_result: types.InitializeResult | None = None
         self.profile = ""
+        self.root = Path()  # the workspace folder, set by the `client` fixture
 
     @property
     def pull_mode(self) -> bool:
@@ -255,13 +256,21 @@ class Workspace:
     params=list(CLIENT_PROFILES),
     scope="module",
 )
-async def client(request: pytest.FixtureRequest, lsp_client: RelaviumClient) -> AsyncIterator[None]:
+async def client(
+    request: pytest.FixtureRequest, lsp_client: RelaviumClient,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> AsyncIterator[None]:
     lsp_client.profile = request.param
     lsp_client.set_configuration(INITIAL_SETTINGS)
+    # the workspace folder `workspace` writes into: the server reads a file the editor has not
+    # opened only inside one
+    lsp_client.root = tmp_path_factory.mktemp("workspace")
     lsp_client.initialize_result = await lsp_client.initialize_session(
         types.InitializeParams(
             capabilities=profile_capabilities(request.param),
             initialization_options=INITIAL_SETTINGS,
+            workspace_folders=[types.WorkspaceFolder(
+                uri=str(from_fs_path(str(lsp_client.root))), name="workspace")],
         )
     )
     yield
@@ -269,5 +278,5 @@ async def client(request: pytest.FixtureRequest, lsp_client: RelaviumClient) -> 
 
 
 @pytest.fixture(scope="module")
-def workspace(client: RelaviumClient, tmp_path_factory: pytest.TempPathFactory) -> Workspace:
-    return Workspace(tmp_path_factory.mktemp("workspace"), client)
+def workspace(client: RelaviumClient) -> Workspace:
+    return Workspace(client.root, client)

@@ -10,7 +10,8 @@ is an `initialize` request this module can answer exactly, answers it from `capa
 The server, once loaded, handles that same request as usual (its state comes from there) and drops
 its own answer after checking that it is the one already sent (`server.lsp.protocol`).
 
-Only stdlib (and `server.lsp.boot.transport`, stdlib-only) may be imported here at module level.
+Only stdlib (and `server.lsp.boot.transport` and `wire_json`, stdlib-only) may be imported here at
+module level.
 
 `capabilities.json` is what the real server answers, server name and version included (reading the
 installed version takes importlib.metadata, as long as the rest), written by
@@ -27,6 +28,7 @@ import os
 from typing import IO, Any, NamedTuple
 
 from server.lsp.boot.transport import Dropped, FrameReader, stdin_frames
+from server.lsp.boot.wire_json import parse_message
 
 logger = logging.getLogger("relavium-lsp")
 
@@ -88,8 +90,8 @@ def early_answer(body: bytes) -> EarlyAnswer | None:
     """The answer the server would give to this `initialize` request, or None when the frame is
     not one or has a value pygls might read otherwise (the loaded server then answers it)."""
     try:
-        message = json.loads(body)
-    except ValueError:
+        message = parse_message(body.decode("utf-8"))
+    except ValueError:  # not UTF-8 JSON: the loaded server answers it with the error it earns
         return None
     if not (
         isinstance(message, dict)

@@ -10,18 +10,20 @@ reads stdin on the thread pool that analyses run on. Here:
   dropped and the reader resynchronises on the next `Content-Length` header.
 - `dispatch` answers every request that has an id exactly once: −32700 for a body that is not
   UTF-8 JSON, −32600 for anything that is not a JSON-RPC 2.0 request (batches included), −32602
-  for params of the wrong shape, −32002 before `initialize`, −32600 after `shutdown`.
+  for params of the wrong shape, −32002 before `initialize`, −32600 after `shutdown`. Bodies are
+  read by `wire_json.parse_message`: nesting past its `MAX_DEPTH` is cut there, never fatal.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import sys
 import threading
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from server.lsp.boot.wire_json import parse_message
 
 if TYPE_CHECKING:
     # asyncio (like dataclasses) is left out: `relavium-lsp serve` reads its first frame with
@@ -161,7 +163,10 @@ def read_in_thread(
             except (OSError, ValueError) as error:  # stdin closed under us
                 logger.warning("reading the client's messages failed: %s", error)
                 frame = None
-            loop.call_soon_threadsafe(queue.put_nowait, frame)
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, frame)
+            except RuntimeError:  # the loop is closed: the server exited while this thread read
+                return
             if frame is None:
                 return
 
@@ -207,7 +212,7 @@ def _answer_error(
 def dispatch(protocol: Dispatcher, body: bytes) -> None:
     """Check one message and hand it to pygls, or answer it with the JSON-RPC error it earns."""
     try:
-        message = json.loads(body.decode("utf-8"))
+        message = parse_message(body.decode("utf-8"))
     except UnicodeDecodeError:
         _answer_error(protocol, None, PARSE_ERROR, "the message is not UTF-8")
         return

@@ -9,17 +9,15 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
 
 from analysis.ide.navigation import Occurrence, SymbolIndex, symbol_index
 from analysis.ide.rename import RenameRefused, plan_rename, rename_target
 from server.lsp.edits import offset_edits, workspace_edit
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
+from server.lsp.protocol import RequestRefused
 from server.lsp.serving import View, view_of
 
-# LSP's RequestFailed: the client shows the message (e.g. in VS Code's rename box).
-REQUEST_FAILED = -32803
 T = TypeVar("T")
 P = TypeVar("P")
 
@@ -80,7 +78,7 @@ def _refusable(
     async def answer(ls: RelaviumLanguageServer, params: P) -> T | None:
         outcome = await carried(ls, params)
         if isinstance(outcome, _Refused):
-            raise JsonRpcException(outcome.message, code=REQUEST_FAILED)
+            raise RequestRefused(outcome.message)
         return outcome
 
     return answer

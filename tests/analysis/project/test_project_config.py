@@ -195,3 +195,53 @@ def test_sample_scope_is_the_default_for_run(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "40"
     assert "shared.json" in result.stderr
+
+
+# -- issue 21, item 7: a pyproject.toml tomllib cannot read ------------------------------------
+
+DEEP = "[" * 5000 + "]" * 5000  # tomllib recurses per level: RecursionError, not TOMLDecodeError
+
+
+@pytest.mark.parametrize("command", [("check", "."), ("run", "w.relavium.yaml")])
+def test_a_deep_pyproject_without_our_table_is_passed_over(tmp_path: Path,
+                                                          command: tuple[str, str]) -> None:
+    write(tmp_path, {"pyproject.toml": f'[project]\nname = "x"\nweird = {DEEP}\n',
+                     "w.relavium.yaml": CLEAN})
+    result = relavium_lsp(*command, cwd=tmp_path)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("table", [
+    "[tool.relavium-lsp]\nrules = {}\n",
+    '[tool."relavium-lsp".rules]\n',
+    "tool.relavium-lsp.rules = {}\n",
+    '[tool]\nother = 1\nrelavium-lsp = { rules = {} }\n',
+])
+@pytest.mark.parametrize("command", [("check", "."), ("run", "w.relavium.yaml")])
+def test_a_deep_pyproject_naming_our_table_is_exit_2_naming_the_file(
+    tmp_path: Path, table: str, command: tuple[str, str]
+) -> None:
+    write(tmp_path, {"pyproject.toml": f"{table}weird = {DEEP}\n", "w.relavium.yaml": CLEAN})
+    result = relavium_lsp(*command, cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert f"{tmp_path.resolve() / 'pyproject.toml'}: arrays or inline tables are nested too " \
+           "deeply for the TOML reader; flatten them" in result.stderr
+
+
+@pytest.mark.parametrize("body", [f"x = {DEEP}\n", "x = " + "{a = " * 5000 + "1" + "}" * 5000])
+def test_an_explicit_deep_config_file_is_exit_2(tmp_path: Path, body: str) -> None:
+    write(tmp_path, {"deep.toml": body, "w.relavium.yaml": CLEAN})
+    result = check("--config", "deep.toml", ".", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "deep.toml: arrays or inline tables are nested too deeply" in result.stderr
+
+
+def test_a_broken_pyproject_is_passed_over_unless_a_line_names_our_table(tmp_path: Path) -> None:
+    # dependencies and other tools' tables mention the name without naming the table
+    unnamed = ('[project]\ndependencies = [\n  "relavium-lsp>=1",\n]\n'
+               '[tool.poetry.dependencies]\nrelavium-lsp = "^1"\n[tool.relavium-lspx]\nx = [\n')
+    write(tmp_path, {"pyproject.toml": unnamed, "w.relavium.yaml": CLEAN})
+    assert check(".", cwd=tmp_path).returncode == 0
+    write(tmp_path, {"pyproject.toml": "[ tool . 'relavium-lsp' ]\nrules = {\n"})
+    result = check(".", cwd=tmp_path)
+    assert result.returncode == 2 and "not valid TOML" in result.stderr

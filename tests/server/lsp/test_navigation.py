@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -257,3 +259,27 @@ async def test_unknown_documents_answer_empty(
     opened = workspace.open("closed-later.relavium.yaml", EXAMPLE)
     client.close(opened)
     assert await definition(client, opened, position(client, EXAMPLE, "to: classify", at=5)) == []
+
+
+async def test_a_refused_rename_is_an_answer_not_a_logged_server_error(
+    client: RelaviumClient, workspace: Workspace, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """pygls logged every refusal at ERROR level with a traceback (issue 21): the server's stderr,
+    which pytest-lsp forwards here, must hold none for it."""
+    uri = workspace.open("rename-refusal-log.relavium.yaml", EXAMPLE)
+    capfd.readouterr()
+    for new_name in ("route", "9 bad"):
+        with pytest.raises(JsonRpcException) as raised:
+            await rename(client, uri, position(client, EXAMPLE, "- id: classify", at=7), new_name)
+        assert raised.value.code == -32803 and raised.value.message  # LSP's RequestFailed
+    # A request for no method: pygls logs a warning for it after anything the renames logged.
+    with pytest.raises(JsonRpcException):
+        await client.protocol.send_request_async("relavium/noSuchMethod", {})
+    logged = ""
+    for _ in range(100):
+        logged += capfd.readouterr().err
+        if "noSuchMethod" in logged:
+            break
+        await asyncio.sleep(0.05)
+    assert "noSuchMethod" in logged
+    assert "Traceback" not in logged and "ERROR" not in logged, logged

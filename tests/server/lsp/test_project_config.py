@@ -158,3 +158,56 @@ async def test_a_document_the_project_excludes_gets_no_diagnostics_and_the_log_s
     assert symbols
     excluding.close(draft)
     excluding.close(kept)
+
+
+# Issue 21, item 7: tomllib recursed to RecursionError on this, which killed the `initialized`
+# handler: no diagnostics at all for the workspace, not even invalid-configuration.
+DEEP = "[" * 5000 + "]" * 5000
+
+
+@pytest.fixture(scope="module")
+def deep_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return workspace_with(tmp_path_factory, f"[project]\nweird = {DEEP}\n")
+
+
+@pytest.fixture(scope="module")
+def deep_ours_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return workspace_with(tmp_path_factory, f"[tool.relavium-lsp]\nweird = {DEEP}\n")
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def deep(lsp_client: RelaviumClient, deep_root: Path) -> AsyncIterator[None]:
+    await start(lsp_client, deep_root)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
+async def deep_ours(lsp_client: RelaviumClient, deep_ours_root: Path) -> AsyncIterator[None]:
+    await start(lsp_client, deep_ours_root)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_a_deep_pyproject_without_our_table_leaves_diagnostics_working(
+    deep: RelaviumClient, deep_root: Path
+) -> None:
+    found = await codes_and_levels(deep, deep_root)
+    assert found == [("unknown-key", types.DiagnosticSeverity.Error),
+                     ("unreachable-node", types.DiagnosticSeverity.Hint)]
+    config_uri = str(from_fs_path(str(deep_root / "pyproject.toml")))
+    assert not deep.published.get(config_uri)
+
+
+async def test_a_deep_pyproject_with_our_table_is_an_invalid_configuration_diagnostic(
+    deep_ours: RelaviumClient, deep_ours_root: Path
+) -> None:
+    config_uri = str(from_fs_path(str(deep_ours_root / "pyproject.toml")))
+    published = await deep_ours.wait_for(
+        lambda: deep_ours.published.get(config_uri), "diagnostics on pyproject.toml")
+    [diagnostic] = published[-1].diagnostics
+    assert diagnostic.code == "invalid-configuration"
+    assert "arrays or inline tables are nested too deeply" in diagnostic.message
+    found = await codes_and_levels(deep_ours, deep_ours_root)
+    assert found == [("unknown-key", types.DiagnosticSeverity.Error),
+                     ("unreachable-node", types.DiagnosticSeverity.Hint)]

@@ -5,10 +5,17 @@ from __future__ import annotations
 import pytest
 
 from analysis.diagnostics import Severity
+from server.lsp.boot.wire_json import TOO_DEEP
 from server.lsp.documents import is_relavium_uri
 from server.lsp.language_server import create_server
 from server.lsp.session import Session
-from server.lsp.settings import DEFAULT_DEBOUNCE_MS, Settings, parse_settings, section_of
+from server.lsp.settings import (
+    DEFAULT_DEBOUNCE_MS,
+    MAX_PROBLEMS,
+    Settings,
+    parse_settings,
+    section_of,
+)
 
 
 def test_valid_settings_parse() -> None:
@@ -112,3 +119,28 @@ def test_initialization_options_may_wrap_the_section() -> None:
 )
 def test_document_selector(uri: str, ours: bool) -> None:
     assert is_relavium_uri(uri) is ours
+
+@pytest.mark.parametrize(
+    ("raw", "field"),
+    [
+        ({"debounceMs": "x" * 1_000_000}, "relavium.debounceMs"),
+        ({"rules": [[[[[[["cycle"] * 1000]]]]]]}, "relavium.rules"),
+        ({"rules": {"cycle": {"level": list(range(100_000))}}}, "relavium.rules.cycle"),
+        ({"rules": {"c" * 1_000_000: "off"}}, "relavium.rules.ccc"),
+        ({"x" * 1_000_000: 1}, "relavium.xxx"),
+        ({"sampleScope": [TOO_DEEP]}, "relavium.sampleScope"),
+    ],
+)
+def test_a_huge_or_deep_value_gives_a_short_message_naming_the_field(
+    raw: object, field: str
+) -> None:
+    _, problems = parse_settings(raw)
+    assert len(problems) == 1 and problems[0].startswith(field), problems
+    assert len(problems[0]) < 300
+
+
+def test_thousands_of_bad_keys_give_a_bounded_number_of_messages() -> None:
+    _, problems = parse_settings({f"key{number}": 1 for number in range(5000)})
+    assert len(problems) == MAX_PROBLEMS
+    assert problems[-1] == f"and {5000 - MAX_PROBLEMS + 1} more invalid relavium settings; ignored"
+    assert problems[0].startswith("relavium.key0 is not a setting")
