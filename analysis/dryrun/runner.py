@@ -25,6 +25,8 @@ workflows; each has a test in tests/analysis/dryrun/test_workflow_run.py:
 - `max_parallel` caps the nodes in flight (of every type): each step starts only the first
   `max_parallel` ready nodes in plan order (with 1, the run is the plan order itself);
 - values cross between nodes as JSON (top-level NaN/±Infinity → null, -0 → 0);
+- a node's output over 256 KiB, or one that would take the run's state over 4 MiB, fails the
+  node as the engine's size bounds do (`analysis.dryrun.bounds`);
 - the first failure ends the run: nodes of the same step not yet evaluated are cancelled
   (`not-run`), the failed node's dependents are skipped (`upstream_unreachable`), and nothing
   else starts (`not-run`).
@@ -38,7 +40,6 @@ which for a non-ancestor depends on timing; the `unordered-output-read` rule rep
 from __future__ import annotations
 
 import heapq
-import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -47,6 +48,7 @@ from analysis.document.expressions import analyze_expression
 from analysis.document.graph import Graph
 from analysis.document.model import NodeDef, Workflow
 from analysis.document.yaml_nodes import plain_value
+from analysis.dryrun.bounds import Sizes, breach, serialized_bytes
 from analysis.dryrun.failures import error_json
 from analysis.dryrun.results import NodeRun, WorkflowRun
 from analysis.dryrun.samples import PINNED_TYPES, SYNTHESIZED, Samples, synthesized
@@ -59,6 +61,8 @@ from sandbox.scope import SharedValue
 # How long a whole dry run may take before the remaining nodes are reported `not-run`: each
 # evaluation is capped by the sandbox on its own; this caps the sum.
 RUN_BUDGET_S = 30.0
+# how much of a condition's result its reason shows
+REASON_LIMIT = 120
 
 
 EVALUATED_TYPES = frozenset({"condition", "transform", "merge"})
@@ -127,6 +131,8 @@ class _Runner:
         self.results: list[NodeRun] = []
         self.failure: str | None = None
         self.cap = max_parallel(workflow)
+        self.state_bytes = 0  # the kept outputs' serialized bytes, as the engine sums them
+        self.sizes: Sizes = {}
 
     # --- the loop ---------------------------------------------------------------------------
 
@@ -264,6 +270,8 @@ class _Runner:
         entry = NodeRun(node, node_id, node.type or "", "ran")
         try:
             self._execute(node, entry)
+            if entry.status != "failed":
+                self._bound(entry)
         finally:
             entry.ms = (time.perf_counter() - started) * 1000
         self.results.append(entry)
@@ -275,6 +283,17 @@ class _Runner:
             if entry.value is not UNDEFINED:
                 self.visible[node_id] = entry.value
             self._settle(node_id, "completed")
+
+    def _bound(self, entry: NodeRun) -> None:
+        """Keep the output within the engine's size bounds, or fail the node as it would."""
+        size, measured = serialized_bytes(entry.value, self.sizes)
+        refused = breach(entry.id, size, self.state_bytes)
+        if refused is None:
+            self.state_bytes += size
+            self.sizes.update(measured)
+            return
+        entry.value = UNDEFINED
+        self._fail(entry, "validation", refused)
 
     def _fail(self, entry: NodeRun, code: str, message: str) -> None:
         entry.status = "failed"
@@ -389,7 +408,7 @@ class _Runner:
                        "the condition matched no branch and declares no default")
             return
         self.selected[entry.id] = target
-        entry.reason = f'{json.dumps(result, ensure_ascii=False)} chose "{target}"'
+        entry.reason = f'{value_text(result, REASON_LIMIT)} chose "{target}"'
 
     def _merge(self, entry: NodeRun, strategy: str | None, branches: list[Any]) -> None:
         if strategy == "concat":
@@ -445,7 +464,7 @@ def synthesized_cause(
     if not causes:
         return None
     named = ", ".join(
-        f"`{entry.id}` ({entry.type}: {value_text(entry.value)[:40]})" for entry in causes
+        f"`{entry.id}` ({entry.type}: {value_text(entry.value, 40)})" for entry in causes
     )
     return (
         f"`{node_id}` failed reading a synthesized output: {named}; pin a realistic one "
@@ -486,7 +505,7 @@ def stale_outputs(run: WorkflowRun, samples: Samples) -> str | None:
         if entry.value is UNDEFINED:
             stale.append(f"`{entry.id}` ({entry.status}, no value)")
         elif not same_json(entry.value, samples.outputs[entry.id]):
-            stale.append(f"`{entry.id}` (now {value_text(entry.value)[:40]})")
+            stale.append(f"`{entry.id}` (now {value_text(entry.value, 40)})")
     if not stale:
         return None
     return ("the samples' outputs for " + ", ".join(stale) + " differ from this dry run and are "

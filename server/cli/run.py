@@ -14,7 +14,6 @@ usage, I/O, configuration or samples errors.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from analysis.checks.analyze import analyze
 from analysis.dryrun.launch import DryRunError, evaluate, prepare, run_whole
 from analysis.dryrun.presentation import failure_lines, node_line, summary_of
 from analysis.dryrun.results import WorkflowRun
+from analysis.dryrun.values import json_text
 from analysis.project.config import ConfigError, configured_sample_scope
 from sandbox import WorkerPool
 from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_safely
@@ -56,7 +56,7 @@ def main(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         run = evaluate(pool, sample, scope, args.file)
     if args.format == "json":
-        print_safely(json.dumps(run.to_json(), ensure_ascii=True))
+        print_safely(json_text(run.to_json()))
     else:
         print(f"{args.node}: {run.scope_label}", file=sys.stderr)
         for note in run.to_json()["scope"]["notes"]:
@@ -70,7 +70,7 @@ def main(args: argparse.Namespace) -> int:
 def _whole(args: argparse.Namespace, run: WorkflowRun) -> int:
     answer = run.to_json()
     if args.format == "json":
-        print_safely(json.dumps(answer, ensure_ascii=True))
+        print_safely(json_text(answer))
     else:
         failures = failure_lines(run, args.file)
         for entry in answer["nodes"]:
