@@ -25,14 +25,22 @@ class DryRunError(Exception):
     what to do. Not a sandbox result."""
 
 
+def nothing_to_run(why: str) -> str:
+    """Why a file is not a workflow a dry run can run, in `check`'s words."""
+    return f"nothing to dry-run: {why}; `relavium-lsp check` lists every problem"
+
+
 def load(
     result: AnalysisResult, path: str | None, explicit_scope: str | None
 ) -> tuple[AnalysisResult, Samples]:
     """The samples for a run; raises DryRunError when the run cannot start."""
-    if result.workflow is None or result.graph is None:
-        syntax = next((d for d in result.diagnostics if d.rule == "yaml-syntax"), None)
-        where = f" (line {syntax.range.start.line + 1})" if syntax else ""
-        raise DryRunError(f"the workflow does not parse{where}; fix the YAML first")
+    if result.workflow is None or result.graph is None or result.workflow.body is None:
+        # not a workflow (broken or oversized YAML, no `workflow` mapping): a run of it would
+        # run nothing and report success; say what `check` says instead
+        problem = next((d for d in result.diagnostics if d.severity == Severity.ERROR), None)
+        why = (f"{problem.message.strip()} (line {problem.range.start.line + 1})"
+               if problem is not None else "it has no `workflow` mapping")
+        raise DryRunError(nothing_to_run(why))
     try:
         return result, find_samples(path, explicit_scope)
     except SampleScopeError as error:

@@ -18,11 +18,14 @@ import sys
 from pathlib import Path
 
 from analysis.checks.analyze import analyze
-from analysis.dryrun.launch import DryRunError, evaluate, prepare, run_whole
+from analysis.document.source import SourceText
+from analysis.document.yaml_profile import too_large
+from analysis.dryrun.launch import DryRunError, evaluate, nothing_to_run, prepare, run_whole
 from analysis.dryrun.presentation import failure_lines, node_line, summary_of
 from analysis.dryrun.results import WorkflowRun
 from analysis.dryrun.values import json_text
 from analysis.project.config import ConfigError, configured_sample_scope
+from analysis.project.files import SourceTooLarge, read_source
 from sandbox import WorkerPool
 from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_safely
 
@@ -39,8 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     try:
-        with open(args.file, encoding="utf-8", newline="") as handle:
-            text = handle.read()
+        text = read_source(args.file)
+    except SourceTooLarge as error:  # refused before it is read whole, as `check` refuses it
+        refusal = too_large(SourceText(""), error.size).message
+        print(f"relavium-lsp run: {args.file}: {nothing_to_run(refusal)}", file=sys.stderr)
+        return EXIT_USAGE
     except (OSError, UnicodeDecodeError) as error:
         print(f"relavium-lsp run: {args.file}: cannot read it ({error})", file=sys.stderr)
         return EXIT_USAGE
