@@ -30,7 +30,7 @@ from analysis.dryrun.results import NodeRun
 from analysis.dryrun.runner import Evaluate, run_workflow
 from analysis.dryrun.samples import PINNED_TYPES, Samples, input_field, sample_input, synthesized
 from analysis.dryrun.scope import base_scope
-from analysis.dryrun.values import UNDEFINED
+from analysis.dryrun.values import UNDEFINED, json_text
 from sandbox import ScopeError
 
 HOW_IT_IS_USED = (
@@ -59,7 +59,7 @@ def sidecar_skeleton(
     outputs = _outputs(workflow, graph, samples, evaluate, cancelled, notes)
     notes.append(HOW_IT_IS_USED)
     skeleton = {"inputs": inputs, "ctx": ctx, "outputs": outputs, "nodes": {}, "notes": notes}
-    return Skeleton(json.dumps(skeleton, indent=2, ensure_ascii=False) + "\n", notes)
+    return Skeleton(json_text(skeleton, ensure_ascii=False, indent=2) + "\n", notes)
 
 
 def _inputs(workflow: Workflow, notes: list[str]) -> dict[str, Any]:

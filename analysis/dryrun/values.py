@@ -90,43 +90,46 @@ def value_text(value: Any, limit: int | None = None) -> str:
     return "".join(pieces)
 
 
-def json_text(value: Any) -> str:
-    """`json.dumps(value, ensure_ascii=True)`, for a value nested too deeply for it as well."""
+def json_text(value: Any, *, ensure_ascii: bool = True, indent: int | None = None) -> str:
+    """`json.dumps(value, ensure_ascii=..., indent=...)`, for a value nested too deeply for it
+    as well."""
     try:
-        return json.dumps(value, ensure_ascii=True)
+        return json.dumps(value, ensure_ascii=ensure_ascii, indent=indent)
     except RecursionError:
-        return "".join(_chunks(value, encode_basestring_ascii))
+        encode = encode_basestring_ascii if ensure_ascii else encode_basestring
+        return "".join(_chunks(value, encode, indent))
 
 
-def _chunks(value: Any, encode_string: Callable[[str], str]) -> Iterator[str]:
-    """`json.dumps`'s text with its default separators, piece by piece, without recursion: the
-    stack holds the text still to write (str) and the values still to encode (a 1-tuple)."""
-    stack: list[str | tuple[Any]] = [(value,)]
+def _chunks(
+    value: Any, encode_string: Callable[[str], str], indent: int | None = None
+) -> Iterator[str]:
+    """`json.dumps`'s text (its default separators, or `indent`'s lines), piece by piece,
+    without recursion: the stack holds the text still to write (str) and the values still to
+    encode with their depth."""
+    stack: list[str | tuple[Any, int]] = [(value, 0)]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
             yield item
             continue
-        node = item[0]
-        if isinstance(node, dict):
-            members = [(key, child) for key, child in node.items() if child is not UNDEFINED]
-            if not members:
-                yield "{}"
+        node, depth = item
+        if isinstance(node, dict | list):
+            children = ([(key, child) for key, child in node.items() if child is not UNDEFINED]
+                        if isinstance(node, dict) else
+                        [(None, None if child is UNDEFINED else child) for child in node])
+            if not children:
+                yield "{}" if isinstance(node, dict) else "[]"
                 continue
-            stack.append("}")
-            for index in range(len(members) - 1, -1, -1):
-                key, child = members[index]
-                stack.append((child,))
-                key_text = encode_string(key if isinstance(key, str) else json.dumps(key))
-                stack.append(("{" if index == 0 else ", ") + key_text + ": ")
-        elif isinstance(node, list):
-            if not node:
-                yield "[]"
-                continue
-            stack.append("]")
-            for index in range(len(node) - 1, -1, -1):
-                stack.append((None if node[index] is UNDEFINED else node[index],))
-                stack.append("[" if index == 0 else ", ")
+            opening, closing = ("{", "}") if isinstance(node, dict) else ("[", "]")
+            inner = "" if indent is None else "\n" + " " * (indent * (depth + 1))
+            stack.append(closing if indent is None else "\n" + " " * (indent * depth) + closing)
+            for index in range(len(children) - 1, -1, -1):
+                key, child = children[index]
+                stack.append((child, depth + 1))
+                lead = (opening if index == 0 else ", " if indent is None else ",") + inner
+                if isinstance(node, dict):
+                    lead += encode_string(key if isinstance(key, str) else json.dumps(key)) + ": "
+                stack.append(lead)
         elif isinstance(node, str):
             yield encode_string(node)
         else:

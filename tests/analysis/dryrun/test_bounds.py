@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from json.encoder import encode_basestring, encode_basestring_ascii
 import subprocess
 from typing import Any
 
@@ -22,7 +23,7 @@ from analysis.dryrun.bounds import (
     WORKFLOW_STATE_BYTES,
     serialized_bytes,
 )
-from analysis.dryrun.values import json_text, same_json, value_text
+from analysis.dryrun.values import _chunks, json_text, same_json, value_text
 from tests.analysis.dryrun.test_workflow_run import by_id, dry_run, pins, statuses
 
 AGENTS = """\
@@ -180,6 +181,19 @@ def test_value_growing_workflows_end_quickly_within_the_bounds(
     assert json.loads(json_text(run.to_json()))["ok"] == run.ok
 
 
+@settings(max_examples=200, deadline=None)
+@given(JSON_VALUES, st.sampled_from([None, 2]), st.booleans())
+def test_the_iterative_writer_writes_what_json_dumps_writes(
+    value: Any, indent: int | None, ascii_only: bool
+) -> None:
+    # the text a value nested too deeply for json.dumps is written as (the starter samples
+    # file is indented, answers are ASCII)
+    expected = json.dumps(value, ensure_ascii=ascii_only, indent=indent)
+    encode = encode_basestring_ascii if ascii_only else encode_basestring
+    assert "".join(_chunks(value, encode, indent)) == expected
+    assert value_text(value) == json.dumps(value, ensure_ascii=False)
+
+
 def test_deep_values_are_shown_compared_and_answered_without_recursion() -> None:
     deep: Any = "x"
     for _ in range(5000):
@@ -191,3 +205,5 @@ def test_deep_values_are_shown_compared_and_answered_without_recursion() -> None
         again = [again]
     assert same_json(deep, again) and not same_json(deep, [again])
     assert serialized_bytes(deep, {})[0] == 2 * 5000 + 3
+    indented = json_text(deep, ensure_ascii=False, indent=2)
+    assert indented.startswith("[\n  [\n    [") and indented.count("\n") == 2 * 5000

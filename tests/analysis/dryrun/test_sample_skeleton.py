@@ -207,3 +207,4 @@ def test_many_context_templates_cost_linear_work() -> None:
 
     small, large = cost(60), cost(600)
     assert large <= small * 12, (small, large)
+
