@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import shutil
-from json.encoder import encode_basestring, encode_basestring_ascii
 import subprocess
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
 import pytest
