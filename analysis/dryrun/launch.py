@@ -109,12 +109,9 @@ def run_whole(
             "the workflow has a dependency cycle (" + " → ".join(result.graph.cycle)
             + "); the engine refuses to run it"
         )
-    try:
-        run = run_workflow(
-            result.workflow, result.graph, pool_evaluator(pool), samples, cancelled=cancelled
-        )
-    except ScopeError as error:
-        raise DryRunError(str(error)) from None
+    run = run_workflow(
+        result.workflow, result.graph, pool_evaluator(pool), samples, cancelled=cancelled
+    )
     errors = sum(1 for d in result.diagnostics if d.severity == Severity.ERROR)
     if errors:
         run.notes.insert(0, (

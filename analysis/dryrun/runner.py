@@ -27,6 +27,8 @@ workflows; each has a test in tests/analysis/dryrun/test_workflow_run.py:
 - values cross between nodes as JSON (top-level NaN/±Infinity → null, -0 → 0);
 - a node's output over 256 KiB, or one that would take the run's state over 4 MiB, fails the
   node as the engine's size bounds do (`analysis.dryrun.bounds`);
+- an expression whose scope holds a value nested deeper than the sandbox admits fails as the
+  sandbox fails it (`sandbox_error`, reason `scope`);
 - the first failure ends the run: nodes of the same step not yet evaluated are cancelled
   (`not-run`), the failed node's dependents are skipped (`upstream_unreachable`), and nothing
   else starts (`not-run`).
@@ -55,7 +57,9 @@ from analysis.dryrun.samples import PINNED_TYPES, SYNTHESIZED, Samples, synthesi
 from analysis.dryrun.scope import base_scope, completed_branches, engine_scope
 from analysis.dryrun.templates import unresolvable_template
 from analysis.dryrun.values import UNDEFINED, json_value, same_json, strictly_equal, value_text
-from sandbox import Outcome, Scope
+from sandbox import Outcome, Scope, ScopeError
+from sandbox.errors import SandboxError
+from sandbox.evaluator import failed_outcome
 from sandbox.scope import SharedValue
 
 # How long a whole dry run may take before the remaining nodes are reported `not-run`: each
@@ -377,9 +381,13 @@ class _Runner:
             )
             self._fail(entry, "validation", f"`{entry.id}` has no `{field_name}` to evaluate")
             return
-        outcome = self.evaluate(
-            node.expression.value, node.expression.kind, self.scope_for(entry.id)
-        )
+        try:
+            scope = self.scope_for(entry.id)
+        except ScopeError as refused:
+            # a value nested too deeply for a scope: the sandbox refuses it before evaluating
+            outcome = failed_outcome(node.expression.value, SandboxError("scope", str(refused)))
+        else:
+            outcome = self.evaluate(node.expression.value, node.expression.kind, scope)
         entry.outcome = outcome
         if outcome.error is not None:
             entry.status = "failed"

@@ -31,7 +31,6 @@ from analysis.dryrun.runner import Evaluate, run_workflow
 from analysis.dryrun.samples import PINNED_TYPES, Samples, input_field, sample_input, synthesized
 from analysis.dryrun.scope import base_scope
 from analysis.dryrun.values import UNDEFINED, json_text
-from sandbox import ScopeError
 
 HOW_IT_IS_USED = (
     "`outputs` of agent and human_gate nodes are pins: a dry run uses them instead of calling "
@@ -137,13 +136,8 @@ def _outputs(
         notes.append("the workflow has a dependency cycle, so it cannot run: only agent and "
                      "human_gate outputs are written")
     else:
-        try:
-            run = run_workflow(workflow, graph, evaluate, samples, cancelled=cancelled)
-        except ScopeError as error:  # e.g. a default nested too deep to be a scope
-            notes.append(f"the dry run could not start ({error}): only agent and human_gate "
-                         "outputs are written")
-        else:
-            runs = {entry.id: entry for entry in run.nodes}
+        run = run_workflow(workflow, graph, evaluate, samples, cancelled=cancelled)
+        runs = {entry.id: entry for entry in run.nodes}
     outputs: dict[str, Any] = {}
     for node in workflow.nodes:
         node_id = node.id

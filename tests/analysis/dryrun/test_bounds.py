@@ -207,3 +207,30 @@ def test_deep_values_are_shown_compared_and_answered_without_recursion() -> None
     assert serialized_bytes(deep, {})[0] == 2 * 5000 + 3
     indented = json_text(deep, ensure_ascii=False, indent=2)
     assert indented.startswith("[\n  [\n    [") and indented.count("\n") == 2 * 5000
+
+
+
+def chain(length: int) -> str:
+    """`length` concat merges in a row: each wraps its one branch in a list, so `out`
+    captures {} inside `length` lists."""
+    nodes = ["    - { id: start, type: input }"]
+    edges = []
+    below = "start"
+    for index in range(length):
+        nodes.append(f"    - {{ id: m{index}, type: merge, merge_strategy: concat }}")
+        edges.append(f"    - {{ from: {below}, to: m{index} }}")
+        below = f"m{index}"
+    nodes.append("    - { id: out, type: output }")
+    edges.append(f"    - {{ from: {below}, to: out }}")
+    return "  nodes:\n" + "\n".join(nodes) + "\n  edges:\n" + "\n".join(edges) + "\n"
+
+
+def test_a_scope_nested_deeper_than_the_sandbox_admits_fails_the_node_not_the_run() -> None:
+    # the sandbox refuses a pathologically deep scope before injection (spec: `scope`); the
+    # run raised ScopeError instead, which `run` reported as a usage error for the whole file
+    run = dry_run(chain(200).replace(
+        "    - { id: out, type: output }", "    - { id: out, type: transform, transform: '1' }"
+    ))
+    assert statuses(run)[-2:] == [("m199", "ran"), ("out", "failed")]
+    error = by_id(run)["out"]["error"]
+    assert (error["code"], error["reason"]) == ("sandbox_error", "scope")

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from analysis.dryrun.bounds import NODE_OUTPUT_BYTES
-from tests.analysis.dryrun.test_bounds import LADDER_LEVELS, ladder, ladder_size
+from tests.analysis.dryrun.test_bounds import LADDER_LEVELS, chain, ladder, ladder_size
 from tests.analysis.dryrun.test_workflow_run import HEAD
 from tests.server.cli.test_run_cli import run_cli
 
@@ -31,19 +31,6 @@ def test_a_ladder_of_concat_merges_ends_quickly_with_the_node_failed_as_the_engi
     text = run_cli(workflow)
     assert (f"m{level} (merge) failed: validation: node `m{level}` output is "
             f"{ladder_size(level)} bytes, above the limit of {NODE_OUTPUT_BYTES}") in text.stdout
-
-
-def chain(length: int) -> str:
-    nodes = ["    - { id: start, type: input }"]
-    edges = []
-    below = "start"
-    for index in range(length):
-        nodes.append(f"    - {{ id: m{index}, type: merge, merge_strategy: concat }}")
-        edges.append(f"    - {{ from: {below}, to: m{index} }}")
-        below = f"m{index}"
-    nodes.append("    - { id: out, type: output }")
-    edges.append(f"    - {{ from: {below}, to: out }}")
-    return "  nodes:\n" + "\n".join(nodes) + "\n  edges:\n" + "\n".join(edges) + "\n"
 
 
 def test_a_chain_of_1500_merges_nests_1500_deep_and_runs(tmp_path: Path) -> None:

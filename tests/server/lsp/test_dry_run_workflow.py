@@ -13,10 +13,9 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 
 from analysis.dryrun.bounds import NODE_OUTPUT_BYTES
-from tests.analysis.dryrun.test_bounds import LADDER_LEVELS, ladder, ladder_size
+from tests.analysis.dryrun.test_bounds import LADDER_LEVELS, chain, ladder, ladder_size
 from tests.analysis.dryrun.test_workflow_run import HEAD
 from tests.conftest import EXAMPLES
-from tests.server.cli.test_run_bounds_cli import chain
 from tests.server.conftest import RelaviumClient, Workspace
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
