@@ -33,6 +33,7 @@ from analysis.diagnostics import Severity
 from analysis.document.model import InputDecl, NodeDef
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YamlDocument, plain_value
+from analysis.document.yaml_profile import MAX_SOURCE_BYTES
 from analysis.document.yaml_read import read_yaml
 from analysis.project.files import SIDECAR_SUFFIXES
 
@@ -239,6 +240,12 @@ def _parse_json(text: str, path: str) -> Any:
 
 
 def _parse_yaml(text: str, path: str) -> Any:
+    if len(text) > MAX_SOURCE_BYTES or len(text.encode("utf-8")) > MAX_SOURCE_BYTES:
+        # the YAML reader's own refusal speaks of workflow sources
+        raise SampleScopeError(
+            f"sample scope {path}: a YAML samples file is read as a workflow is, at most "
+            f"{MAX_SOURCE_BYTES:,} bytes (2 MiB); write a larger one as JSON"
+        )
     document: YamlDocument = read_yaml(SourceText(text))
     errors = [problem for problem in document.problems if problem.severity is Severity.ERROR]
     if errors:

@@ -286,6 +286,7 @@ def test_samples_for_a_node_that_does_not_exist_get_a_note_with_the_closest_id(
     [
         ('{"inputs": {"n": ' + "9" * 5000 + "}}", "a number has more than 4,300 digits"),
         (" " * (8 * 1024 * 1024) + "{}", "larger than 8,388,608 bytes (8 MiB)"),
+        ("inputs: {}" + " " * (2 * 1024 * 1024), "a YAML samples file is read as a workflow is"),
     ],
 )
 def test_a_samples_file_python_cannot_hold_is_a_usage_error_naming_it(
@@ -293,7 +294,8 @@ def test_a_samples_file_python_cannot_hold_is_a_usage_error_naming_it(
 ) -> None:
     path = tmp_path / "sampled.relavium.yaml"
     path.write_text(SAMPLED, encoding="utf-8")
-    samples = path.with_name("sampled.samples.json")
+    suffix = ".samples.json" if content.lstrip().startswith("{") else ".samples.yaml"
+    samples = path.with_name("sampled" + suffix)
     samples.write_text(content, encoding="utf-8")
     for arguments in ((), ("--node", "review")):
         result = run_cli(path, *arguments)
