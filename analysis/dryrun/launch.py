@@ -11,9 +11,10 @@ from collections.abc import Callable
 
 from analysis.checks.analyze import AnalysisResult
 from analysis.diagnostics import Severity
+from analysis.dryrun.hints import synthesized_cause
 from analysis.dryrun.presentation import DryRun
 from analysis.dryrun.results import WorkflowRun
-from analysis.dryrun.runner import Evaluate, run_workflow, synthesized_cause
+from analysis.dryrun.runner import Evaluate, run_workflow
 from analysis.dryrun.samples import Samples, SampleScopeError, find_samples
 from analysis.dryrun.scope import SampleScope, build_sample_scope
 from sandbox import Outcome, Scope, ScopeError, WorkerPool

@@ -46,17 +46,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from analysis.document.expressions import analyze_expression
 from analysis.document.graph import Graph
 from analysis.document.model import NodeDef, Workflow
 from analysis.document.yaml_nodes import plain_value
 from analysis.dryrun.bounds import Sizes, breach, serialized_bytes
 from analysis.dryrun.failures import error_json
+from analysis.dryrun.hints import stale_outputs, synthesized_cause
 from analysis.dryrun.results import NodeRun, WorkflowRun
 from analysis.dryrun.samples import PINNED_TYPES, SYNTHESIZED, Samples, synthesized
 from analysis.dryrun.scope import base_scope, completed_branches, engine_scope
 from analysis.dryrun.templates import unresolvable_template
-from analysis.dryrun.values import UNDEFINED, json_value, same_json, strictly_equal, value_text
+from analysis.dryrun.values import UNDEFINED, json_value, strictly_equal, value_text
 from sandbox import Outcome, Scope, ScopeError
 from sandbox.errors import SandboxError
 from sandbox.evaluator import failed_outcome
@@ -453,34 +453,6 @@ class _Runner:
         entry.value = synthesized(node)
 
 
-def synthesized_cause(
-    graph: Graph, results: list[NodeRun], node: NodeDef, node_id: str
-) -> str | None:
-    """For an expression that failed: the synthesized ancestor outputs it read (all of them when
-    it names none), and how to pin one; None when it read none."""
-    if node.expression is None:
-        return None
-    read = {each.node_id for each in analyze_expression(node.expression.value).output_reads}
-    if node.type == "merge":
-        read.update(graph.fan_in_branches(node_id))
-    ancestors = graph.ancestors(node_id)
-    causes = [
-        entry for entry in results
-        if entry.status == "synthesized" and entry.id in ancestors
-        and (not read or entry.id in read)
-    ]
-    if not causes:
-        return None
-    named = ", ".join(
-        f"`{entry.id}` ({entry.type}: {value_text(entry.value, 40)})" for entry in causes
-    )
-    return (
-        f"`{node_id}` failed reading a synthesized output: {named}; pin a realistic one "
-        f'under "outputs": {{"{causes[0].id}": …}} in the samples file (Create Sample Scope '
-        "writes a starter next to the workflow)"
-    )
-
-
 def run_workflow(
     workflow: Workflow,
     graph: Graph,
@@ -499,23 +471,3 @@ def run_workflow(
     if result.stale is not None:
         result.notes.append(result.stale)
     return result
-
-
-def stale_outputs(run: WorkflowRun, samples: Samples) -> str | None:
-    """The note for samples `outputs` of computed nodes that no longer match what the run
-    computed (in run order): a dry run recomputes every node but agents and human gates, so such
-    an entry is never used, and an edit there must not pass silently. Entries that match (as the
-    starter sidecar writes them) say nothing."""
-    stale = []
-    for entry in run.nodes:
-        if entry.type in PINNED_TYPES or entry.id not in samples.outputs:
-            continue
-        if entry.value is UNDEFINED:
-            stale.append(f"`{entry.id}` ({entry.status}, no value)")
-        elif not same_json(entry.value, samples.outputs[entry.id]):
-            stale.append(f"`{entry.id}` (now {value_text(entry.value, 40)})")
-    if not stale:
-        return None
-    return ("the samples' outputs for " + ", ".join(stale) + " differ from this dry run and are "
-            "not used: a dry run recomputes every node but agent and human_gate ones; update "
-            "or delete those entries (`nodes.<id>.outputs` sets what one node sees)")
