@@ -11,9 +11,10 @@ from collections.abc import Callable
 
 from analysis.checks.analyze import AnalysisResult
 from analysis.diagnostics import Severity
+from analysis.dryrun.hints import synthesized_cause
 from analysis.dryrun.presentation import DryRun
 from analysis.dryrun.results import WorkflowRun
-from analysis.dryrun.runner import Evaluate, run_workflow, synthesized_cause
+from analysis.dryrun.runner import Evaluate, run_workflow
 from analysis.dryrun.samples import Samples, SampleScopeError, find_samples
 from analysis.dryrun.scope import SampleScope, build_sample_scope
 from analysis.project.kinds import NOT_A_WORKFLOW, FileKind
@@ -26,16 +27,24 @@ class DryRunError(Exception):
     what to do. Not a sandbox result."""
 
 
+def nothing_to_run(why: str) -> str:
+    """Why a file is not a workflow a dry run can run, in `check`'s words."""
+    return f"nothing to dry-run: {why}; `relavium-lsp check` lists every problem"
+
+
 def load(
     result: AnalysisResult, path: str | None, explicit_scope: str | None
 ) -> tuple[AnalysisResult, Samples]:
     """The samples for a run; raises DryRunError when the run cannot start."""
     if result.kind is FileKind.AGENT:
         raise DryRunError(NOT_A_WORKFLOW)
-    if result.workflow is None or result.graph is None:
-        syntax = next((d for d in result.diagnostics if d.rule == "yaml-syntax"), None)
-        where = f" (line {syntax.range.start.line + 1})" if syntax else ""
-        raise DryRunError(f"the workflow does not parse{where}; fix the YAML first")
+    if result.workflow is None or result.graph is None or result.workflow.body is None:
+        # not a workflow (broken or oversized YAML, no `workflow` mapping): a run of it would
+        # run nothing and report success; say what `check` says instead
+        problem = next((d for d in result.diagnostics if d.severity == Severity.ERROR), None)
+        why = (f"{problem.message.strip()} (line {problem.range.start.line + 1})"
+               if problem is not None else "it has no `workflow` mapping")
+        raise DryRunError(nothing_to_run(why))
     try:
         return result, find_samples(path, explicit_scope)
     except SampleScopeError as error:
@@ -104,12 +113,9 @@ def run_whole(
             "the workflow has a dependency cycle (" + " → ".join(result.graph.cycle)
             + "); the engine refuses to run it"
         )
-    try:
-        run = run_workflow(
-            result.workflow, result.graph, pool_evaluator(pool), samples, cancelled=cancelled
-        )
-    except ScopeError as error:
-        raise DryRunError(str(error)) from None
+    run = run_workflow(
+        result.workflow, result.graph, pool_evaluator(pool), samples, cancelled=cancelled
+    )
     errors = sum(1 for d in result.diagnostics if d.severity == Severity.ERROR)
     if errors:
         run.notes.insert(0, (

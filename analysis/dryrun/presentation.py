@@ -10,7 +10,6 @@ The one-node answer is the sandbox `eval` shape (`{"ok": true, "value": ...}` or
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,7 +66,7 @@ class DryRun:
     def summary(self) -> str:
         """One line: the value or the error's public message."""
         if self.outcome.ok:
-            return f"{self.sample.node} → {_preview(value_text(self.outcome.value))}"
+            return f"{self.sample.node} → {value_text(self.outcome.value, 120)}"
         detail, error = self.outcome.detail, self.outcome.error
         said = self.outcome.to_text()
         if detail is not None and error is not None:
@@ -80,10 +79,10 @@ class DryRun:
         """Several lines for a log: the scope used, notes, and the full value or error."""
         lines = [f"run {self.sample.node} ({self.sample.kind}) with the {self.scope_label}"]
         lines.extend(f"note: {note}" for note in self.sample.notes)
-        lines.append("scope: " + json.dumps(self.sample.scope, ensure_ascii=False))
+        # A scope or a result may be megabytes; the command's own answer carries them whole.
+        lines.append("scope: " + value_text(self.sample.scope, LOG_VALUE_LIMIT))
         text = self.outcome.to_text()
         if len(text) > LOG_VALUE_LIMIT:
-            # A result may be megabytes; the command's own answer carries it whole.
             text = text[:LOG_VALUE_LIMIT] + f"\n… ({len(text):,} characters; truncated in the log)"
         lines.append(("value: " if self.outcome.ok else "error: ") + text)
         lines.extend(self.compiler_lines())
@@ -114,7 +113,7 @@ def node_line(entry: dict[str, Any], limit: int = 120) -> str:
     head = f"{entry['id']} ({entry['type']}) {entry['status']}"
     parts: list[str] = []
     if "value" in entry:
-        parts.append(_preview(value_text(entry["value"]), limit))
+        parts.append(value_text(entry["value"], limit))
     if "error" in entry:
         error = entry["error"]
         reason = f" ({error['reason']})" if "reason" in error else ""
@@ -161,9 +160,9 @@ def placements(run: WorkflowRun, source: SourceText) -> list[Annotation]:
         id_end = source.position(node.id_ref.scalar.end)
         label = tooltip = None
         if entry.value is not UNDEFINED:
-            tooltip = value_text(entry.value)
-            clipped = tooltip if len(tooltip) <= HINT_LIMIT else tooltip[: HINT_LIMIT - 1] + "…"
-            label = f"{'📌 ' if entry.status == 'pinned' else ''}= {clipped}"
+            tooltip = value_text(entry.value, LOG_VALUE_LIMIT)
+            pin = "📌 " if entry.status == "pinned" else ""
+            label = f"{pin}= {value_text(entry.value, HINT_LIMIT)}"
         elif entry.type == "condition" and entry.reason is not None:
             label = tooltip = f"→ {entry.reason}"
         if entry.status == "failed":

@@ -25,6 +25,10 @@ workflows; each has a test in tests/analysis/dryrun/test_workflow_run.py:
 - `max_parallel` caps the nodes in flight (of every type): each step starts only the first
   `max_parallel` ready nodes in plan order (with 1, the run is the plan order itself);
 - values cross between nodes as JSON (top-level NaN/±Infinity → null, -0 → 0);
+- a node's output over 256 KiB, or one that would take the run's state over 4 MiB, fails the
+  node as the engine's size bounds do (`analysis.dryrun.bounds`);
+- an expression whose scope holds a value nested deeper than the sandbox admits fails as the
+  sandbox fails it (`sandbox_error`, reason `scope`);
 - the first failure ends the run: nodes of the same step not yet evaluated are cancelled
   (`not-run`), the failed node's dependents are skipped (`upstream_unreachable`), and nothing
   else starts (`not-run`).
@@ -38,27 +42,31 @@ which for a non-ancestor depends on timing; the `unordered-output-read` rule rep
 from __future__ import annotations
 
 import heapq
-import json
 import time
 from collections.abc import Callable
 from typing import Any
 
-from analysis.document.expressions import analyze_expression
 from analysis.document.graph import Graph
 from analysis.document.model import NodeDef, Workflow
 from analysis.document.yaml_nodes import plain_value
+from analysis.dryrun.bounds import Sizes, breach, serialized_bytes
 from analysis.dryrun.failures import error_json
+from analysis.dryrun.hints import stale_outputs, synthesized_cause
 from analysis.dryrun.results import NodeRun, WorkflowRun
 from analysis.dryrun.samples import PINNED_TYPES, SYNTHESIZED, Samples, synthesized
 from analysis.dryrun.scope import base_scope, completed_branches, engine_scope
 from analysis.dryrun.templates import unresolvable_template
-from analysis.dryrun.values import UNDEFINED, json_value, same_json, strictly_equal, value_text
-from sandbox import Outcome, Scope
+from analysis.dryrun.values import UNDEFINED, json_value, strictly_equal, value_text
+from sandbox import Outcome, Scope, ScopeError
+from sandbox.errors import SandboxError
+from sandbox.evaluator import failed_outcome
 from sandbox.scope import SharedValue
 
 # How long a whole dry run may take before the remaining nodes are reported `not-run`: each
 # evaluation is capped by the sandbox on its own; this caps the sum.
 RUN_BUDGET_S = 30.0
+# how much of a condition's result its reason shows
+REASON_LIMIT = 120
 
 
 EVALUATED_TYPES = frozenset({"condition", "transform", "merge"})
@@ -127,6 +135,8 @@ class _Runner:
         self.results: list[NodeRun] = []
         self.failure: str | None = None
         self.cap = max_parallel(workflow)
+        self.state_bytes = 0  # the kept outputs' serialized bytes, as the engine sums them
+        self.sizes: Sizes = {}
 
     # --- the loop ---------------------------------------------------------------------------
 
@@ -264,6 +274,8 @@ class _Runner:
         entry = NodeRun(node, node_id, node.type or "", "ran")
         try:
             self._execute(node, entry)
+            if entry.status != "failed":
+                self._bound(entry)
         finally:
             entry.ms = (time.perf_counter() - started) * 1000
         self.results.append(entry)
@@ -275,6 +287,17 @@ class _Runner:
             if entry.value is not UNDEFINED:
                 self.visible[node_id] = entry.value
             self._settle(node_id, "completed")
+
+    def _bound(self, entry: NodeRun) -> None:
+        """Keep the output within the engine's size bounds, or fail the node as it would."""
+        size, measured = serialized_bytes(entry.value, self.sizes)
+        refused = breach(entry.id, size, self.state_bytes)
+        if refused is None:
+            self.state_bytes += size
+            self.sizes.update(measured)
+            return
+        entry.value = UNDEFINED
+        self._fail(entry, "validation", refused)
 
     def _fail(self, entry: NodeRun, code: str, message: str) -> None:
         entry.status = "failed"
@@ -358,9 +381,13 @@ class _Runner:
             )
             self._fail(entry, "validation", f"`{entry.id}` has no `{field_name}` to evaluate")
             return
-        outcome = self.evaluate(
-            node.expression.value, node.expression.kind, self.scope_for(entry.id)
-        )
+        try:
+            scope = self.scope_for(entry.id)
+        except ScopeError as refused:
+            # a value nested too deeply for a scope: the sandbox refuses it before evaluating
+            outcome = failed_outcome(node.expression.value, SandboxError("scope", str(refused)))
+        else:
+            outcome = self.evaluate(node.expression.value, node.expression.kind, scope)
         entry.outcome = outcome
         if outcome.error is not None:
             entry.status = "failed"
@@ -389,7 +416,7 @@ class _Runner:
                        "the condition matched no branch and declares no default")
             return
         self.selected[entry.id] = target
-        entry.reason = f'{json.dumps(result, ensure_ascii=False)} chose "{target}"'
+        entry.reason = f'{value_text(result, REASON_LIMIT)} chose "{target}"'
 
     def _merge(self, entry: NodeRun, strategy: str | None, branches: list[Any]) -> None:
         if strategy == "concat":
@@ -426,34 +453,6 @@ class _Runner:
         entry.value = synthesized(node)
 
 
-def synthesized_cause(
-    graph: Graph, results: list[NodeRun], node: NodeDef, node_id: str
-) -> str | None:
-    """For an expression that failed: the synthesized ancestor outputs it read (all of them when
-    it names none), and how to pin one; None when it read none."""
-    if node.expression is None:
-        return None
-    read = {each.node_id for each in analyze_expression(node.expression.value).output_reads}
-    if node.type == "merge":
-        read.update(graph.fan_in_branches(node_id))
-    ancestors = graph.ancestors(node_id)
-    causes = [
-        entry for entry in results
-        if entry.status == "synthesized" and entry.id in ancestors
-        and (not read or entry.id in read)
-    ]
-    if not causes:
-        return None
-    named = ", ".join(
-        f"`{entry.id}` ({entry.type}: {value_text(entry.value)[:40]})" for entry in causes
-    )
-    return (
-        f"`{node_id}` failed reading a synthesized output: {named}; pin a realistic one "
-        f'under "outputs": {{"{causes[0].id}": …}} in the samples file (Create Sample Scope '
-        "writes a starter next to the workflow)"
-    )
-
-
 def run_workflow(
     workflow: Workflow,
     graph: Graph,
@@ -472,23 +471,3 @@ def run_workflow(
     if result.stale is not None:
         result.notes.append(result.stale)
     return result
-
-
-def stale_outputs(run: WorkflowRun, samples: Samples) -> str | None:
-    """The note for samples `outputs` of computed nodes that no longer match what the run
-    computed (in run order): a dry run recomputes every node but agents and human gates, so such
-    an entry is never used, and an edit there must not pass silently. Entries that match (as the
-    starter sidecar writes them) say nothing."""
-    stale = []
-    for entry in run.nodes:
-        if entry.type in PINNED_TYPES or entry.id not in samples.outputs:
-            continue
-        if entry.value is UNDEFINED:
-            stale.append(f"`{entry.id}` ({entry.status}, no value)")
-        elif not same_json(entry.value, samples.outputs[entry.id]):
-            stale.append(f"`{entry.id}` (now {value_text(entry.value)[:40]})")
-    if not stale:
-        return None
-    return ("the samples' outputs for " + ", ".join(stale) + " differ from this dry run and are "
-            "not used: a dry run recomputes every node but agent and human_gate ones; update "
-            "or delete those entries (`nodes.<id>.outputs` sets what one node sees)")

@@ -13,6 +13,8 @@ Contract:
   shape).
 - Missing values are synthesized: a typed placeholder for a required input (`sample_input`), a
   skeleton of an agent's `output_schema`, a gate's approval (`synthesized`).
+- A samples file over `SAMPLES_MAX_BYTES` is refused unread past the cap, as is a number
+  Python cannot read (over 4,300 digits); both are `SampleScopeError`s naming the file.
 - `write_sidecar` creates the starter sidecar (its text: `analysis.dryrun.skeleton`) safely.
 """
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +33,7 @@ from analysis.diagnostics import Severity
 from analysis.document.model import InputDecl, NodeDef
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YamlDocument, plain_value
+from analysis.document.yaml_profile import MAX_SOURCE_BYTES
 from analysis.document.yaml_read import read_yaml
 from analysis.project.kinds import SIDECAR_SUFFIXES
 
@@ -37,6 +41,12 @@ WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml", ".yaml", ".yml")
 
 
 SAMPLE_KEYS = ("inputs", "ctx", "outputs", "branches", "nodes", "notes")
+
+
+# What a dry run can use of a samples file is bounded by the engine's 4 MiB workflow state (the
+# inputs and every pinned output are node outputs it counts); twice that leaves room for
+# indentation and per-node overrides. Reading one costs about thirty times its size in memory.
+SAMPLES_MAX_BYTES = 8 * 1024 * 1024
 
 
 # The nodes a dry run takes from the samples' `outputs`; it computes the others.
@@ -101,6 +111,7 @@ class Samples:
             laid_over(self.ctx, "ctx"),
             laid_over(self.outputs, "outputs"),
             override.get("branches", self.branches),
+            self.nodes,
         )
 
 
@@ -141,7 +152,15 @@ def existing_sidecar(workflow_path: Path) -> Path | None:
 
 def load_samples(path: Path, origin: str) -> Samples:
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(SAMPLES_MAX_BYTES + 1)
+        if len(data) > SAMPLES_MAX_BYTES:
+            raise SampleScopeError(
+                f"sample scope {path}: larger than {SAMPLES_MAX_BYTES:,} bytes (8 MiB), more "
+                "than a dry run can use (a run keeps at most 4 MiB of node outputs); keep the "
+                "inputs and pins you need"
+            )
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise SampleScopeError(f"sample scope {path}: cannot read it ({error})") from error
     return parse_samples(text, str(path), origin, is_json=path.suffix.lower() == ".json")
@@ -212,9 +231,21 @@ def _parse_json(text: str, path: str) -> Any:
         raise SampleScopeError(
             f"sample scope {path}:{error.lineno}:{error.colno}: invalid JSON ({error.msg})"
         ) from error
+    except ValueError:  # Python's integer-digits limit, the one other refusal of json.loads
+        raise SampleScopeError(
+            f"sample scope {path}: a number has more than {sys.get_int_max_str_digits():,} "
+            "digits, more than a dry run reads (JavaScript would read it as a rounded or "
+            "infinite number); shorten it or write it as a string"
+        ) from None
 
 
 def _parse_yaml(text: str, path: str) -> Any:
+    if len(text) > MAX_SOURCE_BYTES or len(text.encode("utf-8")) > MAX_SOURCE_BYTES:
+        # the YAML reader's own refusal speaks of workflow sources
+        raise SampleScopeError(
+            f"sample scope {path}: a YAML samples file is read as a workflow is, at most "
+            f"{MAX_SOURCE_BYTES:,} bytes (2 MiB); write a larger one as JSON"
+        )
     document: YamlDocument = read_yaml(SourceText(text))
     errors = [problem for problem in document.problems if problem.severity is Severity.ERROR]
     if errors:

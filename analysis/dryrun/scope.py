@@ -36,6 +36,7 @@ from analysis.dryrun.samples import (
     synthesized_output,
 )
 from analysis.dryrun.values import UNDEFINED
+from analysis.naming import Suggestions
 
 
 @dataclass
@@ -164,7 +165,21 @@ def base_scope(
 ) -> BaseScope:
     inputs, secret_inputs = _inputs(workflow, graph, samples, notes)
     ctx, secret_ctx = _context(workflow, graph, inputs, samples, notes)
+    _unknown_nodes(graph, samples, notes)
     return BaseScope(inputs, secret_inputs, ctx, secret_ctx)
+
+
+def _unknown_nodes(graph: Graph, samples: Samples, notes: list[str]) -> None:
+    """A note for each samples entry keyed by a node id the workflow does not have (a typo pins
+    nothing, silently): `outputs.<id>` and `nodes.<id>`, with the closest id."""
+    known = set(graph.node_ids)
+    names = Suggestions(graph.node_ids)
+    for where, node_ids in (("output", samples.outputs), ("`nodes` entry", samples.nodes)):
+        for node_id in node_ids:
+            if node_id not in known:
+                hint, _ = names.did_you_mean(node_id)
+                notes.append(f"sample {where} `{node_id}` is for no node of the workflow; "
+                             f"left out{hint}")
 
 
 def _inputs(

@@ -1,7 +1,8 @@
 """The starter samples file `relavium.createSampleScope` writes (`<stem>.samples.json`).
 
 Contract: `sidecar_skeleton(workflow, graph, evaluate)` answers a `Skeleton` whose `text` is a
-samples file (JSON) holding, each in declaration order:
+samples file (JSON indented by 2, or on one line where indented it would pass the samples file's
+cap) holding, each in declaration order:
 - `inputs`: every declared input — its default, else a value of its declared shape (first `enum`
   value, `min`, typed placeholder; noted); a secret one is only noted (a samples file is no place
   for a secret, and a dry run never reads one: required, it is present and denied, as synthesized);
@@ -28,10 +29,16 @@ from analysis.document.graph import Graph
 from analysis.document.model import Workflow
 from analysis.dryrun.results import NodeRun
 from analysis.dryrun.runner import Evaluate, run_workflow
-from analysis.dryrun.samples import PINNED_TYPES, Samples, input_field, sample_input, synthesized
+from analysis.dryrun.samples import (
+    PINNED_TYPES,
+    SAMPLES_MAX_BYTES,
+    Samples,
+    input_field,
+    sample_input,
+    synthesized,
+)
 from analysis.dryrun.scope import base_scope
-from analysis.dryrun.values import UNDEFINED
-from sandbox import ScopeError
+from analysis.dryrun.values import UNDEFINED, json_text
 
 HOW_IT_IS_USED = (
     "`outputs` of agent and human_gate nodes are pins: a dry run uses them instead of calling "
@@ -59,7 +66,12 @@ def sidecar_skeleton(
     outputs = _outputs(workflow, graph, samples, evaluate, cancelled, notes)
     notes.append(HOW_IT_IS_USED)
     skeleton = {"inputs": inputs, "ctx": ctx, "outputs": outputs, "nodes": {}, "notes": notes}
-    return Skeleton(json.dumps(skeleton, indent=2, ensure_ascii=False) + "\n", notes)
+    text = json_text(skeleton, ensure_ascii=False, indent=2)
+    if len(text.encode("utf-8")) > SAMPLES_MAX_BYTES:
+        # deeply nested outputs indent to more than a samples file may hold (a chain of 400
+        # merges: 44 MB); on one line the same file is read back
+        text = json_text(skeleton, ensure_ascii=False)
+    return Skeleton(text + "\n", notes)
 
 
 def _inputs(workflow: Workflow, notes: list[str]) -> dict[str, Any]:
@@ -137,13 +149,8 @@ def _outputs(
         notes.append("the workflow has a dependency cycle, so it cannot run: only agent and "
                      "human_gate outputs are written")
     else:
-        try:
-            run = run_workflow(workflow, graph, evaluate, samples, cancelled=cancelled)
-        except ScopeError as error:  # e.g. a default nested too deep to be a scope
-            notes.append(f"the dry run could not start ({error}): only agent and human_gate "
-                         "outputs are written")
-        else:
-            runs = {entry.id: entry for entry in run.nodes}
+        run = run_workflow(workflow, graph, evaluate, samples, cancelled=cancelled)
+        runs = {entry.id: entry for entry in run.nodes}
     outputs: dict[str, Any] = {}
     for node in workflow.nodes:
         node_id = node.id

@@ -30,6 +30,11 @@ def print_safely(text: str, stream: TextIO | None = None) -> None:
 
 def print_json(document: Any) -> None:
     """One line of JSON (ASCII), with what `escape_json_text` escapes, as `check`'s JSON."""
+    print_json_text(json.dumps(document, ensure_ascii=True))
+
+
+def print_json_text(dumped: str) -> None:
+    """JSON text already written (ASCII), printed with what `escape_json_text` escapes."""
     from analysis.document.display import escape_json_text  # as in escape_lines
 
-    print(escape_json_text(json.dumps(document, ensure_ascii=True)))
+    print(escape_json_text(dumped))

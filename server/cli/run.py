@@ -18,12 +18,16 @@ import sys
 from pathlib import Path
 
 from analysis.checks.analyze import analyze
-from analysis.dryrun.launch import DryRunError, evaluate, prepare, run_whole
+from analysis.document.source import SourceText
+from analysis.document.yaml_profile import too_large
+from analysis.dryrun.launch import DryRunError, evaluate, nothing_to_run, prepare, run_whole
 from analysis.dryrun.presentation import failure_lines, node_line, summary_of
 from analysis.dryrun.results import WorkflowRun
+from analysis.dryrun.values import json_text
 from analysis.project.config import ConfigError, configured_sample_scope
+from analysis.project.files import SourceTooLarge, read_source
 from sandbox import WorkerPool
-from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_json, print_safely
+from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_json_text, print_safely
 
 NAME = "run"
 HELP = "Dry-run the workflow (or one node's expression) in the sandbox with sample data."
@@ -38,8 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     try:
-        with open(args.file, encoding="utf-8", newline="") as handle:
-            text = handle.read()
+        text = read_source(args.file)
+    except SourceTooLarge as error:  # refused before it is read whole, as `check` refuses it
+        refusal = too_large(SourceText(""), error.size).message
+        print(f"relavium-lsp run: {args.file}: {nothing_to_run(refusal)}", file=sys.stderr)
+        return EXIT_USAGE
     except (OSError, UnicodeDecodeError) as error:
         print_safely(f"relavium-lsp run: {args.file}: cannot read it ({error})", sys.stderr)
         return EXIT_USAGE
@@ -55,7 +62,7 @@ def main(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         run = evaluate(pool, sample, scope, args.file)
     if args.format == "json":
-        print_json(run.to_json())
+        print_json_text(json_text(run.to_json()))
     else:
         print_safely(f"{args.node}: {run.scope_label}", sys.stderr)
         for note in run.to_json()["scope"]["notes"]:
@@ -69,7 +76,7 @@ def main(args: argparse.Namespace) -> int:
 def _whole(args: argparse.Namespace, run: WorkflowRun) -> int:
     answer = run.to_json()
     if args.format == "json":
-        print_json(answer)
+        print_json_text(json_text(answer))
     else:
         failures = failure_lines(run, args.file)
         for entry in answer["nodes"]:

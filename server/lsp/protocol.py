@@ -12,6 +12,7 @@ import inspect
 import json
 import logging
 from collections.abc import Generator
+from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import unquote
 
@@ -52,6 +53,15 @@ class RequestRefused(JsonRpcException):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, code=REQUEST_FAILED)
+
+
+@dataclass(frozen=True)
+class JsonText:
+    """A request's result already written as JSON text (ASCII only), for a result too large or
+    too deeply nested to be serialised on the event loop: a feature writes it in the thread its
+    work ran in, and the answer splices it in as it is."""
+
+    text: str
 
 
 class ServerHooks(Protocol):
@@ -132,6 +142,11 @@ class RelaviumProtocol(LanguageServerProtocol):
     def _send_response(
         self, msg_id: Any, result: Any | None = None, error: Any | None = None
     ) -> None:
+        if isinstance(result, JsonText) and error is None:
+            self._result_types.pop(msg_id, None)
+            self._send_text(f'{{"id": {json.dumps(msg_id)}, "jsonrpc": "2.0", '
+                            f'"result": {result.text}}}')
+            return
         early = self.early
         if early is None or msg_id != early.request_id:
             super()._send_response(msg_id, result, error)
@@ -149,6 +164,17 @@ class RelaviumProtocol(LanguageServerProtocol):
                 "relavium-lsp: the capabilities announced at start-up differ from the server's; "
                 "please report this bug (the server's stderr has both)"
             )
+
+    def _send_text(self, body: str) -> None:
+        """`_send_data`'s framing for a body already written (ASCII, so its length in characters
+        is its length in bytes), to the server's writers, which all write synchronously."""
+        if self.writer is None:
+            logger.error("Unable to send data, no available transport!")
+            return
+        header = (f"Content-Length: {len(body)}\r\n"
+                  f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n")
+        frame = header + body if self._include_headers else body
+        self.writer.write(frame.encode(self.CHARSET))
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(

@@ -4,25 +4,36 @@ document until the next edit: each node's value as an inlay hint after its id (f
 tooltip), skipped and not-run nodes as dimmed hint diagnostics with the reason, failures as
 error diagnostics at the failing field. Clients without inlay hints get the summary in
 `window/showMessage`; the full trace always goes to `window/logMessage`. Cancelling the request
-stops the run before its next node."""
+stops the run before its next node. Everything that writes out the run's values (the answer's
+JSON, the trace, the placements) is made in the thread the run ran in, never on the event loop."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from analysis.checks.analyze import AnalysisResult
 from analysis.dryrun.launch import DryRunError, run_whole
 from analysis.dryrun.presentation import LOG_VALUE_LIMIT, node_line, placements, summary_of
 from analysis.dryrun.results import WorkflowRun
+from analysis.dryrun.values import json_text
+from sandbox import WorkerPool
 from server.lsp.documents import DryRunView, uri_to_path
-from server.lsp.features.run_with_sample_scope import explicit_scope, internal_error, run_failure
+from server.lsp.features.run_with_sample_scope import (
+    Shown,
+    explicit_scope,
+    internal_error,
+    run_failure,
+)
 from server.lsp.handlers import guarded
 from server.lsp.language_server import CommandFailed, RelaviumLanguageServer
+from server.lsp.protocol import JsonText
 
 COMMAND = "relavium.dryRunWorkflow"
 USAGE = 'expected one argument {"uri": "<workflow uri>", "scope"?: "<samples file>"}'
@@ -41,10 +52,25 @@ def _trace(run: WorkflowRun) -> str:
     return "\n".join(lines)
 
 
+def _run_and_show(
+    result: AnalysisResult,
+    path: str,
+    explicit: str | None,
+    pool: WorkerPool,
+    cancelled: Callable[[], bool],
+) -> Shown:
+    """Blocking: the run, then everything that writes its values out."""
+    run = run_whole(result, path, explicit, pool, cancelled)
+    return Shown(run.ok, summary_of(run), _trace(run), JsonText(json_text(run.to_json())),
+                 placements(run, result.source))
+
+
 def register(ls: RelaviumLanguageServer) -> None:
     @ls.command(COMMAND)
     @guarded(empty=internal_error)
-    async def dry_run_workflow(ls: RelaviumLanguageServer, *args: Any) -> dict[str, Any]:
+    async def dry_run_workflow(
+        ls: RelaviumLanguageServer, *args: Any
+    ) -> dict[str, Any] | JsonText:
         argument = args[0] if len(args) == 1 else None
         uri = argument.get("uri") if isinstance(argument, dict) else None
         scope = argument.get("scope") if isinstance(argument, dict) else None
@@ -60,8 +86,8 @@ def register(ls: RelaviumLanguageServer) -> None:
         stop = threading.Event()
         try:
             async with ls.sandbox_turns:
-                run = await asyncio.get_running_loop().run_in_executor(
-                    ls.thread_pool, run_whole, result, path,
+                shown = await asyncio.get_running_loop().run_in_executor(
+                    ls.thread_pool, _run_and_show, result, path,
                     explicit_scope(ls, scope, path), ls.sandbox_pool, stop.is_set,
                 )
         except DryRunError as error:
@@ -69,11 +95,9 @@ def register(ls: RelaviumLanguageServer) -> None:
         except asyncio.CancelledError:
             stop.set()  # the thread stops before its next node
             raise
-        ls.log(_trace(run))
+        ls.log(shown.log)
         if state is not None and snapshot is not None:
-            state.dry_run = DryRunView(
-                snapshot.version, snapshot, placements(run, result.source), next(_stamps)
-            )
+            state.dry_run = DryRunView(snapshot.version, snapshot, shown.annotations, next(_stamps))
             ls.dry_run_placed()
             if get_capability(ls.client_capabilities, "workspace.inlay_hint.refresh_support",
                               False):
@@ -82,10 +106,10 @@ def register(ls: RelaviumLanguageServer) -> None:
             ls.client_capabilities, "text_document.inlay_hint", None
         ):
             ls.show_message(
-                summary_of(run) + " (details in the output log)",
-                types.MessageType.Info if run.ok else types.MessageType.Warning,
+                shown.summary + " (details in the output log)",
+                types.MessageType.Info if shown.ok else types.MessageType.Warning,
             )
-        return run.to_json()
+        return shown.answer
 
     @ls.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
     @guarded(empty=list)

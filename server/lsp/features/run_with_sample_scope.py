@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +21,15 @@ from pygls.exceptions import JsonRpcException
 from analysis.checks.analyze import AnalysisResult
 from analysis.document.model import Workflow
 from analysis.dryrun import launch
-from analysis.dryrun.presentation import DryRun
-from analysis.dryrun.values import value_text
+from analysis.dryrun.presentation import Annotation, DryRun
+from analysis.dryrun.values import json_text, value_text
 from analysis.ide.locate import node_at
 from analysis.ide.outline import runnable
 from server.lsp.documents import uri_to_path
 from server.lsp.handlers import guarded
 from server.lsp.language_server import CommandFailed, RelaviumLanguageServer
 from server.lsp.positions import LineIndex
+from server.lsp.protocol import JsonText
 from server.lsp.serving import view_of
 
 COMMAND = "relavium.runWithSampleScope"
@@ -44,6 +46,19 @@ class NotRunnable(CommandFailed):
     def __init__(self, message: str, runnable: list[str]) -> None:
         super().__init__(f"{message}; nodes with an expression: {', '.join(runnable) or 'none'}")
         self.runnable = runnable
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A run as the editor is shown it, made in the thread the run ran in: nothing that writes
+    out its values (megabytes, nested deeper than the event loop's serialiser goes) runs on the
+    event loop."""
+
+    ok: bool
+    summary: str  # window/showMessage
+    log: str  # window/logMessage
+    answer: JsonText  # the command's result
+    annotations: list[Annotation] = field(default_factory=list)  # a whole run's, in the document
 
 
 def run_failure(ls: RelaviumLanguageServer, title: str, message: str) -> dict[str, Any]:
@@ -127,16 +142,19 @@ def _with_texts(run: DryRun) -> dict[str, Any]:
 
 def _run_node(
     ls: RelaviumLanguageServer, result: Any, path: str, node: str, explicit: str | None
-) -> DryRun:
+) -> Shown:
     """Blocking: the node's ancestors, then the node, in the sandbox worker pool."""
     sample, sandbox_scope = launch.prepare(result, path, node, explicit, ls.sandbox_pool)
-    return launch.evaluate(ls.sandbox_pool, sample, sandbox_scope, path)
+    run = launch.evaluate(ls.sandbox_pool, sample, sandbox_scope, path)
+    return Shown(run.outcome.ok, run.summary(), run.detail(), JsonText(json_text(_with_texts(run))))
 
 
 def register(ls: RelaviumLanguageServer) -> None:
     @ls.command(COMMAND)
     @guarded(empty=internal_error)
-    async def run_with_sample_scope(ls: RelaviumLanguageServer, *args: Any) -> dict[str, Any]:
+    async def run_with_sample_scope(
+        ls: RelaviumLanguageServer, *args: Any
+    ) -> dict[str, Any] | JsonText:
         argument = args[0] if len(args) == 1 else None
         if not isinstance(argument, dict):
             return _failure(ls, USAGE)
@@ -159,7 +177,7 @@ def register(ls: RelaviumLanguageServer) -> None:
         token = await _begin_progress(ls, node)
         try:
             async with ls.sandbox_turns:
-                run = await asyncio.get_running_loop().run_in_executor(
+                shown = await asyncio.get_running_loop().run_in_executor(
                     ls.thread_pool, _run_node, ls, result, path, node, explicit
                 )
         except launch.DryRunError as error:
@@ -168,11 +186,10 @@ def register(ls: RelaviumLanguageServer) -> None:
             if token is not None:
                 ls.work_done_progress.end(token, types.WorkDoneProgressEnd())
         ls.show_message(
-            run.summary(),
-            types.MessageType.Info if run.outcome.ok else types.MessageType.Warning,
+            shown.summary, types.MessageType.Info if shown.ok else types.MessageType.Warning
         )
-        ls.log(run.detail())
-        return _with_texts(run)
+        ls.log(shown.log)
+        return shown.answer
 
 
 async def _begin_progress(ls: RelaviumLanguageServer, node: str) -> str | None:

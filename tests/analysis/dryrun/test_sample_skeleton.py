@@ -207,3 +207,19 @@ def test_many_context_templates_cost_linear_work() -> None:
 
     small, large = cost(60), cost(600)
     assert large <= small * 12, (small, large)
+
+
+
+def test_a_starter_that_would_indent_past_the_samples_cap_is_written_on_one_line() -> None:
+    # 400 merges in a row: indented, the outputs (each {} inside up to 400 lists) are 44 MB,
+    # over the 8 MiB a samples file may hold; the starter must read back
+    from analysis.dryrun.samples import SAMPLES_MAX_BYTES
+    from tests.analysis.dryrun.test_bounds import chain
+    from tests.analysis.dryrun.test_workflow_run import HEAD
+
+    result = analyze(HEAD + chain(400))
+    assert result.workflow is not None and result.graph is not None
+    text = sidecar_skeleton(result.workflow, result.graph, in_process).text
+    assert len(text.encode("utf-8")) <= SAMPLES_MAX_BYTES and text.count("\n") == 1
+    samples = parse_samples(text, "starter.json", "sidecar", is_json=True)
+    assert samples.outputs["m0"] == [{}]

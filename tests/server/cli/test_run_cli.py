@@ -91,7 +91,8 @@ def test_a_bad_samples_file_names_the_field(workflow: Path) -> None:
 def test_broken_yaml_and_missing_files_exit_2(workflow: Path) -> None:
     workflow.write_text("schema_version: [\n", encoding="utf-8")
     result = run_cli(workflow, "--node", "route")
-    assert result.returncode == 2 and "fix the YAML first" in result.stderr
+    assert result.returncode == 2 and "nothing to dry-run: " in result.stderr
+    assert "never closed: close it (line 2)" in result.stderr
     result = run_cli(workflow.with_name("absent.relavium.yaml"), "--node", "route")
     assert result.returncode == 2 and "cannot read it" in result.stderr
 
@@ -224,3 +225,79 @@ def test_run_node_takes_its_own_scope_from_nodes_and_notes_stale_outputs(
     assert seen["history"] != {"topic": "stale"}
     assert any(note.startswith("the samples' outputs for `history` (now ")
                for note in answer["scope"]["notes"])
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("", "the file is empty"),
+        ("hello\n", "must be a mapping, not the string 'hello'"),
+        ("- a\n- b\n", "must be a mapping, not a list"),
+        ("schema_version: '1.0'\n", "missing required field 'workflow'"),
+        ("a: '" + "x" * (3 * 1024 * 1024) + "'\n", "Relavium refuses workflow sources over 2 MiB"),
+    ],
+)
+def test_a_dry_run_of_what_is_not_a_workflow_is_a_usage_error_with_checks_reason(
+    tmp_path: Path, text: str, says: str
+) -> None:
+    # these printed "dry run ok:" and exited 0 (the oversized one: "does not parse")
+    path = tmp_path / "not.relavium.yaml"
+    path.write_text(text, encoding="utf-8")
+    result = run_cli(path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert f"{path}: nothing to dry-run: " in result.stderr and says in result.stderr
+    checked = subprocess.run([sys.executable, "-m", "server", "check", str(path)],
+                             capture_output=True, text=True, timeout=60)
+    assert says in checked.stdout
+
+
+SAMPLED = """\
+schema_version: '1.0'
+workflow:
+  id: sampled
+  agents:
+    - { id: w, model: claude-sonnet-4, provider: anthropic, system_prompt: x }
+  nodes:
+    - { id: start, type: input }
+    - { id: review, type: agent, agent_ref: w, prompt_template: hi }
+  edges:
+    - { from: start, to: review }
+"""
+
+
+def test_samples_for_a_node_that_does_not_exist_get_a_note_with_the_closest_id(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "sampled.relavium.yaml"
+    path.write_text(SAMPLED, encoding="utf-8")
+    path.with_name("sampled.samples.json").write_text(
+        json.dumps({"outputs": {"reveiw": "fine"}, "nodes": {"stat": {}}}), encoding="utf-8"
+    )
+    result = run_cli(path)
+    assert result.returncode == 0, result.stderr
+    assert ("note: sample output `reveiw` is for no node of the workflow; left out "
+            "(did you mean 'review'?)") in result.stderr
+    assert ("note: sample `nodes` entry `stat` is for no node of the workflow; left out "
+            "(did you mean 'start'?)") in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ('{"inputs": {"n": ' + "9" * 5000 + "}}", "a number has more than 4,300 digits"),
+        (" " * (8 * 1024 * 1024) + "{}", "larger than 8,388,608 bytes (8 MiB)"),
+        ("inputs: {}" + " " * (2 * 1024 * 1024), "a YAML samples file is read as a workflow is"),
+    ],
+)
+def test_a_samples_file_python_cannot_hold_is_a_usage_error_naming_it(
+    tmp_path: Path, content: str, says: str
+) -> None:
+    path = tmp_path / "sampled.relavium.yaml"
+    path.write_text(SAMPLED, encoding="utf-8")
+    suffix = ".samples.json" if content.lstrip().startswith("{") else ".samples.yaml"
+    samples = path.with_name("sampled" + suffix)
+    samples.write_text(content, encoding="utf-8")
+    for arguments in ((), ("--node", "review")):
+        result = run_cli(path, *arguments)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert f"sample scope {samples}: {says}" in result.stderr

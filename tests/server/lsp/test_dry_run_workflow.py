@@ -12,6 +12,9 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcRequestCancelled
 
+from analysis.dryrun.bounds import NODE_OUTPUT_BYTES
+from tests.analysis.dryrun.test_bounds import LADDER_LEVELS, chain, ladder, ladder_size
+from tests.analysis.dryrun.test_workflow_run import HEAD
 from tests.conftest import EXAMPLES
 from tests.server.conftest import RelaviumClient, Workspace
 
@@ -237,3 +240,46 @@ async def test_a_failure_is_marked_on_the_failing_token_with_the_authors_error(
     )
     log = "\n".join(m.message for m in client.log_messages)
     assert "detail.relavium.yaml:9:" in log and "TypeError" in log
+
+
+async def test_a_value_ladder_fails_its_node_and_hover_is_answered_meanwhile(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    # 40 levels of concat merges, 2^40 leaves through shared references: the engine's 256 KiB
+    # bound fails the first level past it (size-bounds.ts 02eeb5f2), and the event loop,
+    # which writes out none of the values, answers hover while the run is under way
+    text = HEAD + ladder(LADDER_LEVELS)
+    uri = workspace.open("ladder.relavium.yaml", text)
+    await client.diagnostics_for(uri)
+    request = asyncio.ensure_future(dry_run(client, uri))
+    line = text.splitlines().index("    - { id: seed, type: transform, transform: '\"x\"' }")
+    position = types.Position(line=line, character=len("    - { id: se"))
+    hover = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=position,
+    )), timeout=10)
+    assert hover is not None
+    result = await asyncio.wait_for(request, timeout=60)
+    level = next(level for level in range(LADDER_LEVELS) if ladder_size(level) > NODE_OUTPUT_BYTES)
+    failed = [entry for entry in result["nodes"] if entry["status"] == "failed"]
+    assert [(entry["id"], entry["error"]["code"]) for entry in failed] == [
+        (f"m{level}", "validation")
+    ]
+    after = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=position,
+    ))
+    assert after is not None and isinstance(after.contents, types.MarkupContent)
+    assert '**dry run** · its output:\n\n```json\n"x"' in after.contents.value
+
+
+async def test_a_value_nested_400_deep_is_answered(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    # pygls' own serialiser stops near 330 levels; the answer is written in the run's thread
+    uri = workspace.open("chain.relavium.yaml", HEAD + chain(400))
+    await client.diagnostics_for(uri)
+    result = await dry_run(client, uri)
+    value = next(entry for entry in result["nodes"] if entry["id"] == "out")["value"]
+    depth = 0
+    while isinstance(value, list):
+        value, depth = value[0], depth + 1
+    assert (result["ok"], depth, value) == (True, 400, {})

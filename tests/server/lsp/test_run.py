@@ -312,3 +312,33 @@ async def test_the_answer_carries_the_value_as_text_with_nulls_and_key_order(
     assert result["text"] == '{"z": null, "a": [null, 1], "m": {}}'
     assert json.loads(result["scope"]["text"]) == result["scope"]["values"]
     assert '"auth": null' in result["scope"]["text"]  # a denied secret stays visible as null
+
+
+async def test_a_samples_number_past_pythons_digit_limit_is_a_clear_refusal(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    # json.loads raises ValueError (not JSONDecodeError) past 4,300 digits: both run
+    # commands answered internal_error
+    uri = workspace.open("digits.relavium.yaml", workflow("1"))
+    workspace.write("digits.json", '{"inputs": {"n": ' + "9" * 5000 + "}}")
+    answers = [
+        await run(client, uri, "calc", scope="digits.json"),
+        await client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="relavium.dryRunWorkflow", arguments=[{"uri": uri, "scope": "digits.json"}]
+        )),
+    ]
+    for answer in answers:
+        assert answer["ok"] is False and answer["error"]["code"] == "invalid_request"
+        assert "digits.json: a number has more than 4,300 digits" in answer["error"]["message"]
+
+
+async def test_a_dry_run_of_what_is_not_a_workflow_says_what_check_says(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    uri = workspace.open("scalar.relavium.yaml", "hello\n")
+    answer = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="relavium.dryRunWorkflow", arguments=[{"uri": uri}]
+    ))
+    assert answer["ok"] is False and answer["error"]["message"].startswith(
+        "nothing to dry-run: must be a mapping, not the string 'hello' (line 1)"
+    )
