@@ -137,7 +137,10 @@ def append_entry(text: str, mapping: YMapping, entry: str, newline: str) -> Repl
         return None
     first_key = mapping.entries[0].key.start
     column = first_key - (text.rfind("\n", 0, first_key) + 1)
-    line_end = text.find("\n", last.value.end)
+    value_end = last.value.end
+    while value_end > last.value.start and text[value_end - 1] in " \t\r\n":
+        value_end -= 1  # a nested block collection's span takes in its final line break
+    line_end = text.find("\n", value_end)
     end = len(text) if line_end == -1 else line_end
     if end > 0 and text[end - 1] == "\r":
         end -= 1
