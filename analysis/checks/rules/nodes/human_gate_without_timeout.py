@@ -4,9 +4,10 @@
 The engine arms a gate's timer only when `timeout_ms` is set; without it the gate is parked with
 no deadline and no `timeout_action` applies (packages/core/src/engine/node-handlers/human-gate.ts
 `runHumanGate` and engine.ts `#settlePaused`, 3ca4676). The run-level `timeout_ms` timer keeps
-running while the run is paused and fails it (engine.ts `#armRunTimeout`, disarmed only when the
-run settles; the plan has no default, dag.ts), so a workflow `timeout_ms` bounds the wait and the
-gate is not reported. The fix adds a day's timeout to the gate, after which the engine's default
+running while the run is paused and fails it: it is disarmed only when the run settles, and since
+CR-22 bounds the run's total wall-clock across resumes (engine.ts `#armRunTimeout`, 717bc97; the
+plan has no default, dag.ts), so a workflow `timeout_ms` bounds the wait and the gate is not
+reported. The fix adds a day's timeout to the gate, after which the engine's default
 `timeout_action`, `reject`, applies."""
 
 from collections.abc import Iterator
