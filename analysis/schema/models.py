@@ -4,7 +4,9 @@ commits).
 
 What the engine does with these facts, and so what they may decide here:
 - A model id the registry does not carry is a supported state, not an error: it is sent to the
-  provider as written, unpriced (packages/llm/src/catalog/lookup.ts `catalogModel`, b839edd). A
+  provider as written (packages/llm/src/catalog/lookup.ts `catalogModel`, b839edd), priced only if
+  the user priced it on their machine, else its cost governance degrades to `allow` (cost-tracker.ts
+  `priceModel`, dddb001): nothing a file shows decides either, so nothing is reported. A
   refresh (`relavium models refresh --catalog`) may add models but never changes a shipped one
   (`installCatalogRefresh`), so what is said about a listed id holds on every machine, and
   nothing is said about an unlisted one.
