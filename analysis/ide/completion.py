@@ -180,17 +180,10 @@ def _complete_agent(text: str, offset: int) -> list[Candidate]:
 
 
 def _models(cursor: Cursor, typed: str, provider: str | None) -> list[Candidate]:
-    """The engine registry's model ids of `provider` (every provider's when it is not written
-    yet), deprecated ones last."""
+    """The registry's model ids of `provider` (all before one is written), deprecated last."""
     span = (cursor.offset - len(typed), cursor.offset)
-    return [
-        Candidate(found.id, CandidateKind.MODEL,
-                  f"{found.provider} · {found.display_name} · "
-                  f"{found.context_window_tokens:,}-token context"
-                  + (" · deprecated" if found.deprecated() else ""),
-                  span, describe(found), rank=int(found.deprecated()))
-        for found in models_of(provider)
-    ]
+    return [Candidate(found.id, CandidateKind.MODEL, found.detail(), span, describe(found),
+                      rank=int(found.deprecated())) for found in models_of(provider)]
 
 
 def _typed_value(field: Field) -> str | None:

@@ -51,6 +51,11 @@ class Model:
         retires = datetime.fromisoformat(self.deprecated_at.replace("Z", "+00:00"))
         return (now or datetime.now(UTC)) >= retires
 
+    def detail(self) -> str:
+        """One line for a completion item: `openai · GPT-5.5 · 1,050,000-token context`."""
+        return (f"{self.provider} · {self.display_name} · {self.context_window_tokens:,}-token "
+                "context" + (" · deprecated" if self.deprecated() else ""))
+
     @property
     def retirement_day(self) -> str | None:
         return self.deprecated_at[:10] if self.deprecated_at else None
