@@ -6,7 +6,8 @@ Contract:
   already applied (the dropped ones are in `suppressed`). Positions are code-point columns.
 - The path's kind (`analysis.project.kinds.document_kind`) decides what the text is: an agent
   file is validated as the engine's `parseAgent` does (`analysis.schema.agent_file`: the YAML
-  reader's findings and the agent schema, nothing else) and its result has no `workflow` or
+  reader's findings and the agent schema, plus the agents family's rules on its one agent
+  (`AGENT_FILE_CHECKS`: the model's registry facts)) and its result has no `workflow` or
   `graph`; `kind` says which it was.
 - `workflow` and `graph` are None when the YAML does not compose (syntax error, over 2 MiB):
   then `diagnostics` holds the `yaml-syntax` error, and a server keeps serving from the
@@ -51,13 +52,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from analysis.checks.context import RuleContext
-from analysis.checks.registry import EMITTERS
+from analysis.checks.registry import AGENT_FILE_CHECKS, EMITTERS
 from analysis.checks.suppression import apply_suppressions
 from analysis.diagnostics import Diagnostic, Position, Range, Severity
 from analysis.document.graph import Graph, build_graph
 from analysis.document.model import Workflow, build_workflow, point_back
 from analysis.document.source import SourceText
-from analysis.document.yaml_nodes import YamlDocument
+from analysis.document.yaml_nodes import YamlDocument, YNode
 from analysis.document.yaml_read import read_yaml
 from analysis.project.kinds import FileKind, document_kind
 from analysis.schema.agent_file import validate_agent_file
@@ -157,6 +158,25 @@ def analyze(
     return result
 
 
+def _internal_error(emitter: str, error: Exception) -> Diagnostic:
+    return Diagnostic(
+        Range(Position(0, 0), Position(0, 0)), Severity.ERROR, INTERNAL_ERROR,
+        f"{emitter} failed ({type(error).__name__}: {error}); please report this "
+        "bug with the file",
+    )
+
+
+def _agent_file_findings(source: SourceText, root: YNode | None) -> list[Diagnostic]:
+    """The agents family's rules on an agent file (`AGENT_FILE_CHECKS`)."""
+    found: list[Diagnostic] = []
+    for rule_id, check in AGENT_FILE_CHECKS:
+        try:
+            found.extend(check(source, root))
+        except Exception as error:  # a rule bug must not break the editor or the CLI
+            found.append(_internal_error(f"rule {rule_id}", error))
+    return found
+
+
 def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult | None,
               earlier_schema: SchemaMemo | None, checkpoint: Callable[[], None]
               ) -> AnalysisResult:
@@ -170,6 +190,7 @@ def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult
     if kind is FileKind.AGENT:
         checkpoint()
         problems, memo = validate_agent_file(source, document.root, earlier_schema)
+        problems.extend(_agent_file_findings(source, document.root))
         return AnalysisResult(source, path, document, None, None,
                               sorted([*document.problems, *problems], key=_sort_key),
                               schema_memo=memo, kind=kind)
@@ -184,11 +205,7 @@ def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult
         try:
             found.extend(emitter.findings(context))
         except Exception as error:  # a rule bug must not break the editor or the CLI
-            found.append(Diagnostic(
-                Range(Position(0, 0), Position(0, 0)), Severity.ERROR, INTERNAL_ERROR,
-                f"{emitter.name} failed ({type(error).__name__}: {error}); please report this "
-                "bug with the file",
-            ))
+            found.append(_internal_error(emitter.name, error))
     kept, suppressed = apply_suppressions(context, found)
     return AnalysisResult(source, path, document, workflow, graph,
                           sorted(kept, key=_sort_key), sorted(suppressed, key=_sort_key),

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 from analysis.checks.context import RuleContext
 from analysis.diagnostics import Diagnostic, Severity
+from analysis.document.source import SourceText
+from analysis.document.yaml_nodes import YNode
 from analysis.document.yaml_profile import DUPLICATE_KEY, INVALID_VALUE, YAML_SYNTAX
 from analysis.schema.output_schema import SCHEMA_TOO_LARGE, UNSUPPORTED_KEYWORD
 from analysis.schema.walk import MISSING_FIELD, UNKNOWN_KEY
@@ -44,6 +46,8 @@ class Emitter:
     name: str  # as an internal-error names it: "rule cycle", "the schema walk"
     findings: Callable[[RuleContext], Iterable[Diagnostic]]
 
+
+AgentFileCheck = Callable[[SourceText, YNode | None], Iterable[Diagnostic]]
 
 YAML_READER = Emitter("the YAML reader", lambda ctx: ctx.document.problems)
 SCHEMA_WALK = Emitter("the schema walk", lambda ctx: ctx.schema_problems)
@@ -127,6 +131,13 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "secret_in_template",
         "invalid_template",
     ),
+    "agents": (
+        "deprecated_model",
+        "withheld_reasoning_effort",
+    ),
+    "nodes": (
+        "human_gate_without_timeout",
+    ),
 }
 
 
@@ -140,6 +151,16 @@ def _checked() -> list[Rule]:
             rules.append(Rule(module.RULE_ID, module.SEVERITY, module.SUMMARY, family,
                               (Emitter(f"rule {module.RULE_ID}", module.check),)))
     return rules
+
+
+# The agents family reads one agent's fields, so it also checks an agent file (its top-level
+# mapping): `check_agent_file(source, root)` in each of its modules.
+# (the rule id, its check).
+AGENT_FILE_CHECKS: tuple[tuple[str, AgentFileCheck], ...] = tuple(
+    (name.replace("_", "-"),
+     importlib.import_module(f"analysis.checks.rules.agents.{name}").check_agent_file)
+    for name in CHECKS["agents"]
+)
 
 
 # By id, as every listing of the rules (settings, SARIF, docs) has always been ordered.

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from analysis.diagnostics import Edit, Fix
 from analysis.document.scalar_offsets import ScalarText
 from analysis.document.source import SourceText
-from analysis.document.yaml_nodes import YEntry, YSequence
+from analysis.document.yaml_nodes import YEntry, YMapping, YNode, YScalar, YSequence
 from analysis.document.yaml_profile import resolve_plain
 
 # (start offset, end offset, new text) in the document's code points
@@ -121,3 +121,47 @@ def replace_in_scalar(scalar_text: ScalarText, start: int, end: int, new: str
     if "\n" in scalar_text.source.text[scalar.content_start:scalar.end]:
         return None  # a folded plain scalar: quoting it would join or keep lines differently
     return (scalar.content_start, scalar.end, "'" + changed.replace("'", "''") + "'")
+
+
+def append_entry(text: str, mapping: YMapping, entry: str, newline: str) -> Replacement | None:
+    """Add `entry` (`key: value` flow text) after the mapping's last entry: `, entry` in a
+    `{ … }`, a new line at the entries' indentation in a block mapping (after any comment ending
+    the last entry's line). None for an empty mapping or a block mapping ending in a block
+    scalar, whose kept line breaks a new line would change."""
+    if not mapping.entries:
+        return None
+    last = mapping.entries[-1]
+    if text[mapping.start] == "{":
+        return (last.value.end, last.value.end, f", {entry}")
+    if isinstance(last.value, YScalar) and last.value.style in ("|", ">"):
+        return None
+    first_key = mapping.entries[0].key.start
+    column = first_key - (text.rfind("\n", 0, first_key) + 1)
+    value_end = last.value.end
+    while value_end > last.value.start and text[value_end - 1] in " \t\r\n":
+        value_end -= 1  # a nested block collection's span takes in its final line break
+    line_end = text.find("\n", value_end)
+    end = len(text) if line_end == -1 else line_end
+    if end > 0 and text[end - 1] == "\r":
+        end -= 1
+    return (end, end, f"{newline}{' ' * column}{entry}")
+
+
+def remove_item(text: str, sequence: YSequence, item: YNode) -> Replacement | None:
+    """Delete an item of a block sequence: its dash line through its last line. None in a flow
+    sequence, or when another item or text shares those lines."""
+    if text[sequence.start] == "[":
+        return None
+    dash = text.rfind("-", 0, item.start)
+    line_start = text.rfind("\n", 0, dash) + 1
+    if text[line_start:dash].strip() or text[dash + 1:item.start].strip():
+        return None
+    end = item.end
+    while end > item.start and text[end - 1] in " \t\r\n":
+        end -= 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end == -1 else line_end + 1
+    rest = text[end:line_end].strip()
+    if rest and not rest.startswith("#"):
+        return None
+    return (line_start, line_end, "")

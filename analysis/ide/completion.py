@@ -22,8 +22,11 @@ Contexts and what they offer:
   that mapping (a node's by its type, an input's validation by the input's type, …) that it does
   not have yet, each with its one-line doc. The half-typed line is read with a placeholder key
   (`completion_text.schema_place`), so the mapping is found even before the key exists.
-- An agent file (`result.kind` is an agent's): its schema's keys and values only, read from
-  `analysis.schema.agent_file.AGENT_FILE`; it has no model to offer ids from.
+- `model` values (an agent's, a fallback alternate's, an agent node's override): the engine
+  registry's model ids (`analysis.schema.models`) for the provider of that agent, each with its
+  display name and context window; deprecated ones last.
+- An agent file (`result.kind` is an agent's): its schema's keys and values, read from
+  `analysis.schema.agent_file.AGENT_FILE`, and its `model` ids as above.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from enum import StrEnum
 from analysis.checks.analyze import AnalysisResult
 from analysis.document.graph import Graph
 from analysis.document.model import NodeDef, Workflow
+from analysis.document.yaml_nodes import YScalar
 from analysis.ide.completion_text import (
     EXPRESSION_KEYS,
     PLACEHOLDER,
@@ -56,6 +60,7 @@ from analysis.ide.describe import (
 from analysis.project.kinds import FileKind
 from analysis.schema.agent_file import AGENT_FILE
 from analysis.schema.lookups import keys_of
+from analysis.schema.models import describe, models_of
 from analysis.schema.vocabulary import Boolean, Spec, Text
 from analysis.schema.workflow import ROOT
 
@@ -72,6 +77,7 @@ class CandidateKind(StrEnum):
     VALUE = "value"
     KEY = "key"
     SNIPPET = "snippet"
+    MODEL = "model"
 
 
 @dataclass(frozen=True)
@@ -168,17 +174,27 @@ def _complete_agent(text: str, offset: int) -> list[Candidate]:
     typed = _typed_value(field) if field is not None and field.same_line else None
     if field is None or typed is None:
         return []
+    if field.key == "model":
+        return _models(cursor, typed, cursor.sibling(field, "provider"))
     return _schema_values(cursor, field, typed, AGENT_FILE)
+
+
+def _models(cursor: Cursor, typed: str, provider: str | None) -> list[Candidate]:
+    """The registry's model ids of `provider` (all before one is written), deprecated last."""
+    span = (cursor.offset - len(typed), cursor.offset)
+    return [Candidate(found.id, CandidateKind.MODEL, found.detail(), span, describe(found),
+                      rank=int(found.deprecated())) for found in models_of(provider)]
 
 
 def _typed_value(field: Field) -> str | None:
     """The one-word value typed before the cursor (in a flow list, its last item), or None when
-    it is not one."""
+    it is not one (a model id may hold dots: `gpt-5.5`)."""
     value = field.value_prefix
     if "[" in value:
         value = re.split(r"[\[,]", value)[-1]
     typed = value.strip().lstrip("'\"")
-    return typed if re.fullmatch(r"[A-Za-z0-9_$:-]*", typed) else None
+    word = r"[A-Za-z0-9_$:.-]*" if field.key == "model" else r"[A-Za-z0-9_$:-]*"
+    return typed if re.fullmatch(word, typed) else None
 
 
 def _schema_values(cursor: Cursor, field: Field, typed: str, schema: Spec = ROOT
@@ -438,7 +454,20 @@ class _Facts:
         if key == "agent_ref":
             return [Candidate(agent.id, CandidateKind.AGENT, "agent", self.span(typed))
                     for agent in self.workflow.agents if agent.id is not None]
+        if key == "model":
+            return _models(self.cursor, typed, self.model_provider())
         return _schema_values(self.cursor, self.field, typed)
+
+    def model_provider(self) -> str | None:
+        """The provider a `model` value is for: its own mapping's (an agent, a fallback
+        alternate), else, on an agent node, its agent's."""
+        provider = self.cursor.sibling(self.field, "provider")
+        agent_id = self.cursor.sibling(self.field, "agent_ref") if provider is None else None
+        agent = self.workflow.agents_by_id.get(agent_id) if agent_id else None
+        if agent is None:
+            return provider
+        entry = agent.mapping.get("provider")
+        return entry.value.text if entry is not None and isinstance(entry.value, YScalar) else None
 
     def edge_targets(self) -> list[str] | None:
         """The only valid `to` of an edge whose `from` is a condition's handle (that branch's

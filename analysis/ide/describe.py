@@ -8,6 +8,8 @@ Contract:
 - `BINDING_DOCS` (the scope bindings), `GLOBAL_DOCS` (the globals the sandbox provides, per the
   sandbox spec's "Language surface"), `MEMBER_DOCS` (members offered after `Math.`, `JSON.`, …;
   `Math.random` is absent on purpose), `FORBIDDEN_DOC` (why an absent global is absent).
+- `model_doc(root, offset)`: for a `model` value under the cursor that the engine's registry
+  carries, its display name, provider, context window, max output and price, and the value's span.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from __future__ import annotations
 import re
 
 from analysis.document.model import AgentDecl, ContextDecl, InputDecl, NodeDef, Workflow
-from analysis.document.yaml_nodes import YNode, YScalar, plain_value
+from analysis.document.yaml_nodes import YMapping, YNode, YScalar, YSequence, plain_value
 from analysis.schema.lookups import form_of, spec_at
+from analysis.schema.models import describe, model
 from analysis.schema.vocabulary import Boolean, IfKey, MapOf, Number, Obj, Seq, Spec, Tagged, Text
 from analysis.schema.workflow import ROOT
 
@@ -227,3 +230,28 @@ def key_doc(root: YNode | None, offset: int, schema: Spec = ROOT
     if place.spec.doc:
         text += f" · {place.spec.doc}"
     return text, (place.node.start, place.node.end)
+
+
+def _value_at(node: YNode | None, offset: int, key: str) -> YScalar | None:
+    """The scalar value of a `key` entry whose span holds `offset`, anywhere under `node`."""
+    while node is not None:
+        inner: YNode | None = None
+        if isinstance(node, YMapping):
+            for entry in node.entries:
+                if entry.value.start <= offset <= entry.value.end:
+                    if entry.key.text == key and isinstance(entry.value, YScalar):
+                        return entry.value
+                    inner = entry.value
+                    break
+        elif isinstance(node, YSequence):
+            inner = next((item for item in node.items if item.start <= offset <= item.end), None)
+        node = inner
+    return None
+
+
+def model_doc(root: YNode | None, offset: int) -> tuple[str, tuple[int, int]] | None:
+    scalar = _value_at(root, offset, "model")
+    found = model(scalar.text) if scalar is not None and isinstance(scalar.value, str) else None
+    if scalar is None or found is None:
+        return None
+    return describe(found), (scalar.start, scalar.end)

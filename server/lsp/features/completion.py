@@ -24,6 +24,7 @@ _KINDS = {
     CandidateKind.VALUE: types.CompletionItemKind.EnumMember,
     CandidateKind.KEY: types.CompletionItemKind.Property,
     CandidateKind.SNIPPET: types.CompletionItemKind.Keyword,
+    CandidateKind.MODEL: types.CompletionItemKind.Value,
 }
 
 

@@ -1,8 +1,9 @@
 """Hover: a node id or `run.outputs` key → the node and where it sits in the graph relative to the
 reader; `inputs.x` / `ctx.x` / `agent_ref` → the declaration; an edge's `cond:handle` or a
 branch's `when` → the branch; scope bindings and sandbox globals → one-line docs; and the
-explanation of every diagnostic's rule under the cursor. In an agent file: the agent schema's
-doc of the key under the cursor and the rules of its diagnostics."""
+explanation of every diagnostic's rule under the cursor; a `model` value the engine's registry
+carries → its display name, limits and price. In an agent file: the agent schema's doc of the
+key under the cursor, the `model` value's registry facts and the rules of its diagnostics."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from analysis.ide.describe import (
     context_summary,
     input_summary,
     key_doc,
+    model_doc,
     node_summary,
 )
 from analysis.ide.navigation import Occurrence, Role, SymbolKind, expression_at, symbol_index
@@ -204,11 +206,12 @@ def register(ls: RelaviumLanguageServer) -> None:
         offset = view.offset(params.position)
         if offset is None:
             return None
+        root = view.result.document.root
         if view.result.kind is FileKind.AGENT:  # no workflow model: the agent schema's keys
-            found = key_doc(view.result.document.root, offset, AGENT_FILE)
+            found = model_doc(root, offset) or key_doc(root, offset, AGENT_FILE)
         else:
             found = (_symbol_hover(view, offset) or _builtin_hover(view, offset)
-                     or key_doc(view.result.document.root, offset))
+                     or model_doc(root, offset) or key_doc(root, offset))
         span = view.client_range(*found[1]) if found else None
         if span is None:
             found = None  # a name the user is editing: its analysis is of older text

@@ -2,12 +2,21 @@
 
 Such a node does not follow the input node(s): it starts as soon as the run does, usually
 because an edge was forgotten. Only the first node of such a detached chain is reported (its
-successors are reached from it). Checked only when the workflow has `input` nodes."""
+successors are reached from it). Checked only when the workflow has `input` nodes.
 
+"Remove unreachable node" deletes the node's list item, offered only when its id is written
+nowhere else in the file (no edge, `parallel_of`, branch target or `run.outputs` read names it,
+which the removal would leave dangling): so a chain's first node, which has outgoing edges, gets
+none. Not safe to apply unasked: the author may have meant to add the edge instead."""
+
+import re
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
-from analysis.diagnostics import Diagnostic, Severity
+from analysis.diagnostics import Diagnostic, Fix, Severity
+from analysis.document.edits import fix, remove_item
+from analysis.document.model import NodeDef
+from analysis.document.yaml_nodes import YSequence
 
 RULE_ID = "unreachable-node"
 SEVERITY = Severity.WARNING
@@ -30,4 +39,20 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             f"{'s' if len(entries) > 1 else ''} ({', '.join(entries)}) and starts as soon as the "
             "run does; add an edge leading to it (or remove it)",
             {"entries": entries},
+            fixes=_removal(ctx, node_id, node),
         )
+
+
+def _removal(ctx: RuleContext, node_id: str, node: NodeDef) -> tuple[Fix, ...]:
+    text = ctx.source.text
+    named = re.finditer(rf"(?<![\w-]){re.escape(node_id)}(?![\w-])", text)
+    if sum(1 for _ in named) != 1:
+        return ()
+    body = ctx.workflow.body
+    entry = body.get("nodes") if body is not None else None
+    if entry is None or not isinstance(entry.value, YSequence):
+        return ()
+    removed = remove_item(text, entry.value, node.mapping)
+    if removed is None:
+        return ()
+    return (fix(ctx.source, f"Remove unreachable node '{node_id}'", [removed], safe=False),)
