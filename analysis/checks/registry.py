@@ -112,6 +112,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "mismatched_branch_target",
         "cycle",
         "unreachable_node",
+        "admission_limit",
     ),
     "templates": (
         "unknown_template_reference",

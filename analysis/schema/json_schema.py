@@ -117,6 +117,8 @@ def to_json_schema(spec: Spec) -> dict[str, Any]:
         schema = {"type": "array", "items": to_json_schema(spec.item)}
         if spec.min_items:
             schema["minItems"] = spec.min_items
+        if spec.max_items is not None:
+            schema["maxItems"] = spec.max_items
     elif isinstance(spec, MapOf):
         schema = {"type": "object", "additionalProperties": to_json_schema(spec.value)}
     elif isinstance(spec, Obj):

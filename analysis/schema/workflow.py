@@ -24,6 +24,7 @@ from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YAlias, YMapping, YNode, YScalar, YSequence
 from analysis.document.yaml_profile import INVALID_VALUE
 from analysis.schema.agent import AGENT_ENTRY
+from analysis.schema.ceilings import MAX_PARALLEL
 from analysis.schema.common import (
     ID_LABEL,
     JSON_SCHEMA,
@@ -289,7 +290,8 @@ WORKFLOW = Obj({
         "strict_cost_cap": Boolean(doc="Refuse a call on a model that cannot be priced."),
     }, ("max_cost_microcents", "on_exceed"), doc="A pre-egress cost cap (omit for none)."),
     "timeout_ms": POSITIVE_INT.described("The whole run's wall-clock cap in milliseconds."),
-    "max_parallel": POSITIVE_INT.described("Cap on concurrent LLM calls."),
+    "max_parallel": Number(integer=True, minimum=1, maximum=MAX_PARALLEL, ceiling=True,
+                           doc="Cap on concurrent node dispatches (at most 64; 8 when omitted)."),
     "nodes": Seq(NODE, min_items=1, reuse=True, reuse_items=True,
                  doc="The workflow's steps."),
     "edges": Seq(EDGE, reuse=True, doc="Directed connections from → to."),
