@@ -95,6 +95,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "js_syntax",
         "unordered_output_read",
         "unknown_output_reference",
+        "condition_output_read",
         "forbidden_global",
         "secret_read",
         "branches_outside_merge",

@@ -149,7 +149,7 @@ AGENT = Obj({
         "model": NONEMPTY.described("The alternate model."),
         "provider": Text(enum=PROVIDERS, doc="Its provider."),
         "max_attempts": Number(integer=True, minimum=1, maximum=CHAIN_ENTRY_MAX_ATTEMPTS,
-                               ceiling=True, doc="Attempts on this model (at most 10)."),
+                               ceiling=True, doc="Attempts on this model."),
     }, ("model", "provider", "max_attempts")), max_items=FALLBACK_CHAIN_ENTRIES,
         doc="Alternates tried in order after the primary model is exhausted (at most 5)."),
 }, ("id", "model", "provider", "system_prompt"), extra=_unique_mcp_ids, label=ID_LABEL,

@@ -31,8 +31,7 @@ ID_LABEL = labelled_by("id")
 RETRYABLE_ERRORS = ("provider_rate_limit", "provider_unavailable", "tool_failed", "sandbox_error")
 RETRY = Obj({
     "max": Number(integer=True, minimum=1, maximum=RETRY_MAX, ceiling=True,
-                  doc="Total attempts, the first included (max: 3 = up to 2 re-dispatches; at "
-                      "most 10)."),
+                  doc="Total attempts, the first included (max: 3 = up to 2 re-dispatches)."),
     "backoff": Text(enum=("linear", "exponential"),
                     doc="How the delay between attempts grows: linear or exponential."),
     "backoff_ms": POSITIVE_INT.described("The base delay in ms the backoff scales (the engine "

@@ -291,7 +291,7 @@ WORKFLOW = Obj({
     }, ("max_cost_microcents", "on_exceed"), doc="A pre-egress cost cap (omit for none)."),
     "timeout_ms": POSITIVE_INT.described("The whole run's wall-clock cap in milliseconds."),
     "max_parallel": Number(integer=True, minimum=1, maximum=MAX_PARALLEL, ceiling=True,
-                           doc="Cap on concurrent node dispatches (at most 64; 8 when omitted)."),
+                           doc="Cap on concurrent LLM calls (8 when omitted)."),
     "nodes": Seq(NODE, min_items=1, reuse=True, reuse_items=True,
                  doc="The workflow's steps."),
     "edges": Seq(EDGE, reuse=True, doc="Directed connections from → to."),

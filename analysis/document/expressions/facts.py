@@ -89,6 +89,10 @@ class OutputRead:
     access: Span  # from `run` to the end of the key access
     form: ReadForm
     grade: ReadGrade
+    # Whether the expression always goes on to read a property of the value (or call it):
+    # `run.outputs.x.y` where no `&&`, `?:`, `if`, loop, `try` or function makes it conditional.
+    # A syntax tree says so; a read only the engine's scan sees never claims it.
+    dereferenced: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +192,8 @@ def _graded(
         graded.append(
             read
             if engine is None
-            else OutputRead(read.node_id, read.key, read.access, read.form, ReadGrade.ENGINE)
+            else OutputRead(read.node_id, read.key, read.access, read.form, ReadGrade.ENGINE,
+                            read.dereferenced)
         )
     graded.extend(_engine_only(read) for read in unmatched.values())
     graded.sort(key=lambda read: read.key.start)
@@ -234,6 +239,15 @@ def _outer(path: list[Node], index: int) -> tuple[int, int | None]:
         index -= 1
     return index, (index - 1 if index > 0 else None)
 
+
+# What runs its children on some evaluations only (or never: a function not called).
+_MAYBE_EVALUATED = frozenset({
+    "arrow_function", "function_expression", "function", "function_declaration",
+    "generator_function", "generator_function_declaration", "method_definition", "class_body",
+    "try_statement", "catch_clause", "finally_clause", "for_statement", "for_in_statement",
+    "while_statement", "do_statement", "switch_statement", "switch_case", "switch_default",
+    "augmented_assignment_expression",
+})
 
 # Leaves whose text is never code: no need to walk into them.
 _OPAQUE = frozenset({"string", "comment", "html_comment", "regex", "number"})
@@ -318,6 +332,25 @@ class _TreeScan:
             return parent.child_by_field_name("left") == child
         return kind == "update_expression"
 
+    def _always_evaluated(self, index: int) -> bool:
+        """Whether evaluating the expression always evaluates `path[index]`: no ancestor runs it
+        only on some paths (the right of `&&`/`||`/`??`, a branch of `?:` or `if`, a loop or
+        `switch` body, a `try` block, a function that may never be called)."""
+        for parent_index in range(index - 1, -1, -1):
+            parent, child = self.path[parent_index], self.path[parent_index + 1]
+            kind = parent.type
+            if kind in _MAYBE_EVALUATED:
+                return False
+            if kind == "binary_expression":
+                operator = parent.child_by_field_name("operator")
+                if (operator is not None and operator.type in ("&&", "||", "??")
+                        and parent.child_by_field_name("right") == child):
+                    return False
+            elif kind in ("ternary_expression", "if_statement") and (
+                    parent.child_by_field_name("condition") != child):
+                return False
+        return True
+
     def _member(self, base: int) -> tuple[str, Span, ReadForm, int] | None:
         """`base.key`, `base["key"]` or `base[`key`]` (parentheses allowed around base) for the
         path node at index `base`: (key, key span, form, path index of the access); None for a
@@ -371,7 +404,9 @@ class _TreeScan:
         if self._is_write_target(access):
             return
         span = self._access_span(run, access)
-        self.output_reads.append(OutputRead(node_id, key, span, form, ReadGrade.SYNTAX_TREE))
+        dereferenced = self._throws_on_null(access) and self._always_evaluated(access)
+        self.output_reads.append(
+            OutputRead(node_id, key, span, form, ReadGrade.SYNTAX_TREE, dereferenced))
 
     def _scope_read(self, binding: int, name: str) -> None:
         read = self._member(binding)

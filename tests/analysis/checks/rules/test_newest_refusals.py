@@ -116,3 +116,24 @@ def test_the_json_schema_carries_the_per_field_ceilings() -> None:
     assert agent["retry"]["properties"]["max"]["maximum"] == 10
     assert agent["fallback_chain"]["maxItems"] == 5
     assert agent["fallback_chain"]["items"]["properties"]["max_attempts"]["maximum"] == 10
+
+
+def test_reading_a_condition_s_output() -> None:
+    """A condition stores no output (`packages/core/src/engine/node-handlers/condition.ts`
+    returns `{ kind: 'branch', selected }`, HodeTech/Relavium@839f2bd; `#completedOutputs()` in
+    `engine.ts` records it as `undefined`; ADR-0091's amendment of 2026-09-03): a property read of
+    it fails the node (error), a bare read is `undefined` (warning), a template reference resolves
+    to no value (`unresolved_reference`, `interpolation/resolve.ts`; error) or to its default
+    (warning). The control reads the condition's own source instead and is clean."""
+    folder = RULES / "condition-output-read"
+    result = relavium_lsp("check", "--no-config", "--format", "json",
+                          str(folder / "positive.relavium.yaml"),
+                          str(folder / "negative.relavium.yaml"))
+    found = [(f["path"].rsplit("/", 1)[-1], f["code"], f["severity"],
+              f["range"]["start"]["line"] + 1) for f in json.loads(result.stdout)]
+    assert found == [
+        ("positive.relavium.yaml", "condition-output-read", "error", 16),
+        ("positive.relavium.yaml", "condition-output-read", "warning", 17),
+        ("positive.relavium.yaml", "condition-output-read", "error", 21),
+        ("positive.relavium.yaml", "condition-output-read", "warning", 21),
+    ]
