@@ -264,6 +264,7 @@ class _TreeScan:
         self.forbidden: list[ForbiddenUse] = []
         self.branches_uses: list[Span] = []
         self.branches_null_derefs: list[Span] = []
+        self._always: dict[int, bool] = {}  # path node id → always evaluated (_always_evaluated)
         # A function of `parsed`, not a method: a walk holding a bound method of this scan
         # would make the two a cycle, garbage only the collector frees (with the parse tree).
         self._walk = ScopedWalk(
@@ -335,20 +336,38 @@ class _TreeScan:
     def _always_evaluated(self, index: int) -> bool:
         """Whether evaluating the expression always evaluates `path[index]`: no ancestor runs it
         only on some paths (the right of `&&`/`||`/`??`, a branch of `?:` or `if`, a loop or
-        `switch` body, a `try` block, a function that may never be called)."""
-        for parent_index in range(index - 1, -1, -1):
-            parent, child = self.path[parent_index], self.path[parent_index + 1]
-            kind = parent.type
-            if kind in _MAYBE_EVALUATED:
-                return False
-            if kind == "binary_expression":
-                operator = parent.child_by_field_name("operator")
-                if (operator is not None and operator.type in ("&&", "||", "??")
-                        and parent.child_by_field_name("right") == child):
-                    return False
-            elif kind in ("ternary_expression", "if_statement") and (
-                    parent.child_by_field_name("condition") != child):
-                return False
+        `switch` body, a `try` block, a function that may never be called). Each path node's
+        answer is kept (by node id): reads in a long chain of `+` share their ancestors, and
+        walking them again per read made the rule quadratic."""
+        known = self._always
+        walked: list[int] = []
+        answer = True
+        while index > 0:
+            cached = known.get(self.path[index].id)
+            if cached is not None:
+                answer = cached
+                break
+            walked.append(index)
+            if not self._evaluated_with_parent(index - 1):
+                answer = False
+                break
+            index -= 1
+        for step in walked:  # each lies at or below where the answer was decided
+            known[self.path[step].id] = answer
+        return answer
+
+    def _evaluated_with_parent(self, parent_index: int) -> bool:
+        """Whether `path[parent_index + 1]` is evaluated whenever its parent is."""
+        parent, child = self.path[parent_index], self.path[parent_index + 1]
+        kind = parent.type
+        if kind in _MAYBE_EVALUATED:
+            return False
+        if kind == "binary_expression":
+            operator = parent.child_by_field_name("operator")
+            return not (operator is not None and operator.type in ("&&", "||", "??")
+                        and parent.child_by_field_name("right") == child)
+        if kind in ("ternary_expression", "if_statement"):
+            return parent.child_by_field_name("condition") == child
         return True
 
     def _member(self, base: int) -> tuple[str, Span, ReadForm, int] | None:

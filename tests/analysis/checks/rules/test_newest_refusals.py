@@ -137,3 +137,22 @@ def test_reading_a_condition_s_output() -> None:
         ("positive.relavium.yaml", "condition-output-read", "error", 21),
         ("positive.relavium.yaml", "condition-output-read", "warning", 21),
     ]
+
+
+@pytest.mark.parametrize(("expression", "dereferenced"), [
+    ('run.outputs["route"].label', [True]),
+    ("run.outputs.route(1)", [True]),
+    ("run.outputs.route.x && 1", [True]),
+    ("run.outputs.route", [False]),
+    ("run.outputs.route?.x", [False]),
+    ("typeof run.outputs.route", [False]),
+    ("ok && run.outputs.route.x", [False]),
+    ("ok ? run.outputs.route.x : 1", [False]),
+    ("(() => run.outputs.route.x)()", [False]),
+    ("run.outputs.a.x + (ok ?? run.outputs.b.x) + run.outputs.c.x", [True, False, True]),
+])
+def test_only_an_unconditional_property_read_is_certain_to_throw(
+        expression: str, dereferenced: list[bool]) -> None:
+    from analysis.document.expressions import analyze_expression
+    reads = analyze_expression(expression).output_reads
+    assert [read.dereferenced for read in reads] == dereferenced
