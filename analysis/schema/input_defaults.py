@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Iterator
 
 from analysis.document.yaml_nodes import YMapping, YNode, YScalar, YSequence
@@ -85,14 +86,19 @@ def _utf16_length(text: str) -> int:
 
 def _pattern_matches(pattern: str, value: str) -> bool | None:
     """Whether `^(?:pattern)$` (flagless) matches `value` in JavaScript; None when unknown here."""
+    # JavaScript without the u flag reads an astral character as two code units, Python as one
     if (not _PLAIN_PATTERN.match(pattern) or "[]" in pattern or "[^]" in pattern
             or sum(pattern.count(q) for q in "*+?") > 2 or regex_problem(pattern) is not None
-            or _JS_LINE_BREAKS.search(value) or any(ord(ch) > 0xFFFF for ch in value)):
+            or _JS_LINE_BREAKS.search(value)
+            or any(ord(ch) > 0xFFFF for ch in value + pattern)):
         return None
     try:
-        return re.fullmatch(f"(?:{pattern})", value) is not None
+        with warnings.catch_warnings():  # `[[` warns of future set syntax; it reads the same
+            warnings.simplefilter("ignore")
+            compiled = re.compile(f"(?:{pattern})")
     except re.error:
         return None
+    return compiled.fullmatch(value) is not None
 
 
 def _scalar(validation: YMapping | None, key: str) -> object:
