@@ -16,6 +16,7 @@ from itertools import pairwise
 from tree_sitter import Node, QueryCursor
 
 from analysis.document.expressions.engine_scan import EngineRead, engine_output_reads
+from analysis.document.expressions.evaluation import always_evaluated
 from analysis.document.expressions.js_text import (
     LiteralRegions,
     decode_identifier,
@@ -240,15 +241,6 @@ def _outer(path: list[Node], index: int) -> tuple[int, int | None]:
     return index, (index - 1 if index > 0 else None)
 
 
-# What runs its children on some evaluations only (or never: a function not called).
-_MAYBE_EVALUATED = frozenset({
-    "arrow_function", "function_expression", "function", "function_declaration",
-    "generator_function", "generator_function_declaration", "method_definition", "class_body",
-    "try_statement", "catch_clause", "finally_clause", "for_statement", "for_in_statement",
-    "while_statement", "do_statement", "switch_statement", "switch_case", "switch_default",
-    "augmented_assignment_expression",
-})
-
 # Leaves whose text is never code: no need to walk into them.
 _OPAQUE = frozenset({"string", "comment", "html_comment", "regex", "number"})
 
@@ -264,7 +256,7 @@ class _TreeScan:
         self.forbidden: list[ForbiddenUse] = []
         self.branches_uses: list[Span] = []
         self.branches_null_derefs: list[Span] = []
-        self._always: dict[int, bool] = {}  # path node id → always evaluated (_always_evaluated)
+        self._always: dict[int, bool] = {}  # path node id → always_evaluated's answer
         # A function of `parsed`, not a method: a walk holding a bound method of this scan
         # would make the two a cycle, garbage only the collector frees (with the parse tree).
         self._walk = ScopedWalk(
@@ -333,43 +325,6 @@ class _TreeScan:
             return parent.child_by_field_name("left") == child
         return kind == "update_expression"
 
-    def _always_evaluated(self, index: int) -> bool:
-        """Whether evaluating the expression always evaluates `path[index]`: no ancestor runs it
-        only on some paths (the right of `&&`/`||`/`??`, a branch of `?:` or `if`, a loop or
-        `switch` body, a `try` block, a function that may never be called). Each path node's
-        answer is kept (by node id): reads in a long chain of `+` share their ancestors, and
-        walking them again per read made the rule quadratic."""
-        known = self._always
-        walked: list[int] = []
-        answer = True
-        while index > 0:
-            cached = known.get(self.path[index].id)
-            if cached is not None:
-                answer = cached
-                break
-            walked.append(index)
-            if not self._evaluated_with_parent(index - 1):
-                answer = False
-                break
-            index -= 1
-        for step in walked:  # each lies at or below where the answer was decided
-            known[self.path[step].id] = answer
-        return answer
-
-    def _evaluated_with_parent(self, parent_index: int) -> bool:
-        """Whether `path[parent_index + 1]` is evaluated whenever its parent is."""
-        parent, child = self.path[parent_index], self.path[parent_index + 1]
-        kind = parent.type
-        if kind in _MAYBE_EVALUATED:
-            return False
-        if kind == "binary_expression":
-            operator = parent.child_by_field_name("operator")
-            return not (operator is not None and operator.type in ("&&", "||", "??")
-                        and parent.child_by_field_name("right") == child)
-        if kind in ("ternary_expression", "if_statement"):
-            return parent.child_by_field_name("condition") == child
-        return True
-
     def _member(self, base: int) -> tuple[str, Span, ReadForm, int] | None:
         """`base.key`, `base["key"]` or `base[`key`]` (parentheses allowed around base) for the
         path node at index `base`: (key, key span, form, path index of the access); None for a
@@ -423,7 +378,8 @@ class _TreeScan:
         if self._is_write_target(access):
             return
         span = self._access_span(run, access)
-        dereferenced = self._throws_on_null(access) and self._always_evaluated(access)
+        dereferenced = self._throws_on_null(access) and always_evaluated(
+            self.path, access, self._always)
         self.output_reads.append(
             OutputRead(node_id, key, span, form, ReadGrade.SYNTAX_TREE, dereferenced))
 
