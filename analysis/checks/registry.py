@@ -106,6 +106,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "js_syntax",
         "unordered_output_read",
         "unknown_output_reference",
+        "condition_output_read",
         "forbidden_global",
         "secret_read",
         "branches_outside_merge",
@@ -124,6 +125,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "cycle",
         "unreachable_node",
         "ungranted_tool",
+        "admission_limit",
     ),
     "templates": (
         "unknown_template_reference",

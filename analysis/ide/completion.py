@@ -9,12 +9,14 @@ from `result`. Each candidate's `replace` is a live-text offset range. Never rai
 
 Contexts and what they offer:
 - expression fields (`expression`, `transform`, `merge_fn`): `run.outputs.` / `run.outputs["` →
-  the ancestors of the node only; `inputs.` → declared inputs (secrets marked and ranked last);
+  the ancestors of the node only, conditions left out (they store no output); `inputs.` →
+  declared inputs (secrets marked and ranked last);
   `ctx.` → context keys (secret-derived ones likewise); `Math.`, `JSON.`, … → members (no
   `Math.random`); a name being typed → the scope bindings (`branches` only in `merge_fn`) and the
   sandbox's globals. Nothing inside strings and comments.
-- template fields, inside an open `{{`: `inputs.`, `ctx.`, `run.outputs["` (nodes that can feed
-  this node without a cycle; none in a context value, where run.outputs is refused).
+- template fields, inside an open `{{`: `inputs.`, `ctx.`, `run.outputs["` (nodes with an output
+  that can feed this node without a cycle; none in a context value, where run.outputs is
+  refused).
 - YAML values: node ids for `to`/`from`/`target_node`/`default`/`parallel_of` (and a condition's
   handles after `from: id:`), agent ids for `agent_ref`, and wherever the schema
   (`analysis.schema.workflow`) describes the value as an enum or a boolean, its values.
@@ -311,6 +313,12 @@ class _Facts:
         return [node.id for node in self.workflow.nodes
                 if node.id is not None and node.id in ids and self.workflow.node(node.id) is node]
 
+    def with_output(self, ids: AbstractSet[str]) -> list[str]:
+        """`authored(ids)` without condition nodes: a condition stores no output, so reading it
+        gives `undefined` (condition-output-read)."""
+        return [node_id for node_id in self.authored(ids)
+                if self.workflow.nodes_by_id[node_id].type != "condition"]
+
     # -- contexts ------------------------------------------------------------------------------
 
     def code_prefix(self) -> str:
@@ -323,7 +331,8 @@ class _Facts:
     def expression(self) -> list[Candidate]:
         prefix = self.code_prefix()
         reader = self.reader()
-        ancestors = self.authored(self.graph.ancestors(reader.id)) if reader and reader.id else []
+        ancestors = (self.with_output(self.graph.ancestors(reader.id))
+                     if reader and reader.id else [])
         ancestors = [node_id for node_id in ancestors if reader is None or node_id != reader.id]
         bracket = _OUTPUTS_BRACKET.search(prefix)
         if _in_literal(prefix[: bracket.start()] if bracket else prefix):
@@ -426,16 +435,16 @@ class _Facts:
         return []
 
     def feeders(self) -> list[str]:
-        """Nodes a template of this node may read: all but itself and what runs after it (a
-        data edge from those would close a cycle)."""
+        """Nodes a template of this node may read: all with an output but itself and what runs
+        after it (a data edge from those would close a cycle)."""
         reader = self.reader()
         if reader is None or reader.id is None:
-            return self.authored(set(self.workflow.nodes_by_id))
+            return self.with_output(set(self.workflow.nodes_by_id))
         after = {reader.id} | {
             node_id for node_id in self.workflow.nodes_by_id
             if reader.id in self.graph.ancestors(node_id)
         }
-        return self.authored(set(self.workflow.nodes_by_id) - after)
+        return self.with_output(set(self.workflow.nodes_by_id) - after)
 
     def yaml_value(self) -> list[Candidate]:
         typed = _typed_value(self.field)

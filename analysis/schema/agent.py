@@ -8,6 +8,7 @@ import re
 
 from analysis.document.yaml_nodes import YMapping, YSequence
 from analysis.document.yaml_profile import INVALID_VALUE
+from analysis.schema.ceilings import CHAIN_ENTRY_MAX_ATTEMPTS, FALLBACK_CHAIN_ENTRIES
 from analysis.schema.common import (
     ID_LABEL,
     KEBAB_ID,
@@ -23,6 +24,7 @@ from analysis.schema.vocabulary import (
     Free,
     IfKey,
     MapOf,
+    Number,
     Obj,
     Seq,
     Text,
@@ -146,9 +148,10 @@ AGENT = Obj({
     "fallback_chain": Seq(Obj({
         "model": NONEMPTY.described("The alternate model."),
         "provider": Text(enum=PROVIDERS, doc="Its provider."),
-        "max_attempts": POSITIVE_INT.described("Attempts on this model."),
-    }, ("model", "provider", "max_attempts")),
-        doc="Alternates tried in order after the primary model is exhausted."),
+        "max_attempts": Number(integer=True, minimum=1, maximum=CHAIN_ENTRY_MAX_ATTEMPTS,
+                               ceiling=True, doc="Attempts on this model."),
+    }, ("model", "provider", "max_attempts")), max_items=FALLBACK_CHAIN_ENTRIES,
+        doc="Alternates tried in order after the primary model is exhausted (at most 5)."),
 }, ("id", "model", "provider", "system_prompt"), extra=_unique_mcp_ids, label=ID_LABEL,
     doc="An inline agent.")
 AGENT_REF = Obj({"$ref": NONEMPTY.described("The path of an .agent.yaml file.")}, ("$ref",),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from analysis.schema.ceilings import RETRY_MAX
 from analysis.schema.vocabulary import Number, Obj, Seq, Text, labelled_by
 
 KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
@@ -28,8 +29,8 @@ ID_LABEL = labelled_by("id")
 
 RETRYABLE_ERRORS = ("provider_rate_limit", "provider_unavailable", "tool_failed", "sandbox_error")
 RETRY = Obj({
-    "max": POSITIVE_INT.described("Total attempts, the first included (max: 3 = up to 2 "
-                                  "re-dispatches)."),
+    "max": Number(integer=True, minimum=1, maximum=RETRY_MAX, ceiling=True,
+                  doc="Total attempts, the first included (max: 3 = up to 2 re-dispatches)."),
     "backoff": Text(enum=("linear", "exponential"),
                     doc="How the delay between attempts grows: linear or exponential."),
     "backoff_ms": POSITIVE_INT.described("The base delay in ms the backoff scales (the engine "

@@ -156,6 +156,8 @@ def to_json_schema(spec: Spec) -> dict[str, Any]:
         schema = {"type": "array", "items": to_json_schema(spec.item)}
         if spec.min_items:
             schema["minItems"] = spec.min_items
+        if spec.max_items is not None:
+            schema["maxItems"] = spec.max_items
     elif isinstance(spec, OutputSchema):
         schema = _output_schema()
     elif isinstance(spec, MapOf):

@@ -2,11 +2,11 @@
 
 Contract: every spec carries `doc` (one line) and is one of
 - `Text(pattern, pattern_help, enum, nonempty, blank_is_empty, empty_help, corrected)`,
-  `Number(integer, minimum, maximum, exclusive_minimum)`, `Boolean()`, `Free()` (anything; the
-  engine types it unknown);
-- `Seq(item, min_items, empty_help, reuse, reuse_items)` (an unchanged list's, run of items' or
-  item's findings come from the previous version's walk, see `Walk.unit`); `MapOf(value)` (a
-  mapping with free keys);
+  `Number(integer, minimum, maximum, exclusive_minimum, ceiling)`, `Boolean()`, `Free()`
+  (anything; the engine types it unknown);
+- `Seq(item, min_items, max_items, empty_help, reuse, reuse_items)` (an unchanged list's, run
+  of items' or item's findings come from the previous version's walk, see `Walk.unit`);
+  `MapOf(value)` (a mapping with free keys);
 - `Obj(fields, required, refused, open, extra, label)`: a strict mapping; `fields` maps each key
   to its spec in authored order, `refused` keys get a dedicated explanation, `extra` holds the
   cross-field rules (`extra(walk, mapping, path)`), `label` shows an item's path with its name;
@@ -151,6 +151,9 @@ class Number(Spec):
     minimum: float | None = None
     maximum: float | None = None
     exclusive_minimum: float | None = None
+    # `maximum` is an engine admission ceiling (ADR-0086): say so, since nothing else would
+    # tell a value that parses apart from one the engine runs.
+    ceiling: bool = False
 
     def check(self, walk: Walk, node: YNode, path: str) -> None:
         value = node.value if isinstance(node, YScalar) else None
@@ -168,7 +171,9 @@ class Number(Spec):
         if (self.minimum is not None and value < self.minimum) or (
             self.maximum is not None and value > self.maximum
         ) or (self.exclusive_minimum is not None and value <= self.exclusive_minimum):
-            walk.report(INVALID_VALUE, node, f"{path} must be {self.bounds()}, not {node.text}")
+            beyond = self.ceiling and self.maximum is not None and value > self.maximum
+            walk.report(INVALID_VALUE, node, f"{path} must be {self.bounds()}, not {node.text}"
+                        + (CEILING_HELP if beyond else ""))
 
     def bounds(self) -> str:
         if self.exclusive_minimum is not None:
@@ -187,6 +192,8 @@ class Boolean(Spec):
                         f"{_unquote_hint(node)}")
 
 
+CEILING_HELP = "; the engine refuses the file past this limit (ADR-0086: never clamped)"
+
 # Items per run: a keystroke in a list of n items looks up about RUN + n / RUN units.
 RUN = 32
 
@@ -195,6 +202,7 @@ RUN = 32
 class Seq(Spec):
     item: Spec
     min_items: int = 0
+    max_items: int | None = None  # an engine admission ceiling (ADR-0086) when set
     empty_help: str = ""  # what to do instead of an empty list
     # The list and each run of `RUN` items are units (`Walk.unit`), and each item too with
     # `reuse_items`: the previous version's findings are taken over for those whose text is
@@ -217,6 +225,11 @@ class Seq(Spec):
         if len(items) < self.min_items:
             walk.report(INVALID_VALUE, node, f"{path} must have at least {self.min_items} "
                         f"item{'s' if self.min_items > 1 else ''}{self.empty_help}")
+        if self.max_items is not None and len(items) > self.max_items:
+            # at the first entry past the ceiling: the ones from there on are what to remove
+            walk.report(INVALID_VALUE, items[self.max_items],
+                        f"{path} has {len(items)} entries, at most {self.max_items} allowed: "
+                        f"remove {len(items) - self.max_items}{CEILING_HELP}")
         if not self.reuse or len(items) <= RUN:
             self.check_items(walk, items, 0, path)
             return

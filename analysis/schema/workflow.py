@@ -21,9 +21,10 @@ from collections.abc import Callable
 
 from analysis.diagnostics import Diagnostic
 from analysis.document.source import SourceText
-from analysis.document.yaml_nodes import YAlias, YMapping, YNode, YScalar, YSequence
+from analysis.document.yaml_nodes import YAlias, YMapping, YNode, YScalar
 from analysis.document.yaml_profile import INVALID_VALUE
 from analysis.schema.agent import AGENT_ENTRY
+from analysis.schema.ceilings import MAX_PARALLEL
 from analysis.schema.common import (
     ID_LABEL,
     KEBAB_ID,
@@ -35,6 +36,7 @@ from analysis.schema.common import (
     TEMPERATURE,
 )
 from analysis.schema.formats import Regex, RelativePath
+from analysis.schema.input_defaults import contract_problem, interpolations
 from analysis.schema.output_schema import OUTPUT_SCHEMA
 from analysis.schema.vocabulary import (
     Boolean,
@@ -170,16 +172,25 @@ BOOLEAN_VALIDATION_SPEC = Obj({}, refused={
     for key in (*NUMBER_VALIDATION, *TEXT_VALIDATION)}, doc="Boolean inputs take no validation.")
 
 
+SECRET_ENUM = ("a secret input may not have 'enum': its values would be written into the "
+               "workflow snapshot the engine stores (ADR-0083 §6 as amended); constrain its shape "
+               "with pattern instead")
+
+
 def _text_validation(input_type: str) -> Obj:
-    return Obj({
+    fields: dict[str, Spec] = {
         "format": Text(enum=INPUT_FORMATS, doc="A named format: email, uri, uuid, date-time."),
         "pattern": Regex(doc="A JavaScript regular expression (at most 512 characters)."),
         "enum": Seq(Text(), doc="The only values admitted."),
         "min_length": NON_NEGATIVE_INT.described("The fewest characters admitted."),
         "max_length": NON_NEGATIVE_INT.described("The most characters admitted."),
-    }, refused=_other_type_keys(input_type, NUMBER_VALIDATION, TEXT_VALIDATION, "number"),
-        extra=_ordered("min_length", "max_length"),
-        doc="Checks on the value before the run starts.")
+    }
+    refused = _other_type_keys(input_type, NUMBER_VALIDATION, TEXT_VALIDATION, "number")
+    if input_type == "secret":
+        del fields["enum"]
+        refused["enum"] = SECRET_ENUM
+    return Obj(fields, refused=refused, extra=_ordered("min_length", "max_length"),
+               doc="Checks on the value before the run starts.")
 
 
 # Validation keys depend on the input's type (workflow.ts VALIDATION_KEYS_BY_TYPE).
@@ -190,24 +201,34 @@ VALIDATION_BY_TYPE: dict[str, Obj] = {
 
 
 def _input_extra(walk: Walk, node: YMapping, path: str) -> None:
+    """The newest engine's refusals of a `default` (ADR-0083 §3/§4/§6 as amended; the newest
+    `packages/shared/src/workflow.ts` WorkflowInputSchema): a terminated `{{ … }}` pair in any
+    string of it, any default on a secret, and one that breaks the input's own contract."""
     input_type = tag_of(node, "type")
     default = node.get("default")
     if default is None:
         return
-    if isinstance(default.value, YMapping | YSequence):
-        walk.warn(INVALID_VALUE, default.value,
-                  f"{path}.default is {describe_node(default.value)}: the engine loads it (a "
-                  f"default is typed unknown) but a {input_type or 'declared'} input never takes "
-                  f"{describe_node(default.value)} as its value; write a single value")
-    elif isinstance(default.value, YScalar) and isinstance(default.value.value, str) \
-            and "{{" in default.value.value:
-        walk.report(INVALID_VALUE, default.value,
+    for scalar in interpolations(default.value):
+        walk.report(INVALID_VALUE, scalar,
                     f"{path}.default may not use {{{{ }}}}: inputs are resolved before the run "
                     "exists, so inputs, ctx and secrets are unavailable; write a literal value")
     if input_type == "secret":
         walk.report(INVALID_VALUE, default.key,
                     f"{path}: a secret input may not have a default; remove 'default' and "
                     "supply the value at run time")
+        return
+    if not isinstance(input_type, str) or input_type not in INPUT_TYPES:
+        return
+    validation = node.get("validation")
+    value = default.value.value if isinstance(default.value, YScalar) else default.value
+    problem = contract_problem(value, input_type, validation.value if validation is not None
+                               and isinstance(validation.value, YMapping) else None)
+    if problem is not None:
+        shown = "a string" if isinstance(value, str) else describe_node(default.value)
+        walk.report(INVALID_VALUE, default.value,
+                    f"{path}.default is {shown}, but {problem}: the "
+                    "engine refuses a default its own input would refuse; change the default "
+                    "or the validation")
 
 
 INPUT = Obj({
@@ -289,7 +310,8 @@ WORKFLOW = Obj({
         "strict_cost_cap": Boolean(doc="Refuse a call on a model that cannot be priced."),
     }, ("max_cost_microcents", "on_exceed"), doc="A pre-egress cost cap (omit for none)."),
     "timeout_ms": POSITIVE_INT.described("The whole run's wall-clock cap in milliseconds."),
-    "max_parallel": POSITIVE_INT.described("Cap on concurrent LLM calls."),
+    "max_parallel": Number(integer=True, minimum=1, maximum=MAX_PARALLEL, ceiling=True,
+                           doc="Cap on concurrent LLM calls (8 when omitted)."),
     "nodes": Seq(NODE, min_items=1, reuse=True, reuse_items=True,
                  doc="The workflow's steps."),
     "edges": Seq(EDGE, reuse=True, doc="Directed connections from → to."),

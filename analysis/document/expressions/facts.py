@@ -16,6 +16,7 @@ from itertools import pairwise
 from tree_sitter import Node, QueryCursor
 
 from analysis.document.expressions.engine_scan import EngineRead, engine_output_reads
+from analysis.document.expressions.evaluation import always_evaluated
 from analysis.document.expressions.js_text import (
     LiteralRegions,
     decode_identifier,
@@ -89,6 +90,10 @@ class OutputRead:
     access: Span  # from `run` to the end of the key access
     form: ReadForm
     grade: ReadGrade
+    # Whether the expression always goes on to read a property of the value (or call it):
+    # `run.outputs.x.y` where no `&&`, `?:`, `if`, loop, `try` or function makes it conditional.
+    # A syntax tree says so; a read only the engine's scan sees never claims it.
+    dereferenced: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +193,8 @@ def _graded(
         graded.append(
             read
             if engine is None
-            else OutputRead(read.node_id, read.key, read.access, read.form, ReadGrade.ENGINE)
+            else OutputRead(read.node_id, read.key, read.access, read.form, ReadGrade.ENGINE,
+                            read.dereferenced)
         )
     graded.extend(_engine_only(read) for read in unmatched.values())
     graded.sort(key=lambda read: read.key.start)
@@ -250,6 +256,7 @@ class _TreeScan:
         self.forbidden: list[ForbiddenUse] = []
         self.branches_uses: list[Span] = []
         self.branches_null_derefs: list[Span] = []
+        self._always: dict[int, bool] = {}  # path node id → always_evaluated's answer
         # A function of `parsed`, not a method: a walk holding a bound method of this scan
         # would make the two a cycle, garbage only the collector frees (with the parse tree).
         self._walk = ScopedWalk(
@@ -371,7 +378,10 @@ class _TreeScan:
         if self._is_write_target(access):
             return
         span = self._access_span(run, access)
-        self.output_reads.append(OutputRead(node_id, key, span, form, ReadGrade.SYNTAX_TREE))
+        dereferenced = self._throws_on_null(access) and always_evaluated(
+            self.path, access, self._always)
+        self.output_reads.append(
+            OutputRead(node_id, key, span, form, ReadGrade.SYNTAX_TREE, dereferenced))
 
     def _scope_read(self, binding: int, name: str) -> None:
         read = self._member(binding)

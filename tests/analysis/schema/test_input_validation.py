@@ -102,3 +102,67 @@ def test_hover_and_completion_read_the_validation_keys_validation_checks() -> No
         assert checked == ({"string": ["invalid-value", "unknown-key", "unknown-key"],
                             "number": ["unknown-key", "invalid-value"]}.get(expected or "", [])
                            ), kind
+
+
+def _default_findings(*inputs: str) -> list[tuple[str, str]]:
+    text = ("schema_version: '1.0'\nworkflow:\n  id: defaults\n  inputs:\n"
+            + "".join(f"    - {line}\n" for line in inputs)
+            + "  nodes: [{ id: start, type: input }]\n  edges: []\n")
+    result = analyze(text)
+    return [(d.rule, d.message) for d in result.diagnostics]
+
+
+def test_only_a_terminated_pair_is_interpolation() -> None:
+    """The newest `packages/shared/src/workflow.ts` (INTERPOLATION_PAIR, ADR-0083 §3 as amended):
+    a lone `{{` is literal text to the engine's lexer and loads; a pair anywhere in a nested
+    default is refused (containsInterpolation)."""
+    assert _default_findings("{ name: a, type: string, default: 'use {{ to open' }",
+                             "{ name: b, type: string, default: 'a }} then {{' }") == []
+    found = _default_findings("{ name: c, type: string, default: { k: ['{{ ctx.x }}'] } }")
+    assert [message.split(": ")[0] for _, message in found] == [
+        "workflow.inputs[0] (c).default is a mapping, but a string input takes a string",
+        "workflow.inputs[0] (c).default may not use {{ }}",
+    ]
+
+
+def test_a_default_must_satisfy_its_own_contract() -> None:
+    """violatesInputContract on the declared default (the newest workflow.ts, step 4 of
+    WorkflowInputSchema): type, enum (Object.is), min/max, UTF-16 length, format, pattern."""
+    refused = [
+        "{ name: a, type: number, default: '3' }",
+        "{ name: b, type: number, default: .nan }",
+        "{ name: c, type: boolean, default: ~ }",
+        "{ name: d, type: number, default: -0.0, validation: { enum: [0] } }",
+        "{ name: e, type: number, default: 0, validation: { min: 1 } }",
+        "{ name: f, type: string, default: '😀😀', validation: { max_length: 3 } }",
+        "{ name: g, type: string, default: 'a@b', validation: { format: email } }",
+        "{ name: h, type: string, default: \"a\\ufeff@b.co\", validation: { format: email } }",
+        "{ name: i, type: string, default: 'ab1', validation: { pattern: '[a-z]+' } }",
+        "{ name: j, type: string, default: 'HTTP:x', validation: { format: uuid } }",
+    ]
+    found = _default_findings(*refused)
+    assert [message.split(" ")[0] for _, message in found] == [
+        f"workflow.inputs[{index}]" for index in range(len(refused))]
+    assert all(rule == "invalid-value" for rule, _ in found)
+
+
+def test_a_default_that_satisfies_its_contract_loads() -> None:
+    assert _default_findings(
+        "{ name: a, type: number, default: 1e3, validation: { min: 1, max: 1000 } }",
+        "{ name: b, type: string, default: '😀', validation: { min_length: 2, max_length: 2 } }",
+        "{ name: c, type: string, default: 'a\\u00fc@b.co', validation: { format: email } }",
+        # JavaScript's \s has U+FEFF (refused above) but not U+0085, which Python's has
+        "{ name: h, type: string, default: \"a\\x85@b.co\", validation: { format: email } }",
+        "{ name: d, type: string, default: 'mailto:x', validation: { format: uri } }",
+        "{ name: e, type: string, default: 'A1', validation: { pattern: '[A-Z][0-9]' } }",
+        # outside the pattern subset read the same in Python: not judged
+        "{ name: f, type: string, default: 'x', validation: { pattern: '(a+)+b' } }",
+        "{ name: g, type: string, default: 'x', validation: { pattern: '\\\\d' } }",
+    ) == []
+
+
+def test_a_secret_input_may_not_have_an_enum() -> None:
+    """ADR-0083 §6 as amended 2026-08-19; the newest workflow.ts VALIDATION_KEYS_BY_TYPE."""
+    [(rule, message)] = _default_findings(
+        "{ name: token, type: secret, validation: { enum: [a], pattern: '[a-z]+' } }")
+    assert rule == "unknown-key" and "a secret input may not have 'enum'" in message

@@ -136,7 +136,8 @@ async def test_unknown_documents_and_empty_places(
     assert await hover(client, uri, EXAMPLE, "tags: [support", at=8) == ("", None)
     # A key shows its schema doc.
     assert await hover(client, uri, EXAMPLE, "max_parallel: 4") == (
-        "**`max_parallel`** (integer ≥ 1) · Cap on concurrent LLM calls.", "max_parallel")
+        "**`max_parallel`** (integer 1–64) · Cap on concurrent LLM calls (8 when omitted).",
+        "max_parallel")
     missing = workspace.uri("not-open.relavium.yaml")
     assert await client.text_document_hover_async(
         types.HoverParams(text_document=identifier(missing),

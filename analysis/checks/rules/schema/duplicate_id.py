@@ -1,4 +1,5 @@
-"""duplicate-id: two nodes (or inputs, context entries, agents) share an id or name."""
+"""duplicate-id: two nodes (or inputs, context entries, agents) share an id or name, or a
+parallel node lists one member twice."""
 
 from collections.abc import Iterable, Iterator
 
@@ -8,11 +9,13 @@ from analysis.document.model import NodeRef
 
 RULE_ID = "duplicate-id"
 SEVERITY = Severity.ERROR
-SUMMARY = "Two nodes, inputs, context entries or agents share the same id."
+SUMMARY = ("Two nodes, inputs, context entries or agents share the same id, or a parallel_of "
+           "lists a member twice.")
 
 
 def _duplicates(
-    ctx: RuleContext, what: str, refs: Iterable[NodeRef | None]
+    ctx: RuleContext, what: str, refs: Iterable[NodeRef | None],
+    fix: str = "must be unique: rename one of them",
 ) -> Iterator[Diagnostic]:
     first: dict[str, NodeRef] = {}
     for ref in refs:
@@ -25,8 +28,7 @@ def _duplicates(
         line = ctx.source.position(original.scalar.start).line + 1
         yield ctx.diagnostic(
             RULE_ID, SEVERITY, *ref.span,
-            f"{what} '{ref.id}' is already used on line {line}; {what}s must be unique: "
-            "rename one of them",
+            f"{what} '{ref.id}' is already used on line {line}; {what}s {fix}",
             {"id": ref.id},
             [(*original.span, f"first {what} '{ref.id}'")],
         )
@@ -40,3 +42,11 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     yield from _duplicates(ctx, "input name", (decl.name_ref for decl in workflow.inputs))
     yield from _duplicates(ctx, "context key", (entry.key_ref for entry in workflow.context))
     yield from _duplicates(ctx, "agent id", (agent.id_ref for agent in workflow.agents))
+    # The newest engine refuses a repeated member at parse (ADR-0091, correction of 2026-09-03):
+    # it would run once yet enter a merge's branches twice.
+    for node in ctx.nodes_of("parallel"):
+        members = node.parallel_of
+        if len(members) != len({member.id for member in members}):
+            yield from _duplicates(
+                ctx, "parallel_of member", members,
+                "run once each: remove the repeat (the engine refuses the file)")
