@@ -120,6 +120,8 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "cycle",
         "unreachable_node",
         "ungranted_tool",
+        "unresolved_agent_file",
+        "ambiguous_agent",
     ),
     "templates": (
         "unknown_template_reference",
