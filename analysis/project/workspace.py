@@ -248,9 +248,10 @@ class WorkspaceIndex:
                 for decl, value in values if value is not None]
         project = self.project_of(path)
         folder = self.folder_agents(project) if project is not None else []
-        # A `$ref` without a usable path (invalid-value's) may name any agent.
+        # A `$ref` without a usable path (invalid-value's), or a file whose id could not be read,
+        # may hold any agent.
         complete = not self.incomplete and len(refs) == len(values) and all(
-            ref.file.agent is not None for ref in refs)
+            file.agent is not None for file in [*(ref.file for ref in refs), *folder])
         return Resolution(workflow, refs, folder, complete, project is not None)
 
     def _ref_file(self, workflow_path: str, value: YScalar) -> AgentFile:
@@ -273,6 +274,8 @@ class WorkspaceIndex:
             return AgentFile(path, None, "does not exist")
         except OSError as error:
             return AgentFile(path, None, f"cannot be read ({_reason(error)})")
+        except ValueError:  # a NUL in the path: no file has that name
+            return AgentFile(path, None, "does not exist")
         if os.path.commonpath([real, self._real_root]) != self._real_root:
             return AgentFile(path, None, "is a symbolic link to a file outside the project")
         if not stat.S_ISREG(mode):
