@@ -179,6 +179,12 @@ class Resolution:
         named = self.agents_named(agent_id)
         return named[0] if len(named) == 1 else None
 
+    def file_agent(self, agent_id: str) -> YMapping | None:
+        """The mapping of the valid agent file `agent_ref: agent_id` resolves to, or None (an
+        inline agent, none, or an invalid file): for `Workflow.output_schema_of`."""
+        agent = self.agent(agent_id)
+        return agent.mapping if isinstance(agent, AgentEntry) and agent.valid else None
+
     def known_ids(self) -> set[str]:
         ids = {agent.id for agent in self.workflow.agents if agent.id and not agent.is_ref}
         ids.update(agent.id for agent in self.file_agents)

@@ -10,6 +10,8 @@ from analysis.checks.analyze import analyze
 from analysis.document.model import AgentDecl
 from analysis.document.yaml_profile import MAX_SOURCE_BYTES
 from analysis.project.workspace import AgentEntry, Resolution, WorkspaceIndex, project_root
+from analysis.schema.output_schema import node_output_type
+from analysis.schema.value_types import NumberType, ObjectType
 
 AGENT = "id: {id}\nmodel: claude-sonnet-4\nprovider: anthropic\nsystem_prompt: {prompt}\n"
 
@@ -181,3 +183,26 @@ def test_project_root_is_the_folder_holding_relavium(tmp_path: Path) -> None:
     # outside any project: the current folder when the file is in it, else the file's folder
     assert project_root(str(loose), str(tmp_path / "elsewhere")) == str(tmp_path / "elsewhere")
     assert project_root(str(loose), str(tmp_path / "proj")) == str(loose.parent)
+
+
+def test_an_agent_in_another_file_gives_its_output_schema(project: Path) -> None:
+    # agent-runner.ts: `node.output_schema ?? agent.output_schema`, whatever file the agent is in.
+    path = project / ".relavium" / "agents" / "typed.agent.yaml"
+    path.write_text(AGENT.format(id="typed", prompt="p") + "output_schema:\n  type: object\n"
+                    "  properties: { score: { type: number } }\n", encoding="utf-8")
+    write_agent(project / ".relavium" / "agents" / "plain.agent.yaml", "plain")
+    flow = project / ".relavium" / "workflows" / "w.relavium.yaml"
+    text = workflow_text(uses=("typed", "plain"))
+    workflow = analyze(text, str(flow)).workflow
+    assert workflow is not None
+    resolution = WorkspaceIndex(str(project)).resolve(str(flow), workflow)
+    typed, plain = workflow.node("n0"), workflow.node("n1")
+    assert typed is not None and plain is not None
+    assert workflow.output_schema_of(typed) is None  # judged alone: not known
+    entry = workflow.output_schema_of(typed, resolution.file_agent)
+    assert entry is not None and entry.key.start > 0
+    typed_output = node_output_type(workflow, typed, resolution.file_agent)
+    assert isinstance(typed_output, ObjectType)
+    assert [(name, type(value)) for name, value in typed_output.properties or ()] == \
+        [("score", NumberType)]
+    assert workflow.output_schema_of(plain, resolution.file_agent) is None
