@@ -227,17 +227,9 @@ class WorkspaceIndex:
         return file
 
     def project_of(self, path: str) -> str | None:
-        """The project folder of a file: the nearest folder at or above it, inside the root,
-        that holds `.relavium/`."""
-        folder = os.path.dirname(os.path.abspath(path))
-        while self._inside(folder):
-            if os.path.isdir(os.path.join(folder, PROJECT_FOLDER)):
-                return folder
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                break
-            folder = parent
-        return None
+        """The project folder of a file: the nearest folder above it, inside the root, that
+        holds `.relavium/`."""
+        return _nearest_project(path, self.root)
 
     def folder_agents(self, project: str) -> list[AgentFile]:
         folder = os.path.join(project, PROJECT_FOLDER, "agents")
@@ -301,17 +293,25 @@ def project_root(path: str, cwd: str) -> str:
     """The root to index for a file checked alone (the command line): the nearest folder above it
     holding `.relavium/`, else the current folder when the file is inside it, else its own
     folder. A `$ref` never leaves it."""
+    project = _nearest_project(path, None)
+    if project is not None:
+        return project
+    here = os.path.abspath(cwd)
+    inside = os.path.commonpath([here, os.path.abspath(path)]) == here
+    return here if inside else os.path.dirname(os.path.abspath(path))
+
+
+def _nearest_project(path: str, within: str | None) -> str | None:
+    """The nearest folder above `path` holding `.relavium/`, not above `within` when given."""
     folder = os.path.dirname(os.path.abspath(path))
-    while True:
+    while within is None or os.path.commonpath([folder, within]) == within:
         if os.path.isdir(os.path.join(folder, PROJECT_FOLDER)):
             return folder
         parent = os.path.dirname(folder)
         if parent == folder:
-            break
+            return None
         folder = parent
-    here = os.path.abspath(cwd)
-    inside = os.path.commonpath([here, os.path.abspath(path)]) == here
-    return here if inside else os.path.dirname(os.path.abspath(path))
+    return None
 
 
 def _reason(error: OSError) -> str:
