@@ -28,9 +28,14 @@ ADVICE = (
 )
 
 
+# A path longer than this is cut in a message (the whole one is in `data`).
+SHOWN_PATH_CHARS = 120
+
+
 def shown_path(ctx: RuleContext, path: str) -> str:
-    """A file as the message names it: relative to the workflow's folder."""
-    return os.path.relpath(path, os.path.dirname(os.path.abspath(ctx.path or ".")))
+    """A file as the message names it: relative to the workflow's folder, cut when long."""
+    shown = os.path.relpath(path, os.path.dirname(os.path.abspath(ctx.path or ".")))
+    return shown if len(shown) <= SHOWN_PATH_CHARS else shown[:SHOWN_PATH_CHARS - 1] + "…"
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
