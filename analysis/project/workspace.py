@@ -147,27 +147,20 @@ class Resolution:
     workflow: Workflow
     refs: list[RefTarget]
     folder: list[AgentFile]  # the project's .relavium/agents/, in name order
+    folder_by_id: dict[str, list[AgentEntry]]  # its agents by id (shared: never changed)
     # Every source was read: no `$ref` failed and the index was not cut short.
     complete: bool
     in_project: bool
 
-    @property
-    def file_agents(self) -> Iterator[AgentEntry]:
-        """The agents of the `$ref` files, then of the project's folder, in order."""
-        for ref in self.refs:
-            if ref.file.agent is not None:
-                yield ref.file.agent
-        for file in self.folder:
-            if file.agent is not None:
-                yield file.agent
-
     def agents_named(self, agent_id: str) -> list[AgentEntry]:
-        """The file agents with this id, each file once (a `$ref` into the folder is one)."""
-        found: dict[str, AgentEntry] = {}
-        for agent in self.file_agents:
-            if agent.id == agent_id:
-                found.setdefault(agent.path, agent)
-        return list(found.values())
+        """The file agents with this id, each file once (a `$ref` into the folder is one), the
+        `$ref` files' first."""
+        found = [ref.file.agent for ref in self.refs
+                 if ref.file.agent is not None and ref.file.agent.id == agent_id]
+        unique: dict[str, AgentEntry] = {}
+        for agent in [*found, *self.folder_by_id.get(agent_id, ())]:
+            unique.setdefault(agent.path, agent)
+        return list(unique.values())
 
     def agent(self, agent_id: str) -> AgentDecl | AgentEntry | None:
         """The agent `agent_ref: agent_id` resolves to: the inline one first, then the one file
@@ -187,7 +180,8 @@ class Resolution:
 
     def known_ids(self) -> set[str]:
         ids = {agent.id for agent in self.workflow.agents if agent.id and not agent.is_ref}
-        ids.update(agent.id for agent in self.file_agents)
+        ids.update(ref.file.agent.id for ref in self.refs if ref.file.agent is not None)
+        ids.update(self.folder_by_id)
         return ids
 
 
@@ -199,7 +193,8 @@ class WorkspaceIndex:
         self._real_root = os.path.realpath(self.root)
         self._max = max_agent_files
         self._files: dict[str, AgentFile] = {}
-        self._folders: dict[str, list[str]] = {}  # a project's agents folder → its YAML files
+        # a project's agents folder → its agent files in name order, and their agents by id
+        self._folders: dict[str, tuple[list[AgentFile], dict[str, list[AgentEntry]]]] = {}
         self.incomplete = False
 
     def update(self, path: str, text: str | None) -> None:
@@ -231,12 +226,18 @@ class WorkspaceIndex:
         holds `.relavium/`."""
         return _nearest_project(path, self.root)
 
-    def folder_agents(self, project: str) -> list[AgentFile]:
+    def folder_agents(self, project: str) -> tuple[list[AgentFile], dict[str, list[AgentEntry]]]:
+        """The agent files of a project's `.relavium/agents/`, and their agents by id."""
         folder = os.path.join(project, PROJECT_FOLDER, "agents")
-        names = self._folders.get(folder)
-        if names is None:
-            names = self._folders[folder] = _yaml_names(folder)
-        return [self.agent_file(os.path.join(folder, name)) for name in names]
+        known = self._folders.get(folder)
+        if known is None:
+            files = [self.agent_file(os.path.join(folder, name)) for name in _yaml_names(folder)]
+            by_id: dict[str, list[AgentEntry]] = {}
+            for file in files:
+                if file.agent is not None:
+                    by_id.setdefault(file.agent.id, []).append(file.agent)
+            known = self._folders[folder] = (files, by_id)
+        return known
 
     def resolve(self, path: str, workflow: Workflow) -> Resolution:
         """What `workflow` (read from `path`) can resolve its `agent_ref`s to."""
@@ -245,12 +246,12 @@ class WorkspaceIndex:
         refs = [RefTarget(decl, value, self._ref_file(path, value))
                 for decl, value in values if value is not None]
         project = self.project_of(path)
-        folder = self.folder_agents(project) if project is not None else []
+        folder, folder_by_id = self.folder_agents(project) if project is not None else ([], {})
         # A `$ref` without a usable path (invalid-value's), or a file whose id could not be read,
         # may hold any agent.
         complete = not self.incomplete and len(refs) == len(values) and all(
             file.agent is not None for file in [*(ref.file for ref in refs), *folder])
-        return Resolution(workflow, refs, folder, complete, project is not None)
+        return Resolution(workflow, refs, folder, folder_by_id, complete, project is not None)
 
     def _ref_file(self, workflow_path: str, value: YScalar) -> AgentFile:
         target = os.path.normpath(os.path.join(os.path.dirname(workflow_path),

@@ -25,6 +25,10 @@ SEVERITY = Severity.WARNING
 SUMMARY = "Two agent definitions the workflow resolves share an id (one is never used)."
 
 
+def _where(ctx: RuleContext, index: int, path: str) -> str:
+    return f"agents[{index}]: the agent file '{shown_path(ctx, path)}'"
+
+
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     resolution = ctx.resolution
     if resolution is None:
@@ -36,13 +40,12 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         if agent is None:
             continue
         from_refs.add(agent.id)
-        where = f"agents[{ref.decl.index}]: the agent file '{shown_path(ctx, agent.path)}'"
         if agent.id in inline:
             yield ctx.diagnostic(
                 RULE_ID, SEVERITY, *ref.value.span,
-                f"{where} defines agent '{agent.id}', which an inline agent of this workflow "
-                "also defines; inline agents come first, so this $ref is never used: remove it "
-                "or rename one",
+                f"{_where(ctx, ref.decl.index, agent.path)} defines agent '{agent.id}', which an "
+                "inline agent of this workflow also defines; inline agents come first, so this "
+                "$ref is never used: remove it or rename one",
                 {"agent": agent.id, "path": agent.path},
                 related=[(*inline[agent.id].mapping.span, "the inline agent")])
             continue
@@ -51,14 +54,15 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         if others:
             yield ctx.diagnostic(
                 RULE_ID, SEVERITY, *ref.value.span,
-                f"{where} defines agent '{agent.id}', as '{shown_path(ctx, others[0])}' does: "
+                f"{_where(ctx, ref.decl.index, agent.path)} defines agent '{agent.id}', as "
+                f"'{shown_path(ctx, others[0])}' does: "
                 "which one a run uses is not defined; rename one of them",
                 {"agent": agent.id, "path": agent.path, "others": others})
     for node in ctx.nodes_of("agent"):
         name = node.agent_ref
         if name is None or name.id in inline or name.id in from_refs:
             continue
-        files = [agent.path for agent in resolution.agents_named(name.id)]
+        files = [agent.path for agent in resolution.folder_by_id.get(name.id, ())]
         if len(files) > 1:
             yield ctx.diagnostic(
                 RULE_ID, SEVERITY, *name.span,

@@ -56,3 +56,23 @@ def test_a_long_path_is_cut_in_the_message_and_whole_in_data(tmp_path: Path) -> 
     [diagnostic] = [d for d in result.diagnostics if d.rule == "unresolved-agent-file"]
     assert name not in diagnostic.message and "…" in diagnostic.message
     assert diagnostic.data is not None and str(diagnostic.data["path"]).endswith(name)
+
+
+def test_two_project_files_with_the_id_a_node_names_make_its_agent_ambiguous(
+        tmp_path: Path) -> None:
+    agents = tmp_path / ".relavium" / "agents"
+    agents.mkdir(parents=True)
+    for name in ("reviewer.agent.yaml", "reviewer-old.yaml"):
+        (agents / name).write_text(AGENT, encoding="utf-8")
+    path = tmp_path / ".relavium" / "workflows" / "w.relavium.yaml"
+    text = FLOW.replace("    - $ref: ./%s\n", "") % ("reviewer", "read_file")
+    result = analyze(text, str(path), workspace=WorkspaceIndex(str(tmp_path)))
+    [diagnostic] = result.diagnostics
+    assert diagnostic.rule == "ambiguous-agent"
+    assert result.source.text[result.source.offset(diagnostic.range.start):].startswith(
+        "reviewer, tools")
+    # ungranted-tool does not guess which of the two grants apply
+    widened = text.replace("tools: [read_file]", "tools: [write_file]")
+    assert [d.rule for d in analyze(widened, str(path),
+                                    workspace=WorkspaceIndex(str(tmp_path))).diagnostics] == \
+        ["ambiguous-agent"]
