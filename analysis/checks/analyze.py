@@ -44,7 +44,7 @@ Contract:
   which a move keeps right.
 - `analyze(text, path, workspace=index)` also resolves a workflow's agents across files
   (`analysis.project.workspace.WorkspaceIndex`: `$ref` files and the project's
-  `.relavium/agents/`) for the cross-file rules (unknown-agent, unresolved-agent-file,
+  agent files under `.relavium/`) for the cross-file rules (unknown-agent, unresolved-agent-file,
   ambiguous-agent, ungranted-tool). Without an index, or without a path, every rule judges the
   file alone, exactly as before. The index is read, and filled with the files it reads, but
   never told of `text` itself.

@@ -21,8 +21,11 @@ leave open is decided here, quietly:
   link out of it — and must be a regular file within the size limit that validates as one agent
   (`AgentSchema`, whatever its name);
 - the project is the nearest folder at or above the workflow (up to the root) holding `.relavium/`;
-  its `agents/` folder is listed as the engine's `relavium list` lists it
-  (apps/cli/src/workflows/catalog.ts: not recursive, every `*.yaml|yml`, links followed).
+  its agents are the files under `.relavium/` that are agents by `analysis.project.kinds.file_kind`:
+  every YAML file in `.relavium/agents/` (the engine's `relavium list` parses those,
+  apps/cli/src/workflows/catalog.ts) and every `*.agent.yaml|yml` outside `workflows/`
+  (config-spec.md): the wider set, so that no agent the engine might load is taken for a
+  missing one.
 
 Files are read on demand with the bounded reader (`analysis.project.files.read_bounded`) and kept;
 `update(path, text)` replaces one file's entry with an editor's text, `update(path, None)` forgets
@@ -37,6 +40,7 @@ import os
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import PurePath
 
 from analysis.diagnostics import Range, Severity
 from analysis.document.model import AgentDecl, Workflow
@@ -44,7 +48,7 @@ from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YEntry, YMapping, YScalar, YSequence
 from analysis.document.yaml_read import read_yaml
 from analysis.project.files import SourceTooLarge, read_bounded
-from analysis.project.kinds import PROJECT_FOLDER, YAML_SUFFIXES
+from analysis.project.kinds import PROJECT_FOLDER, FileKind, file_kind
 from analysis.schema.agent_file import validate_agent_file
 from analysis.schema.subset import string_items
 
@@ -202,7 +206,9 @@ class WorkspaceIndex:
         next needed). Only its own entry, and the listing of the folder it is in, change."""
         path = os.path.abspath(path)
         self._files.pop(path, None)
-        self._folders.pop(os.path.dirname(path), None)
+        for folder in [folder for folder in self._folders
+                       if os.path.commonpath([folder, path]) == folder]:
+            del self._folders[folder]
         if text is not None:
             self._files[path] = _agent_file(path, text)
 
@@ -227,11 +233,12 @@ class WorkspaceIndex:
         return _nearest_project(path, self.root)
 
     def folder_agents(self, project: str) -> tuple[list[AgentFile], dict[str, list[AgentEntry]]]:
-        """The agent files of a project's `.relavium/agents/`, and their agents by id."""
-        folder = os.path.join(project, PROJECT_FOLDER, "agents")
+        """The agent files of a project's `.relavium/` (see `_project_agent_paths`), and their
+        agents by id."""
+        folder = os.path.join(project, PROJECT_FOLDER)
         known = self._folders.get(folder)
         if known is None:
-            files = [self.agent_file(os.path.join(folder, name)) for name in _yaml_names(folder)]
+            files = [self.agent_file(path) for path in _project_agent_paths(folder)]
             by_id: dict[str, list[AgentEntry]] = {}
             for file in files:
                 if file.agent is not None:
@@ -319,12 +326,18 @@ def _reason(error: OSError) -> str:
     return (error.strerror or type(error).__name__).lower()
 
 
-def _yaml_names(folder: str) -> list[str]:
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []  # no agents/ folder: an empty registry, as the engine's catalog reads it
-    return sorted(name for name in names if name.lower().endswith(YAML_SUFFIXES))
+def _project_agent_paths(folder: str) -> list[str]:
+    """A project's agent files: every file under `.relavium/` that is an agent by `file_kind` —
+    every YAML file in `.relavium/agents/` (the engine's `relavium list` parses those,
+    apps/cli/src/workflows/catalog.ts) and every `*.agent.yaml|yml` elsewhere but `workflows/`
+    (config-spec.md: a workspace "loads every … `*.agent.yaml` under `<projectRoot>/.relavium/`")
+    — in path order; linked folders are not entered."""
+    found: list[str] = []
+    for current, dirs, names in os.walk(folder):
+        dirs.sort()
+        found.extend(os.path.join(current, name) for name in sorted(names)
+                     if file_kind(PurePath(current, name)) is FileKind.AGENT)
+    return found
 
 
 def _ref_values(workflow: Workflow) -> Iterator[tuple[AgentDecl, YScalar | None]]:

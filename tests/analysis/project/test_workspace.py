@@ -64,13 +64,19 @@ def test_inline_agents_come_first_then_ref_files_then_the_project_folder(project
     assert resolution.known_ids() == {"writer", "summarizer", "reviewer"}
 
 
-def test_the_folder_is_listed_as_the_engine_lists_it_not_recursively(project: Path) -> None:
-    # apps/cli/src/workflows/catalog.ts: <projectConfigDir>/agents/, non-recursive, *.yaml|yml.
-    write_agent(project / ".relavium" / "agents" / "deep" / "hidden.agent.yaml", "hidden")
-    write_agent(project / ".relavium" / "agents" / "short.yml", "short")
-    flow = project / ".relavium" / "workflows" / "w.relavium.yaml"
+def test_the_project_agents_are_every_agent_file_under_relavium(project: Path) -> None:
+    # catalog.ts parses every YAML in .relavium/agents/; config-spec.md: a workspace loads every
+    # *.agent.yaml under .relavium/. A workflows/ file is a workflow (kinds.py), not an agent.
+    relavium = project / ".relavium"
+    write_agent(relavium / "agents" / "short.yml", "short")
+    write_agent(relavium / "agents" / "deep" / "nested.yaml", "nested")
+    write_agent(relavium / "shared" / "common.agent.yaml", "common")
+    write_agent(relavium / "shared" / "notes.yaml", "not-an-agent")
+    write_agent(relavium / "workflows" / "odd.agent.yaml", "a-workflow")
+    flow = relavium / "workflows" / "w.relavium.yaml"
     resolution = resolve(WorkspaceIndex(str(project)), flow, workflow_text())
-    assert resolution.known_ids() == {"short"}
+    assert resolution.known_ids() == {"short", "nested", "common"}
+    assert resolution.complete
 
 
 def test_an_entry_reports_its_facts(project: Path) -> None:

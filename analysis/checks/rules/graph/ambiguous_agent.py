@@ -5,9 +5,9 @@ can use by id, the inline ones first, and the host registry fills only ids no in
 (packages/core/src/dag.ts `resolveAgents`, HodeTech/Relavium 839f2bd), one agent per id. So:
 
 - a `$ref` file whose id an inline agent also has is never used (reported at the `$ref`);
-- a `$ref` file whose id another `$ref` file or a file of the project's `.relavium/agents/` also
-  has leaves which one a run uses undefined (reported at the `$ref`);
-- two files of the project's folder with the id an `agent_ref` names (and no inline agent or
+- a `$ref` file whose id another `$ref` file or an agent file of the project's `.relavium/`
+  also has leaves which one a run uses undefined (reported at the `$ref`);
+- two agent files of the project with the id an `agent_ref` names (and no inline agent or
   `$ref` has) leave that node's agent undefined (reported at the `agent_ref`).
 
 An inline agent with the id of a project-folder agent is not reported: the workflow overrides the
@@ -67,7 +67,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             yield ctx.diagnostic(
                 RULE_ID, SEVERITY, *name.span,
                 f"node '{node.id}': agent '{name.id}' is defined by "
-                f"{len(files)} files of the project's .relavium/agents/ "
+                f"{len(files)} agent files of the project's .relavium/ "
                 f"('{shown_path(ctx, files[0])}', '{shown_path(ctx, files[1])}'): which one a "
                 "run uses is not defined; rename one of them",
                 {"agent": name.id, "others": files})

@@ -7,7 +7,7 @@ compares the names exactly). Checked only where the grant is known and final: an
 without MCP servers (an agent's `mcp_servers` add the tools they are found to offer when the
 run starts, ADR-0094 §2), whose `tools` is a list of strings. The agent is the inline one, or,
 with a workspace index, the one valid agent file the `agent_ref` resolves to (a `$ref` file or
-the project's `.relavium/agents/`): ADR-0094 §5 has the plan-build check cover a `$ref` agent
+the project's agent files): ADR-0094 §5 has the plan-build check cover a `$ref` agent
 once the host supplies it, and `resolveGrant` refuses the widening node at dispatch either way.
 An id several inline agents share, or several files define, is not judged."""
 

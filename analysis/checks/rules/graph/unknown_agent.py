@@ -3,7 +3,7 @@
 Without a workspace index (one file judged alone) the agents are the workflow's inline ones, and
 nothing is reported when the workflow declares none (they all come from elsewhere) or has a `$ref`
 agent (whose id lives in another file). With an index (`RuleContext.resolution`) the agents are
-the inline ones, the `$ref` files' and the project's `.relavium/agents/` folder's
+the inline ones, the `$ref` files' and the project's agent files under `.relavium/`
 (`analysis.project.workspace`), so the check is exact across files; it still says nothing when a
 source could not be read (a failed `$ref` is unresolved-agent-file's) or when a workflow outside
 any project declares no agents. A warning: the engine's host registry that would refuse a dangling
@@ -24,7 +24,8 @@ SUMMARY = "An agent_ref that names no agent the workflow can resolve (a typo, or
 ALONE = ("names no agent in workflow.agents{hint}; fix the id or declare the agent there (fine as "
          "it is only if the workspace agent registry provides it)")
 ACROSS_FILES = ("names no agent this workflow can resolve (its inline agents, its $ref files or "
-                "the project's .relavium/agents/){hint}; fix the id, or define the agent")
+                "the project's agent files under .relavium/){hint}; fix the id, or define the "
+                "agent")
 
 
 def _known(ctx: RuleContext) -> tuple[set[str], str] | None:
