@@ -19,7 +19,8 @@ leave open is decided here, quietly:
 - a `$ref` path is relative to the workflow file's folder (every engine example is `./x.agent.yaml`
   or `../agents/x.agent.yaml`), must stay inside the index's root (the project) — never through a
   link out of it — and must be a regular file within the size limit that validates as one agent
-  (`AgentSchema`, whatever its name);
+  (`AgentSchema`, whatever its name); for a workflow in no project a `$ref` out of the root is
+  not read and not judged (nothing bounds it);
 - the project is the nearest folder at or above the workflow (up to the root) holding `.relavium/`;
   its agents are the files under `.relavium/` that are agents by `analysis.project.kinds.file_kind`:
   every YAML file in `.relavium/agents/` (the engine's `relavium list` parses those,
@@ -132,7 +133,9 @@ class AgentFile:
 
     path: str
     agent: AgentEntry | None
-    problem: str | None  # "does not exist", "is not a valid agent (2 errors)", …
+    # "does not exist", "is not a valid agent (2 errors)", …; None with no agent: not read (a
+    # `$ref` out of the root of a workflow in no project), so neither usable nor judged.
+    problem: str | None
 
 
 @dataclass(frozen=True)
@@ -250,9 +253,9 @@ class WorkspaceIndex:
         """What `workflow` (read from `path`) can resolve its `agent_ref`s to."""
         path = os.path.abspath(path)
         values = list(_ref_values(workflow))
-        refs = [RefTarget(decl, value, self._ref_file(path, value))
-                for decl, value in values if value is not None]
         project = self.project_of(path)
+        refs = [RefTarget(decl, value, self._ref_file(path, value, project is not None))
+                for decl, value in values if value is not None]
         folder, folder_by_id = self.folder_agents(project) if project is not None else ([], {})
         # A `$ref` without a usable path (invalid-value's), or a file whose id could not be read,
         # may hold any agent.
@@ -260,10 +263,12 @@ class WorkspaceIndex:
             file.agent is not None for file in [*(ref.file for ref in refs), *folder])
         return Resolution(workflow, refs, folder, folder_by_id, complete, project is not None)
 
-    def _ref_file(self, workflow_path: str, value: YScalar) -> AgentFile:
+    def _ref_file(self, workflow_path: str, value: YScalar, in_project: bool) -> AgentFile:
         target = os.path.normpath(os.path.join(os.path.dirname(workflow_path),
                                                str(value.value)))
         if not self._inside(target):
+            if not in_project:  # no project bounds it: not read, and nothing judged of it
+                return AgentFile(target, None, None)
             return AgentFile(target, None, "is outside the project: a $ref names a file inside "
                                            f"{self.root}")
         return self.agent_file(target)

@@ -137,6 +137,18 @@ def test_a_ref_leaving_the_root_is_refused_without_reading(project: Path) -> Non
     assert not resolution.complete
 
 
+def test_a_ref_leaving_the_root_of_a_workflow_in_no_project_is_not_judged(tmp_path: Path) -> None:
+    write_agent(tmp_path / "elsewhere.agent.yaml", "elsewhere")
+    root = tmp_path / "root"
+    flow = root / "w.relavium.yaml"
+    root.mkdir()
+    resolution = resolve(WorkspaceIndex(str(root)), flow,
+                         workflow_text(refs=("../elsewhere.agent.yaml",)))
+    [ref] = resolution.refs
+    assert (ref.file.agent, ref.file.problem) == (None, None)  # not read, no error
+    assert not resolution.complete and not resolution.in_project
+
+
 def test_a_ref_is_relative_to_the_workflow_folder(project: Path) -> None:
     write_agent(project / "flows" / "agents" / "near.agent.yaml", "near")
     flow = project / "flows" / "w.relavium.yaml"
