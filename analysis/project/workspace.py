@@ -241,7 +241,10 @@ class WorkspaceIndex:
         folder = os.path.join(project, PROJECT_FOLDER)
         known = self._folders.get(folder)
         if known is None:
-            files = [self.agent_file(path) for path in _project_agent_paths(folder)]
+            paths, unlisted = _project_agent_paths(folder)
+            # A folder that cannot be listed may hold any agent: it keeps the resolution open.
+            files = [*map(self.agent_file, paths),
+                     *(AgentFile(path, None, "cannot be listed") for path in unlisted)]
             by_id: dict[str, list[AgentEntry]] = {}
             for file in files:
                 if file.agent is not None:
@@ -331,18 +334,20 @@ def _reason(error: OSError) -> str:
     return (error.strerror or type(error).__name__).lower()
 
 
-def _project_agent_paths(folder: str) -> list[str]:
+def _project_agent_paths(folder: str) -> tuple[list[str], list[str]]:
     """A project's agent files: every file under `.relavium/` that is an agent by `file_kind` —
     every YAML file in `.relavium/agents/` (the engine's `relavium list` parses those,
     apps/cli/src/workflows/catalog.ts) and every `*.agent.yaml|yml` elsewhere but `workflows/`
     (config-spec.md: a workspace "loads every … `*.agent.yaml` under `<projectRoot>/.relavium/`")
-    — in path order; linked folders are not entered."""
+    — in path order; linked folders are not entered. And the folders that could not be listed."""
     found: list[str] = []
-    for current, dirs, names in os.walk(folder):
+    unlisted: list[str] = []
+    for current, dirs, names in os.walk(folder,
+                                        onerror=lambda error: unlisted.append(error.filename)):
         dirs.sort()
         found.extend(os.path.join(current, name) for name in sorted(names)
                      if file_kind(PurePath(current, name)) is FileKind.AGENT)
-    return found
+    return found, unlisted
 
 
 def _ref_values(workflow: Workflow) -> Iterator[tuple[AgentDecl, YScalar | None]]:

@@ -1,6 +1,7 @@
 """The workspace agent index (analysis/project/workspace.py): what a workflow resolves across
 files, read safely, kept up to date one file at a time."""
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -77,6 +78,24 @@ def test_the_project_agents_are_every_agent_file_under_relavium(project: Path) -
     resolution = resolve(WorkspaceIndex(str(project)), flow, workflow_text())
     assert resolution.known_ids() == {"short", "nested", "common"}
     assert resolution.complete
+
+
+def test_a_folder_that_cannot_be_listed_keeps_the_resolution_open(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    locked = project / ".relavium" / "shared"
+    write_agent(locked / "x.agent.yaml", "x")
+    listing = os.scandir
+
+    def refuse(path: str) -> object:  # as a folder this user may not enter (root enters any)
+        if os.path.abspath(path) == str(locked):
+            raise PermissionError(13, "Permission denied", str(path))
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    flow = project / ".relavium" / "workflows" / "w.relavium.yaml"
+    resolution = resolve(WorkspaceIndex(str(project)), flow, workflow_text(uses=("x",)))
+    assert not resolution.complete
+    assert [file.problem for file in resolution.folder] == ["cannot be listed"]
 
 
 def test_an_entry_reports_its_facts(project: Path) -> None:
