@@ -78,7 +78,7 @@ _last_analysis: list[AnalysisResult] = []
 
 
 # Each project's agent index, built on first use in this process: a workflow's `$ref` files and
-# its project's .relavium/agents/ are read once for every file checked.
+# its project's agent files are read once for every file checked.
 _indexes: dict[str, WorkspaceIndex] = {}
 
 
