@@ -54,7 +54,7 @@ def test_the_tour_works_verbatim_right_after_scripts_try(tmp_path: Path) -> None
     assert setup.returncode == 0, setup.stdout + setup.stderr
     assert f"relavium-lsp is installed at {repo}/.venv-tool/bin/relavium-lsp" in setup.stdout
     assert f'export PATH="{repo}/.venv-tool/bin:$PATH"' in setup.stdout
-    assert "1 file checked: 0 errors" in setup.stderr
+    assert "3 files checked: 0 errors" in setup.stderr  # two workflows, one agent file
 
     tour = subprocess.run(["bash", "-e", "-c", tour_commands()], cwd=repo, env=env,
                           capture_output=True, text=True, timeout=300)

@@ -43,6 +43,12 @@ Contract:
   Caches on shared objects hold offsets relative to their scalar
   (`analysis.document.scalar_offsets.ScalarText`),
   which a move keeps right.
+- `analyze(text, path, workspace=index)` also resolves a workflow's agents across files
+  (`analysis.project.workspace.WorkspaceIndex`: `$ref` files and the project's
+  agent files under `.relavium/`) for the cross-file rules (unknown-agent, unresolved-agent-file,
+  ambiguous-agent, ungranted-tool). Without an index, or without a path, every rule judges the
+  file alone, exactly as before. The index is read, and filled with the files it reads, but
+  never told of `text` itself.
 """
 
 from __future__ import annotations
@@ -61,6 +67,7 @@ from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YamlDocument, YNode
 from analysis.document.yaml_read import read_yaml
 from analysis.project.kinds import FileKind, document_kind
+from analysis.project.workspace import WorkspaceIndex
 from analysis.schema.agent_file import validate_agent_file
 from analysis.schema.walk import SchemaMemo
 
@@ -128,6 +135,7 @@ def _never() -> bool:
 def analyze(
     text: str, path: str | None = None, should_stop: Callable[[], bool] = _never,
     previous: AnalysisResult | None = None, take_over: bool = False,
+    workspace: WorkspaceIndex | None = None,
 ) -> AnalysisResult:
     def checkpoint() -> None:
         if should_stop():
@@ -142,9 +150,9 @@ def analyze(
     document = read_yaml(source, previous.document if previous is not None else None, checkpoint,
                          take_over)
     if not take_over or previous is None:
-        return _analysis(path, document, previous, earlier_schema, checkpoint)
+        return _analysis(path, document, previous, earlier_schema, checkpoint, workspace)
     try:
-        result = _analysis(path, document, previous, earlier_schema, checkpoint)
+        result = _analysis(path, document, previous, earlier_schema, checkpoint, workspace)
     except BaseException:
         # stopped (or a bug): `previous` is again what it was, for the next version to build on
         if document.moved is not None:
@@ -178,8 +186,8 @@ def _agent_file_findings(source: SourceText, root: YNode | None) -> list[Diagnos
 
 
 def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult | None,
-              earlier_schema: SchemaMemo | None, checkpoint: Callable[[], None]
-              ) -> AnalysisResult:
+              earlier_schema: SchemaMemo | None, checkpoint: Callable[[], None],
+              workspace: WorkspaceIndex | None = None) -> AnalysisResult:
     """The analysis of a document read (`analyze` after `read_yaml`)."""
     source = document.source
     kind = document_kind(path)
@@ -198,7 +206,7 @@ def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult
     workflow = build_workflow(document, previous.workflow if previous is not None else None)
     checkpoint()
     graph = build_graph(workflow, previous.graph if previous is not None else None)
-    context = RuleContext(source, document, workflow, graph, earlier_schema)
+    context = RuleContext(source, document, workflow, graph, earlier_schema, workspace, path)
     found: list[Diagnostic] = []
     for emitter in EMITTERS:
         checkpoint()

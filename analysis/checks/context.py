@@ -16,6 +16,7 @@ from analysis.document.graph import Graph
 from analysis.document.model import Branch, Edge, ExpressionField, NodeDef, Workflow
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YamlDocument
+from analysis.project.workspace import Resolution, WorkspaceIndex
 from analysis.schema.walk import SchemaMemo
 from analysis.schema.workflow import validate
 
@@ -37,6 +38,9 @@ class RuleContext:
     # The previous version's schema walk (`AnalysisResult.schema_memo`): what it found in the
     # lists and items whose text this version has unchanged is taken over, not checked again.
     earlier_schema: SchemaMemo | None = None
+    # The workspace's agents and the document's path: the cross-file rules judge only with both.
+    workspace: WorkspaceIndex | None = None
+    path: str | None = None
     # This version's, once `schema_problems` has been asked for.
     schema_memo: SchemaMemo | None = field(default=None, init=False)
     _shared: dict[Callable[[RuleContext], Any], Any] = field(
@@ -72,6 +76,14 @@ class RuleContext:
         problems, self.schema_memo = validate(self.source, self.document.root,
                                               self.earlier_schema)
         return problems
+
+    @cached_property
+    def resolution(self) -> Resolution | None:
+        """What the workflow's `agent_ref`s resolve to across files, or None without a workspace
+        index or a path (then every rule judges the file alone, as it always has)."""
+        if self.workspace is None or self.path is None:
+            return None
+        return self.workspace.resolve(self.path, self.workflow)
 
     @cached_property
     def evaluated_fields(self) -> list[tuple[NodeDef, ExpressionField]]:

@@ -126,6 +126,8 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "unreachable_node",
         "ungranted_tool",
         "admission_limit",
+        "unresolved_agent_file",
+        "ambiguous_agent",
     ),
     "templates": (
         "unknown_template_reference",

@@ -377,17 +377,23 @@ class Workflow:
     def agent_for(self, node: NodeDef) -> AgentDecl | None:
         return self.agents_by_id.get(node.agent_ref.id) if node.agent_ref else None
 
-    def output_schema_of(self, node: NodeDef) -> YEntry | None:
+    def output_schema_of(self, node: NodeDef,
+                         file_agent: Callable[[str], YMapping | None] | None = None
+                         ) -> YEntry | None:
         """The `output_schema` the node's output is held to: its own, and an agent node's
-        falls back to its inline agent's (the engine's `node.output_schema ??
-        agent.output_schema`, packages/core/src/engine/agent-runner.ts). None when neither
-        declares one, or when the agent's is in another file (`$ref`)."""
+        falls back to its agent's (the engine's `node.output_schema ?? agent.output_schema`,
+        packages/core/src/engine/agent-runner.ts). The agent is the inline one, else, given
+        `file_agent` (an id → the mapping of the agent another file defines, as a workspace's
+        `Resolution.file_agent` answers), the one there: then the entry is that file's, its
+        offsets in that file. None when neither declares one or the agent is not known."""
         own = _declared(node.mapping.get("output_schema"))
-        if own is not None or node.type != "agent":
+        if own is not None or node.type != "agent" or node.agent_ref is None:
             return own
         agent = self.agent_for(node)
-        return _declared(agent.mapping.get("output_schema")) if agent and not agent.is_ref \
-            else None
+        if agent is not None:
+            return None if agent.is_ref else _declared(agent.mapping.get("output_schema"))
+        mapping = file_agent(node.agent_ref.id) if file_agent is not None else None
+        return _declared(mapping.get("output_schema")) if mapping is not None else None
 
 
 def _declared(entry: YEntry | None) -> YEntry | None:

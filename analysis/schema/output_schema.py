@@ -19,6 +19,7 @@ aliases anyway). The subset's keywords and bounds are `analysis.schema.subset`'s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -470,11 +471,14 @@ def _same(left: JsonScalar, right: JsonScalar) -> bool:
     return isinstance(left, bool) is isinstance(right, bool) and left == right
 
 
-def node_output_type(workflow: Workflow, node: NodeDef) -> ValueType | None:
+def node_output_type(workflow: Workflow, node: NodeDef,
+                     file_agent: Callable[[str], YMapping | None] | None = None
+                     ) -> ValueType | None:
     """The type of `node`'s output as the `output_schema` it is held to states it (its own, an
-    agent node's else its inline agent's: `Workflow.output_schema_of`). None when it has none,
-    or the engine refuses it, or part of it is not judged here."""
-    entry = workflow.output_schema_of(node)
+    agent node's else its agent's, inline or, with `file_agent`, in another file:
+    `Workflow.output_schema_of`). None when it has none, or the engine refuses it, or part of it
+    is not judged here."""
+    entry = workflow.output_schema_of(node, file_agent)
     return compile_output_schema(entry.value).value_type if entry is not None else None
 
 

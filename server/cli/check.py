@@ -29,6 +29,7 @@ from analysis.project.config import (
     with_rule_levels,
 )
 from analysis.project.files import SourceTooLarge, read_bounded, read_source, walk_workflow_files
+from analysis.project.workspace import WorkspaceIndex, project_root
 from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from server.cli.formats import (
     STDIN_PATH,
@@ -76,9 +77,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 _last_analysis: list[AnalysisResult] = []
 
 
+# Each project's agent index, built on first use in this process: a workflow's `$ref` files and
+# its project's agent files are read once for every file checked.
+_indexes: dict[str, WorkspaceIndex] = {}
+
+
+def _workspace(path: str) -> WorkspaceIndex:
+    root = project_root(path, os.getcwd())
+    if root not in _indexes:
+        _indexes[root] = WorkspaceIndex(root)
+    return _indexes[root]
+
+
 def _report(text: str, path: str | None, shown_as: str) -> FileReport:
     _last_analysis.clear()
-    result = analyze(text, path)
+    result = analyze(text, path, workspace=_workspace(path) if path is not None else None)
     _last_analysis.append(result)
     return FileReport(shown_as, result.source, result.diagnostics)
 

@@ -4,7 +4,9 @@
 The shape, for each `### <rule-id>` section: a line `Example:` then a fenced ```yaml block (a
 whole workflow), and later a line `Fixed:` then another. `Example (…):` may say in parentheses
 `also reports [other-rule](#other-rule)` (a rule that always comes with it) or
-`` `…` stands for `TEXT` repeated N times `` (a text too long to show).
+`` `…` stands for `TEXT` repeated N times `` (a text too long to show). Before them, a line
+``Beside it, `NAME`:`` and a ```yaml block is a file written next to the example and its fix (an
+agent file a `$ref` names), which is not checked itself.
 """
 
 import json
@@ -20,6 +22,8 @@ DOC = (REPO_ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
 SECTION = re.compile(r"^### ([a-z-]+)\n(.*?)(?=^##)", re.MULTILINE | re.DOTALL)
 BLOCK = re.compile(r"^(Example|Fixed)(?: \((.+)\))?:\n\n```yaml\n(.*?)^```$",
                    re.MULTILINE | re.DOTALL)
+BESIDE = re.compile(r"^Beside it, `([a-z0-9.-]+)`:\n\n```yaml\n(.*?)^```$",
+                    re.MULTILINE | re.DOTALL)
 ALSO = re.compile(r"also reports \[([a-z-]+)\]\(#\1\)")
 REPEATED = re.compile(r"`…` stands for `([^`]+)` repeated ([\d,]+) times")
 
@@ -51,6 +55,8 @@ def reported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     folder = tmp_path_factory.mktemp("rule-docs")
     paths: list[Path] = []
     for rule_id, section in SECTIONS.items():
+        for name, text in BESIDE.findall(section):
+            (folder / name).write_text(text, encoding="utf-8")
         example, _, fixed = example_and_fix(section)
         for kind, text in (("example", example), ("fixed", fixed)):
             path = folder / f"{rule_id}.{kind}.relavium.yaml"

@@ -2,7 +2,8 @@
 
 A positive fixture lists, at its end, every diagnostic the whole analysis must produce as
 `# expect: LINE:COL-LINE:COL rule-id` (1-based lines, code-point columns); nothing else may be
-reported. A negative fixture must produce no diagnostic at all.
+reported. A negative fixture must produce no diagnostic at all. Each is analysed as `check` does,
+with a workspace index rooted at its rule's folder: a `$ref` names a file there.
 """
 
 import re
@@ -12,6 +13,7 @@ import pytest
 
 from analysis.checks.analyze import analyze
 from analysis.checks.registry import RULES
+from analysis.project.workspace import WorkspaceIndex
 from tests.conftest import FIXTURES
 
 RULE_FIXTURES = FIXTURES / "rules"
@@ -23,7 +25,8 @@ def fixtures(kind: str) -> list[Path]:
 
 
 def found(path: Path) -> set[tuple[int, int, int, int, str]]:
-    result = analyze(path.read_text(encoding="utf-8"), str(path))
+    result = analyze(path.read_text(encoding="utf-8"), str(path),
+                     workspace=WorkspaceIndex(str(path.parent)))
     return {
         (d.range.start.line + 1, d.range.start.character + 1, d.range.end.line + 1,
          d.range.end.character + 1, d.rule)

@@ -157,6 +157,11 @@ def test_a_valid_workflow_validates_and_checks_clean(
 ) -> None:
     assert list(validator.iter_errors(data_of(VALID))) == []
     (tmp_path / "valid.relavium.yaml").write_text(VALID, encoding="utf-8")
+    # the agent file its `$ref` names: check reads it (analysis/project/workspace.py)
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "writer.agent.yaml").write_text(
+        "id: writer\nmodel: claude-sonnet-4\nprovider: anthropic\nsystem_prompt: You write.\n",
+        encoding="utf-8")
     result = relavium_lsp("check", "--format", "json", str(tmp_path / "valid.relavium.yaml"))
     assert (result.returncode, json.loads(result.stdout)) == (0, [])
 

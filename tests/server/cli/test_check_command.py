@@ -49,7 +49,7 @@ def test_the_bundled_example_is_clean_through_the_real_console_script() -> None:
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == ""
-    assert "1 file checked: 0 errors" in result.stderr
+    assert "3 files checked: 0 errors"  # two workflows and an agent file in result.stderr
 
 
 def test_text_output_has_position_rule_message_source_and_caret(

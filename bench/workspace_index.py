@@ -1,0 +1,91 @@
+"""The workspace agent index (analysis/project/workspace.py) on a generated project of 200
+workflows and 100 agent files in the engine's layout: `analyze()` of every workflow without an
+index against with one (cold: the index reads the agent files as it goes), interleaved ROUNDS
+times; then one agent file changed and one workflow analysed again (what a server does on an
+edit). Prints one table and exits 0; it never asserts a timing.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from analysis.checks.analyze import analyze
+from analysis.project.workspace import WorkspaceIndex
+
+WORKFLOWS = 200
+AGENTS = 100
+NODES = 10  # agent nodes a workflow, each naming a project agent
+REFS = 3  # `$ref` entries a workflow
+ROUNDS = 7
+
+
+def make_project(root: Path) -> list[tuple[str, str]]:
+    agents = root / ".relavium" / "agents"
+    flows = root / ".relavium" / "workflows"
+    agents.mkdir(parents=True)
+    flows.mkdir()
+    for number in range(AGENTS):
+        (agents / f"a{number}.agent.yaml").write_text(
+            f"id: a{number}\nmodel: claude-sonnet-4\nprovider: anthropic\n"
+            f"system_prompt: You are agent {number}.\ntools: [read_file]\n", encoding="utf-8")
+    texts = []
+    for number in range(WORKFLOWS):
+        refs = "".join(f"    - $ref: ../agents/a{(number + k) % AGENTS}.agent.yaml\n"
+                       for k in range(REFS))
+        nodes = "".join(f"    - {{ id: n{k}, type: agent, agent_ref: a{(number * 7 + k) % AGENTS},"
+                        " tools: [read_file] }\n" for k in range(NODES))
+        edges = "".join(f"    - {{ from: n{k}, to: n{k + 1} }}\n" for k in range(NODES - 1))
+        path = flows / f"w{number}.relavium.yaml"
+        text = (f"schema_version: '1.0'\nworkflow:\n  id: w{number}\n  agents:\n{refs}"
+                f"  nodes:\n{nodes}  edges:\n{edges}")
+        path.write_text(text, encoding="utf-8")
+        texts.append((str(path), text))
+    return texts
+
+
+def analyse_all(texts: list[tuple[str, str]], index: WorkspaceIndex | None) -> float:
+    start = time.perf_counter()
+    for path, text in texts:
+        if analyze(text, path, workspace=index).diagnostics:
+            raise SystemExit(f"{path}: unexpected diagnostics")
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        texts = make_project(root)
+        alone: list[float] = []
+        indexed: list[float] = []
+        analyse_all(texts, None)  # warm the caches of the modules' first use
+        for _ in range(ROUNDS):
+            alone.append(analyse_all(texts, None))
+            indexed.append(analyse_all(texts, WorkspaceIndex(str(root))))
+        index = WorkspaceIndex(str(root))
+        analyse_all(texts, index)
+        changed = root / ".relavium" / "agents" / "a5.agent.yaml"
+        edits: list[float] = []
+        for _ in range(ROUNDS):
+            start = time.perf_counter()
+            index.update(str(changed), changed.read_text(encoding="utf-8"))
+            analyze(texts[0][1], texts[0][0], workspace=index)
+            edits.append(time.perf_counter() - start)
+    print(f"{WORKFLOWS} workflows ({NODES} agent nodes, {REFS} $refs each), {AGENTS} project "
+          f"agent files, {ROUNDS} rounds")
+    print(f"{'analysis':<44}{'median s':>10}{'min s':>10}")
+    for name, samples in (("every workflow alone (no index)", alone),
+                          ("every workflow with a cold index", indexed),
+                          ("one agent edited, one workflow again", edits)):
+        print(f"{name:<44}{statistics.median(samples):>10.4f}{min(samples):>10.4f}")
+    print(f"index / alone: {statistics.median(indexed) / statistics.median(alone):.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
