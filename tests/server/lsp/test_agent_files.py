@@ -90,7 +90,9 @@ async def test_hover_in_an_agent_file_documents_the_agents_keys(
     on_temperature = await hover_at("temperature")
     assert on_temperature.startswith("**`temperature`** (number 0–2)")
     assert "**invalid-value**" in await hover_at("temperature: 3", at=len("temperature: "))
-    assert (await hover_at("max_attempts")).startswith("**`max_attempts`** (integer ≥ 1, required)")
+    # ADR-0086's ceiling: at most 10 attempts per fallback entry
+    assert (await hover_at("max_attempts")).startswith(
+        "**`max_attempts`** (integer 1–10, required)")
 
 
 async def test_completion_in_an_agent_file_offers_the_agents_keys_and_values(
