@@ -1,6 +1,7 @@
 """The rule registry and docs/rules.md agree: one section per rule id, under its family's heading,
 no stale sections."""
 
+import json
 import re
 
 from analysis.checks.registry import RULES
@@ -39,3 +40,13 @@ def test_every_rule_is_documented_under_its_family() -> None:
             family = heading.lower()
         else:
             assert RULES[rule_id].family == family, rule_id
+
+
+def test_the_vscode_settings_state_each_rules_default_severity() -> None:
+    # the extension's `relavium.rules` descriptions name the default ("Default: `warning`.") and
+    # go stale when a rule's severity changes (unknown-agent's said `error`)
+    manifest = json.loads((REPO_ROOT / "editors" / "vscode" / "package.json").read_text("utf-8"))
+    offered = manifest["contributes"]["configuration"]["properties"]["relavium.rules"]["properties"]
+    for rule_id, setting in offered.items():
+        default = RULES[rule_id].severity.name.lower()
+        assert f"`{default}`" in setting["markdownDescription"], rule_id
