@@ -120,6 +120,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "cycle",
         "unreachable_node",
         "ungranted_tool",
+        "leaked_branch",
     ),
     "templates": (
         "unknown_template_reference",
