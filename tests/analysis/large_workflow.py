@@ -37,7 +37,7 @@ BLOCK = """\
     - id: b{i}-escalate
       type: human_gate
       gate_type: approval
-      message_template: 'Block {i}: {{{{ run.outputs["b{i}-classify"].topic }}}} needs a look'
+      message_template: 'Block {i}: {{{{ inputs.topic }}}} needs a look'
     - {{ id: b{i}-fan, type: parallel, parallel_of: [b{i}-left, b{i}-right] }}
     - id: b{i}-left
       type: transform
