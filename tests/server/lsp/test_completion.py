@@ -124,10 +124,10 @@ async def test_yaml_values_while_half_typed(client: RelaviumClient, workspace: W
     assert [d.code for d in await client.diagnostics_for(uri)] == ["yaml-syntax"]
     items = await complete(client, uri, text, "{ from: draft-reply, to: ")
     assert labels(items) == ["start", "classify", "route", "escalate", "enrich", "history",
-                             "sentiment", "combine", "draft-reply", "done"]
+                             "sentiment", "combine", "draft-reply", "done", "topic"]
     client.replace_all(uri, text.replace("{ from: draft-reply, to: ", "{ from: 'route:"))
     handles = await complete(client, uri, client.text(uri), "{ from: 'route:")
-    assert [(i.label, i.detail) for i in handles] == [("urgent", "branch → escalate"),
+    assert [(i.label, i.detail) for i in handles] == [("urgent", "branch → topic"),
                                                       ("normal", "branch → enrich")]
 
 
@@ -160,7 +160,7 @@ async def test_templates(client: RelaviumClient, workspace: Workspace) -> None:
     feeders = labels(await complete(client, uri, client.text(uri), 'Ticket: {{ run.outputs["'))
     # anything but draft-reply itself and what runs after it (that would close a cycle)
     assert feeders == ["start", "classify", "route", "escalate", "enrich", "history",
-                       "sentiment", "combine"]
+                       "sentiment", "combine", "topic"]
     client.replace_all(uri, EXAMPLE.replace("value: 'support-eu'", "value: '{{ run.outputs[\""))
     assert await complete(client, uri, client.text(uri), "value: '{{ run.outputs[\"") == []
 

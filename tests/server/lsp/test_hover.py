@@ -149,9 +149,9 @@ async def test_emoji_and_accents_before_the_hovered_name(
 ) -> None:
     source = EXAMPLE.replace("message_template: 'Urgent {{", "message_template: 'Ürgent 😀 {{")
     uri = workspace.open("hover-emoji.relavium.yaml", source)
-    text, covered = await hover(client, uri, source, 'Ürgent 😀 {{ run.outputs["classify"]',
+    text, covered = await hover(client, uri, source, 'Ürgent 😀 {{ run.outputs["topic"]',
                                 at=27)
-    assert covered == "classify"
+    assert covered == "topic"
     assert "✓ an ancestor of `escalate`" in text
 
 

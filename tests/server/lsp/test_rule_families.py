@@ -57,7 +57,7 @@ EDITS = {
     "unknown-node": ("{ from: combine, to: draft-reply }", "{ from: combine, to: draft-replly }"),
     "invalid-handle": ("'route:urgent'", "'route:later'"),
     "mismatched-branch-target": (
-        "{ from: 'route:urgent', to: escalate }",
+        "{ from: 'route:urgent', to: topic }",
         "{ from: 'route:urgent', to: enrich }",
     ),
     "cycle": (
