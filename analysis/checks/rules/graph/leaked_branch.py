@@ -57,23 +57,27 @@ def _finding(ctx: RuleContext, gate: BranchGate, edge: GraphEdge) -> Diagnostic:
     return ctx.diagnostic(RULE_ID, SEVERITY, start, end, message, data, related)
 
 
-def _field_name(edge: GraphEdge) -> str | None:
+def _template(edge: GraphEdge) -> TemplateField | None:
+    """The template field a data edge's read is written in (None for a control edge)."""
     if isinstance(edge.written, NodeRef):
         return None
     template = edge.written[0]
-    return template.name if isinstance(template, TemplateField) else None
+    return template if isinstance(template, TemplateField) else None
+
+
+def _field_name(edge: GraphEdge) -> str | None:
+    template = _template(edge)
+    return template.name if template is not None else None
 
 
 def _field(edge: GraphEdge) -> str | None:
     """How the message names the field of a data edge's read (None for a control edge)."""
-    name = _field_name(edge)
-    if name is None:
+    template = _template(edge)
+    if template is None:
         return None
-    template = edge.written[0]
-    owner = template.owner if isinstance(template, TemplateField) else None
-    if isinstance(owner, AgentDecl):
-        return f"agent `{owner.id}`'s `{name}`"
-    return f"`{name}`"
+    if isinstance(template.owner, AgentDecl):
+        return f"agent `{template.owner.id}`'s `{template.name}`"
+    return f"`{template.name}`"
 
 
 def _branch_spans(ctx: RuleContext, gate: BranchGate) -> list[tuple[int, int]]:
