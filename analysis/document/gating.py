@@ -9,14 +9,14 @@ to a fixpoint. Dependencies are every graph edge, template data edges included (
 `wireOwnDataEdges`), so one read of a node that completes either way keeps a branch's node live.
 
 Contract: `branch_gates(graph)` → one `BranchGate` per condition and distinct target (the
-branches selecting the same target are one gate), for targets the condition can route away from;
-empty when the graph has a cycle (the engine refuses it). A gate's `gated` nodes are the ones the
-wiring means to run only on that branch: the target, and every node whose control in-edges
-(explicit, condition, parallel; not data) all come from gated nodes. `bypasses` are the in-edges
-of gated nodes from outside them that surely carry a live edge on a run where the condition
-completed and routed away from the target — a control edge only from a node that does not follow
-the condition (one that does, on another branch, joins the branches as the author wired it) —
-and `runs_anyway` the gated nodes that then surely run.
+branches selecting the same target are one gate), for targets the condition can route away from
+and that are not a join (a node following the condition on another path leads to the target
+too); empty when the graph has a cycle (the engine refuses it). A gate's `gated` nodes are the
+ones the wiring means to run only on that branch: the target, and every node whose control
+in-edges (explicit, condition, parallel; not data) all come from gated nodes. `bypasses` are the
+in-edges of gated nodes from outside them that surely carry a live edge on a run where the
+condition completed and routed away from the target, and `runs_anyway` the gated nodes that then
+surely run.
 "Surely": the condition's dominators completed (every path to it passes them), roots run, and
 any other condition's choice is unknown, so what hangs on it is neither live nor dead.
 """
@@ -65,13 +65,14 @@ def branch_gates(graph: Graph) -> list[BranchGate]:
         if len(by_target) < 2:
             continue  # the condition always selects its one target
         for target, handles in by_target.items():
-            gated = _gated(order, target, condition, control_sources)
+            gated = _gated(graph, order, target, condition, control_sources)
+            if not gated:
+                continue
             states = _states_routed_away(graph, order, targets, condition, target,
                                          dominators[condition])
             bypasses = tuple(
                 edge for edge in graph.edges
                 if edge.target in gated and edge.source not in gated
-                and (edge.kind == "data" or condition not in graph.ancestors(edge.source))
                 and _edge(edge.source, edge.target, states, targets, condition, target)
                 is _State.RUNS
             )
@@ -133,8 +134,13 @@ def _control_sources(graph: Graph) -> dict[str, set[str]]:
     return sources
 
 
-def _gated(order: list[str], target: str, condition: str,
+def _gated(graph: Graph, order: list[str], target: str, condition: str,
            control_sources: dict[str, set[str]]) -> frozenset[str]:
+    """The target and what only it leads to; nothing when a node following the condition on
+    another path also leads to the target (the branches join there, as the author wired it)."""
+    if any(source != condition and condition in graph.ancestors(source)
+           for source in control_sources.get(target, ())):
+        return frozenset()
     gated = {target}
     for node in order[order.index(target) + 1:]:
         sources = control_sources.get(node)

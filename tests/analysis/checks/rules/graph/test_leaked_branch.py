@@ -167,3 +167,12 @@ def test_a_read_in_the_agents_system_prompt_names_the_agent() -> None:
     assert message.startswith("`reply` is the target of branch route:normal, but its agent "
                               "`pager`'s `system_prompt` reads the output of `start`")
     assert "human gate" not in message
+
+
+def test_a_target_another_branch_leads_to_is_a_join_not_a_gate() -> None:
+    # gate:true → shape → done, default done: done runs either way, as the edges say
+    path = FIXTURES / "parity" / "branches" / "null-safe-uses.relavium.yaml"
+    result = analyze(path.read_text(encoding="utf-8"), str(path))
+    assert result.graph is not None
+    assert [(gate.label, gate.gated) for gate in branch_gates(result.graph)] == [
+        ("gate:true", frozenset({"shape"}))]
