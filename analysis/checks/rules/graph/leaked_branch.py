@@ -23,12 +23,20 @@ SUMMARY = ("A node a condition branch gates also has a live in-edge from outside
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     if not ctx.nodes_of("condition"):
         return
+    bypassed: dict[GraphEdge, list[BranchGate]] = {}
     for gate in branch_gates(ctx.graph):
         for edge in gate.bypasses:
-            yield _finding(ctx, gate, edge)
+            bypassed.setdefault(edge, []).append(gate)
+    depth = ctx.graph.ancestors
+    for edge, gates in bypassed.items():
+        # one finding per edge, naming the innermost branch it bypasses (nested conditions
+        # gate the same node)
+        gates.sort(key=lambda gate: len(depth(gate.condition)), reverse=True)
+        yield _finding(ctx, gates[0], edge, gates[1:])
 
 
-def _finding(ctx: RuleContext, gate: BranchGate, edge: GraphEdge) -> Diagnostic:
+def _finding(ctx: RuleContext, gate: BranchGate, edge: GraphEdge,
+             outer: list[BranchGate]) -> Diagnostic:
     node = ctx.workflow.nodes_by_id[edge.target]
     start, end = edge.span
     where = ctx.source.position(start)
@@ -44,14 +52,20 @@ def _finding(ctx: RuleContext, gate: BranchGate, edge: GraphEdge) -> Diagnostic:
         advice = ("read the value through a node on the branch (a transform before "
                   f"`{edge.target}` that reads `{edge.source}`), or drop the read")
     pause = ", and as a human gate it pauses those runs" if node.type == "human_gate" else ""
+    also = ""
+    if outer:
+        named = ", ".join(other.label for other in outer[:3])
+        more = f" and {len(outer) - 3} more" if len(outer) > 3 else ""
+        plural = "es" if len(outer) > 1 else ""
+        also = f" It bypasses the enclosing branch{plural} {named}{more} too."
     message = (
         f"`{edge.target}` {role} branch {gate.label}, but its {bypass}, a live in-edge "
         f"whichever way `{gate.condition}` goes: the engine runs `{edge.target}` also when "
-        f"`{gate.condition}` chooses another branch{pause}. To fix, {advice}."
+        f"`{gate.condition}` chooses another branch{pause}. To fix, {advice}.{also}"
     )
     data = {"condition": gate.condition, "branch": list(gate.handles), "target": gate.target,
             "node": edge.target, "source": edge.source, "edge": edge.kind,
-            "field": _field_name(edge)}
+            "field": _field_name(edge), "enclosing": [other.label for other in outer]}
     related = [(*span, f"branch {gate.label} selects `{gate.target}` here")
                for span in _branch_spans(ctx, gate)]
     return ctx.diagnostic(RULE_ID, SEVERITY, start, end, message, data, related)

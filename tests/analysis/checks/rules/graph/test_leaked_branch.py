@@ -87,7 +87,7 @@ def test_the_trap_names_the_branch_the_read_and_what_the_gate_does() -> None:
     assert "as a human gate it pauses those runs" in diagnostic.message
     assert diagnostic.data == {"condition": "route", "branch": ["urgent"], "target": "escalate",
                                "node": "escalate", "source": "classify", "edge": "data",
-                               "field": "message_template"}
+                               "field": "message_template", "enclosing": []}
     (related,) = diagnostic.related
     assert related.range.start.line == 11  # `target_node: escalate` in route's branch
     assert diagnostic.fixes == ()
@@ -176,3 +176,12 @@ def test_a_target_another_branch_leads_to_is_a_join_not_a_gate() -> None:
     assert result.graph is not None
     assert [(gate.label, gate.gated) for gate in branch_gates(result.graph)] == [
         ("gate:true", frozenset({"shape"}))]
+
+
+def test_a_read_past_nested_branches_is_one_finding_at_the_innermost() -> None:
+    text = (FIXTURES / "rules" / "leaked-branch" / "positive-nested.relavium.yaml").read_text(
+        "utf-8").replace('run.outputs["prepare"].ready', 'run.outputs["start"]')
+    (diagnostic,) = analyze(text, "w.relavium.yaml").diagnostics
+    assert diagnostic.data is not None
+    assert (diagnostic.data["condition"], diagnostic.data["enclosing"]) == ("inner", ["outer:yes"])
+    assert diagnostic.message.endswith("It bypasses the enclosing branch outer:yes too.")
