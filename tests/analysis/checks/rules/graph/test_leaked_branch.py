@@ -7,6 +7,12 @@ that selected it) and skips it only when all are dead; `relavium-lsp run` reprod
 every fixture and both bundled examples: on the dry run's path, the gated nodes of each branch
 the condition did not take that still ran are exactly the ones the gating facts say run anyway,
 and every finding names a node that ran although its branch was not taken.
+
+The same cases were run once on the engine itself (the July snapshot's parser.ts,
+engine/engine.ts and engine/execution-host.ts bundled under /tmp, not kept: a stub executor
+completing every node and making each condition select the target our dry run chose): the
+nodes the engine dispatched and skipped were exactly the dry run's ran and skipped ones, in all
+nine cases (escalate dispatched in the broken example, topic and escalate skipped in the fixed).
 """
 
 from __future__ import annotations
