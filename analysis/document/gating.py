@@ -226,20 +226,10 @@ class _RoutedAway:
 
 
 def _topological(graph: Graph) -> list[str]:
-    """Kahn's order, authored position breaking ties (acyclic graphs only)."""
-    pending = {node: len(graph.predecessors.get(node, ())) for node in graph.node_ids}
-    ready = [(position, node) for position, node in enumerate(graph.node_ids)
-             if pending[node] == 0]
-    positions = graph.positions
-    order: list[str] = []
-    while ready:
-        _, node = heapq.heappop(ready)
-        order.append(node)
-        for child in graph.successors.get(node, ()):
-            pending[child] -= 1
-            if pending[child] == 0:
-                heapq.heappush(ready, (positions[child], child))
-    return order
+    """A topological order (acyclic graphs only): a node's ancestors are a strict superset of
+    each of its ancestors' own, so fewer ancestors come first (authored position breaks ties)."""
+    ancestors, positions = graph.ancestors, graph.positions
+    return sorted(graph.node_ids, key=lambda node: (len(ancestors(node)), positions[node]))
 
 
 def _condition_targets(graph: Graph) -> dict[str, dict[str, list[str]]]:
