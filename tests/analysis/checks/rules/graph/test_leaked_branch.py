@@ -8,17 +8,22 @@ every fixture and both bundled examples: on the dry run's path, the gated nodes 
 the condition did not take that still ran are exactly the ones the gating facts say run anyway,
 and every finding names a node that ran although its branch was not taken.
 
-The same cases were run once on the engine itself (the July snapshot's parser.ts,
-engine/engine.ts and engine/execution-host.ts bundled under /tmp, not kept: a stub executor
-completing every node and making each condition select the target our dry run chose): the
-nodes the engine dispatched and skipped were exactly the dry run's ran and skipped ones, in all
-nine cases (escalate dispatched in the broken example, topic and escalate skipped in the fixed).
+With `RELAVIUM_ENGINE_RUN=<bundle.mjs>`, the same cases also run on the engine itself: a bundle
+(built by whoever runs it, never kept here) of the engine's parser.ts, engine/engine.ts and
+engine/execution-host.ts that, as `node BUNDLE FILE CHOICES INPUTS` (both JSON), starts a run
+with an in-memory host and a stub executor completing every node, each condition selecting the
+target CHOICES names, and prints `{"started": [...], "skipped": [...]}` (the node:started and
+node:skipped ids). On the July snapshot (839f2bd) the engine dispatched and skipped exactly the
+dry run's ran and skipped nodes in all nine cases (escalate dispatched in the broken example,
+topic and escalate skipped in the fixed one).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -82,6 +87,28 @@ def test_a_finding_is_a_node_the_run_loop_runs_off_its_branch(
     for data in found:
         assert chosen[str(data["condition"])] != data["target"]
         assert status[str(data["node"])] in RAN
+
+
+ENGINE_RUN = os.environ.get("RELAVIUM_ENGINE_RUN")
+
+
+@pytest.mark.skipif(not ENGINE_RUN, reason="set RELAVIUM_ENGINE_RUN to an engine run bundle")
+@pytest.mark.parametrize(("path", "samples"), CASES, ids=lambda case: getattr(case, "name", ""))
+def test_the_engine_dispatches_and_skips_what_the_dry_run_does(
+    path: Path, samples: Path | None
+) -> None:
+    status, chosen = dry_run(path, samples)
+    # the example's context reads the optional secret crm_token: the engine fails the run
+    # before any node without it
+    inputs = {**json.loads(samples.read_text("utf-8"))["inputs"], "crm_token": "t"} if samples \
+        else {}
+    engine = subprocess.run(["node", str(ENGINE_RUN), str(path), json.dumps(chosen),
+                             json.dumps(inputs)], capture_output=True, text=True, timeout=120)
+    assert engine.returncode == 0, engine.stderr
+    events = json.loads(engine.stdout.splitlines()[-1])
+    assert set(events["started"]) == {node for node, state in status.items() if state in RAN}
+    assert set(events["skipped"]) == {node for node, state in status.items()
+                                      if state == "skipped"}
 
 
 def test_the_trap_names_the_branch_the_read_and_what_the_gate_does() -> None:
