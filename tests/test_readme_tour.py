@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, relavium_lsp
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -65,3 +65,31 @@ def test_the_tour_works_verbatim_right_after_scripts_try(tmp_path: Path) -> None
     sarif = json.loads((repo / "out.sarif").read_text(encoding="utf-8"))
     assert sarif["runs"][0]["results"] == []
     assert "[\n  2,\n  4\n]\n" in tour.stdout  # the eval line's value
+
+
+def text_block_after(marker: str) -> str:
+    """The first ```text block after `marker` in the README's tour."""
+    section = tour_section()
+    match = re.search(r"```text\n(.*?)```", section[section.index(marker):], re.DOTALL)
+    assert match
+    return match.group(1)
+
+
+def tour_section() -> str:
+    return (REPO_ROOT / "README.md").read_text(encoding="utf-8").split("## A 30-second tour")[1]
+
+
+def test_the_tours_dry_run_lines_are_the_examples_output() -> None:
+    shown = text_block_after("A dry run uses the samples file").splitlines()
+    ran = relavium_lsp("run", "examples/ticket-triage.relavium.yaml", cwd=REPO_ROOT)
+    assert ran.returncode == 0, ran.stderr
+    assert set(shown) <= set(ran.stdout.splitlines())
+    assert "escalate (human_gate) skipped: upstream \"topic\" was skipped" in shown
+
+
+def test_the_tours_broken_copy_shows_the_leaked_branch_finding_exactly() -> None:
+    shown = text_block_after("`examples/broken/` keeps that mistake")
+    checked = relavium_lsp("check", "--no-config", "examples/broken/", cwd=REPO_ROOT)
+    assert checked.returncode == 0, checked.stderr  # a warning only
+    assert checked.stdout == shown
+    assert "warning leaked-branch `escalate`" in shown

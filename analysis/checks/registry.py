@@ -128,6 +128,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "admission_limit",
         "unresolved_agent_file",
         "ambiguous_agent",
+        "leaked_branch",
     ),
     "templates": (
         "unknown_template_reference",

@@ -4,6 +4,8 @@ use, shared by hover and completion (Markdown).
 Contract:
 - `node_summary(workflow, node)`, `input_summary(decl, secret)`, `context_summary(entry, secret)`,
   `agent_summary(agent)`: one or two lines each.
+- `gating_summary(graph, node_id)`: the condition branches that gate the node (`gated by
+  route:urgent`), and which of them it runs past (leaked-branch); None when none gates it.
 - `code_span(text)`: authored text as a Markdown code span that survives backticks inside it.
 - `BINDING_DOCS` (the scope bindings), `GLOBAL_DOCS` (the globals the sandbox provides, per the
   sandbox spec's "Language surface"), `MEMBER_DOCS` (members offered after `Math.`, `JSON.`, …;
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from analysis.document.gating import branch_gates
+from analysis.document.graph import Graph
 from analysis.document.model import AgentDecl, ContextDecl, InputDecl, NodeDef, Workflow
 from analysis.document.yaml_nodes import YMapping, YNode, YScalar, YSequence, plain_value
 from analysis.schema.lookups import form_of, spec_at
@@ -153,6 +157,19 @@ def node_summary(workflow: Workflow, node: NodeDef) -> str:
     if node.expression is not None:
         parts.append(code_span(_first_line(node.expression.value)))
     return " · ".join(part for part in parts if part)
+
+
+def gating_summary(graph: Graph, node_id: str) -> str | None:
+    gates = [gate for gate in branch_gates(graph) if node_id in gate.gated]
+    if not gates:
+        return None
+    text = "gated by " + ", ".join(code_span(gate.label) for gate in gates)
+    leaked = [gate for gate in gates if node_id in gate.runs_anyway]
+    if leaked:
+        text += " · ⚠ runs also when " + ", ".join(
+            f"{code_span(gate.condition)} chooses another branch" for gate in leaked
+        ) + " (leaked-branch)"
+    return text
 
 
 def input_summary(decl: InputDecl, secret: bool) -> str:

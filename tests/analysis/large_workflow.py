@@ -38,7 +38,7 @@ BLOCK = """\
       type: human_gate
       gate_type: approval
       timeout_ms: 3600000
-      message_template: 'Block {i}: {{{{ run.outputs["b{i}-classify"].topic }}}} needs a look'
+      message_template: 'Block {i}: {{{{ inputs.topic }}}} needs a look'
     - {{ id: b{i}-fan, type: parallel, parallel_of: [b{i}-left, b{i}-right] }}
     - id: b{i}-left
       type: transform

@@ -101,7 +101,7 @@ for (const [grammarName, yamlGrammars] of Object.entries(YAML_GRAMMARS)) {
       yaml = await loadYaml(yamlGrammars);
     });
 
-    test('the example workflow embeds exactly its four expressions', () => {
+    test('the example workflow embeds exactly its five expressions', () => {
       assert.deepEqual(embeddedJavaScript(yaml, fs.readFileSync(EXAMPLE_WORKFLOW, 'utf8')), [
         'run.outputs["classify"].severity >= (inputs.severity_floor ?? 7)',
         '? "urgent"',
@@ -109,6 +109,7 @@ for (const [grammarName, yamlGrammars] of Object.entries(YAML_GRAMMARS)) {
         '({ topic: run.outputs.classify.topic, tier: inputs.customer_tier ?? "free" })',
         '({ mood: /refund|angry|cancel/i.test(inputs.ticket_text) ? "upset" : "calm" })',
         'Object.assign({}, ...branches, { team: ctx.team })',
+        'run.outputs.classify.topic',
       ]);
     });
 

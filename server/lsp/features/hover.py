@@ -22,6 +22,7 @@ from analysis.ide.describe import (
     agent_summary,
     code_span,
     context_summary,
+    gating_summary,
     input_summary,
     key_doc,
     model_doc,
@@ -54,6 +55,8 @@ def _node_text(view: View, occurrence: Occurrence) -> str:
             "runs after " + (", ".join(map(code_span, before)) or "nothing")
             + " · before " + (", ".join(map(code_span, after)) or "nothing")
         )
+    if gated := gating_summary(graph, occurrence.name):
+        lines.append(gated)
     reader = occurrence.reader
     if reader is not None and occurrence.role in (Role.EXPRESSION, Role.TEMPLATE):
         name, by = code_span(occurrence.name), code_span(reader)

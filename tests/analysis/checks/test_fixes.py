@@ -135,11 +135,11 @@ def test_unknown_input_reference_offers_the_closest_input() -> None:
 
 def test_unknown_reference_in_a_double_quoted_scalar_keeps_its_escapes() -> None:
     text = EXAMPLE.replace(
-        "message_template: 'Urgent {{ run.outputs[\"classify\"].topic }} ticket needs a human.'",
-        'message_template: "Urgent {{ run.outputs[\\"clasify\\"].topic }}\\t ticket."',
+        "message_template: 'Urgent {{ run.outputs[\"topic\"] }} ticket needs a human.'",
+        'message_template: "Urgent {{ run.outputs[\\"topc\\"] }}\\t ticket."',
     )
-    result = fixed(text, "unknown-template-reference", "Change `clasify` to `classify`")
-    assert 'message_template: "Urgent {{ run.outputs[\\"classify\\"].topic }}\\t ticket."' in result
+    result = fixed(text, "unknown-template-reference", "Change `topc` to `topic`")
+    assert 'message_template: "Urgent {{ run.outputs[\\"topic\\"] }}\\t ticket."' in result
 
 
 @pytest.mark.parametrize(
@@ -161,8 +161,8 @@ def test_template_braces_in_an_expression_become_the_variable(before: str, after
 
 
 DOTTED = EXAMPLE.replace(
-    "Urgent {{ run.outputs[\"classify\"].topic }}", "Urgent {{ run.outputs.classify.topic }}")
-BRACKETS = 'Write `run.outputs["classify"]`'
+    "Urgent {{ run.outputs[\"topic\"] }}", "Urgent {{ run.outputs.topic }}")
+BRACKETS = 'Write `run.outputs["topic"]`'
 
 
 def test_a_dotted_output_read_in_a_template_becomes_the_bracket_form() -> None:
@@ -172,16 +172,16 @@ def test_a_dotted_output_read_in_a_template_becomes_the_bracket_form() -> None:
 @pytest.mark.parametrize(
     ("style", "expected"),
     [
-        ('"Urgent {{ run.outputs.classify.topic }}"',
-         '"Urgent {{ run.outputs[\\"classify\\"].topic }}"'),
+        ('"Urgent {{ run.outputs.topic }}"',
+         '"Urgent {{ run.outputs[\\"topic\\"] }}"'),
         # plain: it may sit in a flow collection, where `[` and `"` need quotes
-        ("Urgent {{ run.outputs.classify.topic }}",
-         "'Urgent {{ run.outputs[\"classify\"].topic }}'"),
+        ("Urgent {{ run.outputs.topic }}",
+         "'Urgent {{ run.outputs[\"topic\"] }}'"),
     ],
     ids=["double-quoted", "plain"],
 )
 def test_the_bracket_form_is_written_for_the_scalars_quoting(style: str, expected: str) -> None:
-    written = "'Urgent {{ run.outputs[\"classify\"].topic }} ticket needs a human.'"
+    written = "'Urgent {{ run.outputs[\"topic\"] }} ticket needs a human.'"
     text = EXAMPLE.replace(written, style)
     assert f"message_template: {expected}\n" in fixed(text, "invalid-template", BRACKETS)
 
@@ -193,9 +193,9 @@ def test_no_bracket_form_where_its_data_edge_would_close_a_cycle() -> None:
 
 
 def test_a_folded_plain_scalar_is_not_requoted() -> None:
-    written = "'Urgent {{ run.outputs[\"classify\"].topic }} ticket needs a human.'"
+    written = "'Urgent {{ run.outputs[\"topic\"] }} ticket needs a human.'"
     text = EXAMPLE.replace(
-        written, "Urgent {{ run.outputs.classify.topic }}\n        ticket needs a human.")
+        written, "Urgent {{ run.outputs.topic }}\n        ticket needs a human.")
     assert only(analyze(text), "invalid-template").fixes == ()
 
 

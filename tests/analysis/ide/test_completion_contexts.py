@@ -97,7 +97,7 @@ def test_template_dot_reads_are_written_as_edges() -> None:
     (history,) = [c for c in found if c.label == "history"]
     assert history.text == '["history"]'
     assert text[history.replace[0]:history.replace[1]] == ".hi"
-    text = EXAMPLE.replace("message_template: 'Urgent {{ run.outputs[\"classify\"].topic }}",
+    text = EXAMPLE.replace("message_template: 'Urgent {{ run.outputs[\"topic\"] }}",
                            'message_template: "Urgent {{ run.outputs.c')
     (classify,) = [c for c in at_end_of(text, "Urgent {{ run.outputs.c") if c.label == "classify"]
     assert classify.text == '[\\"classify\\"]'
@@ -157,7 +157,7 @@ def test_an_edge_target_is_narrowed_by_its_source() -> None:
     text = EXAMPLE.replace("{ from: enrich, to: history }", "{ from: enrich, to: h")
     assert labels(at_end_of(text, "{ from: enrich, to: h")) == ["history", "sentiment"]
     text = EXAMPLE.replace("{ from: history, to: combine }", "{ from: history, to: c")
-    assert len(at_end_of(text, "{ from: history, to: c")) == 10  # any node may follow
+    assert len(at_end_of(text, "{ from: history, to: c")) == 11  # any node may follow
     block = EXAMPLE.replace("    - { from: enrich, to: history }\n",
                             "    - from: enrich\n      to: \n")
     assert labels(at_end_of(block, "from: enrich\n      to: ")) == ["history", "sentiment"]

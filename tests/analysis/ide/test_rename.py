@@ -96,10 +96,10 @@ def test_refuses_what_is_not_a_declared_node() -> None:
 
 
 def test_refuses_a_template_dot_read_that_would_need_brackets() -> None:
-    text = EXAMPLE.replace("Urgent {{ run.outputs[\"classify\"].topic }}",
-                           "Urgent {{ run.outputs.classify.topic }}")
+    text = EXAMPLE.replace("Urgent {{ run.outputs[\"topic\"] }}",
+                           "Urgent {{ run.outputs.topic }}")
     with pytest.raises(RenameRefused, match="would add a data edge"):
-        renamed(text, "- id: classify", "classify-2", skip=6)
+        renamed(text, "- id: topic", "topic-2", skip=6)
 
 
 def test_refuses_brackets_in_a_plain_flow_scalar() -> None:

@@ -104,7 +104,7 @@ def test_without_node_the_whole_workflow_runs_with_the_examples_samples() -> Non
     answer = json.loads(result.stdout)
     assert answer["ok"] is True and isinstance(answer["notes"], list)
     nodes = {entry["id"]: entry for entry in answer["nodes"]}
-    assert len(answer["nodes"]) == len(nodes) == 10
+    assert len(answer["nodes"]) == len(nodes) == 11
     assert set(nodes["route"]) == {"id", "type", "status", "reason", "ms"}  # no stored output
     assert nodes["route"]["reason"] == '"normal" chose "enrich"'
     assert (nodes["classify"]["status"], nodes["draft-reply"]["status"]) == ("pinned", "pinned")
@@ -112,9 +112,11 @@ def test_without_node_the_whole_workflow_runs_with_the_examples_samples() -> Non
     assert nodes["combine"]["value"] == {
         "topic": "billing", "tier": "pro", "mood": "upset", "team": "support-eu"
     }
-    # the gate reads classify's output: a plain data edge keeps it alive although route chose
-    # enrich, exactly as the engine's run loop does
-    assert nodes["escalate"]["status"] == "synthesized"
+    # the gate reads the topic through a node on route:urgent, so it is skipped with that
+    # branch (a read of classify itself would keep it live: the leaked-branch rule)
+    assert (nodes["topic"]["status"], nodes["topic"]["reason"]) == (
+        "skipped", 'route chose "enrich"')
+    assert nodes["escalate"]["status"] == "skipped"
 
 
 def test_a_failing_node_exits_1_and_text_names_it(workflow: Path) -> None:

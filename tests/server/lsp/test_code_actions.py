@@ -171,8 +171,8 @@ async def test_no_edge_is_offered_when_it_would_close_a_cycle(
             "tier: inputs.customer_tier ??", id="template-in-expression",
         ),
         pytest.param(
-            "invalid-template", "Urgent {{ run.outputs.classify.topic }}",
-            'Write `run.outputs["classify"]`', 'Urgent {{ run.outputs["classify"].topic }}',
+            "invalid-template", "Urgent {{ run.outputs.topic }}",
+            'Write `run.outputs["topic"]`', 'Urgent {{ run.outputs["topic"] }}',
             id="invalid-template",
         ),
     ],

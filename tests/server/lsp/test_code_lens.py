@@ -17,6 +17,7 @@ EXPRESSION_KEYS = {
     "history": "transform:",
     "sentiment": "transform:",
     "combine": "merge_fn:",
+    "topic": "transform:",
 }
 
 
@@ -84,7 +85,7 @@ async def test_lenses_follow_a_half_typed_edit(
     )
     assert [d.code for d in await client.diagnostics_for(uri)] == ["yaml-syntax"]
     found = await lenses(client, uri)
-    shift = {"route": 0, "history": 1, "sentiment": 1, "combine": 1}
+    shift = {"route": 0, "history": 1, "sentiment": 1, "combine": 1, "topic": 1}
     assert [lens.range.start.line for lens in found] == [
         key_line(node) + shift[node] for node in EXPRESSION_KEYS
     ]
@@ -100,4 +101,4 @@ async def test_a_dry_run_lens_above_nodes(client: RelaviumClient, workspace: Wor
     result = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)
     )
-    assert result["ok"] is True and len(result["nodes"]) == 10
+    assert result["ok"] is True and len(result["nodes"]) == 11

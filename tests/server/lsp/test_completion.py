@@ -124,10 +124,10 @@ async def test_yaml_values_while_half_typed(client: RelaviumClient, workspace: W
     assert [d.code for d in await client.diagnostics_for(uri)] == ["yaml-syntax"]
     items = await complete(client, uri, text, "{ from: draft-reply, to: ")
     assert labels(items) == ["start", "classify", "route", "escalate", "enrich", "history",
-                             "sentiment", "combine", "draft-reply", "done"]
+                             "sentiment", "combine", "draft-reply", "done", "topic"]
     client.replace_all(uri, text.replace("{ from: draft-reply, to: ", "{ from: 'route:"))
     handles = await complete(client, uri, client.text(uri), "{ from: 'route:")
-    assert [(i.label, i.detail) for i in handles] == [("urgent", "branch → escalate"),
+    assert [(i.label, i.detail) for i in handles] == [("urgent", "branch → topic"),
                                                       ("normal", "branch → enrich")]
 
 
@@ -161,7 +161,7 @@ async def test_templates(client: RelaviumClient, workspace: Workspace) -> None:
     # anything but draft-reply itself, what runs after it (that would close a cycle) and the
     # condition route (it stores no output: condition-output-read)
     assert feeders == ["start", "classify", "escalate", "enrich", "history", "sentiment",
-                       "combine"]
+                       "combine", "topic"]
     client.replace_all(uri, EXAMPLE.replace("value: 'support-eu'", "value: '{{ run.outputs[\""))
     assert await complete(client, uri, client.text(uri), "value: '{{ run.outputs[\"") == []
 

@@ -150,9 +150,9 @@ async def test_emoji_and_accents_before_the_hovered_name(
 ) -> None:
     source = EXAMPLE.replace("message_template: 'Urgent {{", "message_template: 'Ürgent 😀 {{")
     uri = workspace.open("hover-emoji.relavium.yaml", source)
-    text, covered = await hover(client, uri, source, 'Ürgent 😀 {{ run.outputs["classify"]',
+    text, covered = await hover(client, uri, source, 'Ürgent 😀 {{ run.outputs["topic"]',
                                 at=27)
-    assert covered == "classify"
+    assert covered == "topic"
     assert "✓ an ancestor of `escalate`" in text
 
 
@@ -183,3 +183,16 @@ async def test_embedded_source_with_backticks_stays_one_code_span(
     text, covered = await hover(client, uri, source, 'run.outputs["combine"]', at=15)
     assert covered == "combine"
     assert f"· ``` {merge_fn} ```" in text
+
+
+async def test_a_node_says_which_branch_gates_it_and_a_leak(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    uri = workspace.open("hover-gated.relavium.yaml", EXAMPLE)
+    text, covered = await hover(client, uri, EXAMPLE, "- id: escalate", at=6)
+    assert covered == "escalate" and "\n\ngated by `route:urgent`" in text
+    leaky = EXAMPLE.replace('{{ run.outputs["topic"] }}', '{{ run.outputs["classify"].topic }}')
+    uri = workspace.open("hover-leaked.relavium.yaml", leaky)
+    text, _ = await hover(client, uri, leaky, "- id: escalate", at=6)
+    assert text.endswith("gated by `route:urgent` · ⚠ runs also when `route` chooses another "
+                         "branch (leaked-branch)")

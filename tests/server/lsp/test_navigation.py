@@ -70,7 +70,7 @@ async def test_definition_of_a_node_read_in_an_expression(
 ) -> None:
     uri = workspace.open("definition.relavium.yaml", EXAMPLE)
     for needle, nth in [('run.outputs["classify"]', 0), ("run.outputs.classify", 0),
-                        ("to: classify", 0), ('run.outputs["classify"]', 1)]:
+                        ("to: classify", 0), ("run.outputs.classify", 1)]:
         at = position(client, EXAMPLE, needle, nth, at=len(needle) - 3)
         (location,) = await definition(client, uri, at)
         assert location.uri == uri
@@ -123,10 +123,10 @@ async def test_references_cover_every_place(
     assert [entry.split(":", 2)[:2] for entry in found] == [
         ["31", "classify"],  # the definition
         ["45", "classify"],  # run.outputs["classify"] in route's expression
-        ["56", "classify"],  # {{ run.outputs["classify"] }} in escalate's message_template
         ["62", "classify"],  # run.outputs.classify in history's transform
-        ["80", "classify"],  # edges: to
-        ["81", "classify"],  # edges: from
+        ["83", "classify"],  # run.outputs.classify in topic's transform
+        ["85", "classify"],  # edges: to
+        ["86", "classify"],  # edges: from
     ]
     without = await references(
         client, uri, position(client, EXAMPLE, "to: classify", at=5), declaration=False
@@ -140,11 +140,11 @@ async def test_references_of_a_handle_edge_source_and_parallel_member(
     uri = workspace.open("references-route.relavium.yaml", EXAMPLE)
     found = await references(client, uri, position(client, EXAMPLE, "'route:urgent'", at=2))
     assert [entry.split(":", 2)[:2] for entry in found] == [
-        ["42", "route"], ["81", "route"], ["82", "route"], ["83", "route"]
+        ["42", "route"], ["86", "route"], ["87", "route"], ["89", "route"]
     ]
     members = await references(client, uri, position(client, EXAMPLE, "[history", at=3))
     assert [entry.split(":", 2)[:2] for entry in members] == [
-        ["59", "history"], ["60", "history"], ["84", "history"], ["86", "history"]
+        ["59", "history"], ["60", "history"], ["90", "history"], ["92", "history"]
     ]
 
 

@@ -57,7 +57,7 @@ EDITS = {
     "unknown-node": ("{ from: combine, to: draft-reply }", "{ from: combine, to: draft-replly }"),
     "invalid-handle": ("'route:urgent'", "'route:later'"),
     "mismatched-branch-target": (
-        "{ from: 'route:urgent', to: escalate }",
+        "{ from: 'route:urgent', to: topic }",
         "{ from: 'route:urgent', to: enrich }",
     ),
     "cycle": (
@@ -67,6 +67,7 @@ EDITS = {
     "unreachable-node": ("    - { from: start, to: classify }\n", ""),
     "ungranted-tool": ("      agent_ref: classifier\n",
                        "      agent_ref: classifier\n      tools: [read_file]\n"),
+    "leaked-branch": ('{{ run.outputs["topic"] }}', '{{ run.outputs["classify"].topic }}'),
     # templates
     "unknown-template-reference": ("{{ inputs.ticket_text }}", "{{ inputs.ticket_txet }}"),
     "secret-in-template": ("{{ inputs.ticket_text }}", "{{ secrets.ticket_text }}"),
@@ -80,6 +81,7 @@ RELATED = {
     "cycle",
     "mismatched-branch-target",
     "unordered-output-read",
+    "leaked-branch",
 }
 
 

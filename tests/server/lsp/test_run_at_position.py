@@ -15,7 +15,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 RUN = "relavium.runWithSampleScope"
 EXAMPLE = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")
-RUNNABLE = ["route", "history", "sentiment", "combine"]
+RUNNABLE = ["route", "history", "sentiment", "combine", "topic"]
 
 
 def client_position(client: RelaviumClient, text: str, offset: int) -> dict[str, int]:
@@ -112,7 +112,7 @@ async def test_a_position_in_no_runnable_node_is_refused_with_the_runnable_ones(
     assert result["ok"] is False and result["error"]["code"] == "invalid_request"
     assert says in result["error"]["message"]
     assert result["error"]["message"].endswith(
-        "; nodes with an expression: route, history, sentiment, combine"
+        "; nodes with an expression: route, history, sentiment, combine, topic"
     )
     assert result["error"]["runnable"] == RUNNABLE
     assert client.messages[-1].type == types.MessageType.Error

@@ -66,7 +66,7 @@ async def test_expression_tokens(client: RelaviumClient, workspace: Workspace) -
     assert ("/refund|angry|cancel/i", "regexp") in sentiment
     assert ("test", "function") in sentiment
     # nothing outside expression fields (prompts, ids, keys)
-    assert {line for line, _, _ in tokens} == {45, 46, 47, 62, 66, 71}
+    assert {line for line, _, _ in tokens} == {45, 46, 47, 62, 66, 71, 83}
 
 
 async def test_multi_line_tokens_split_per_line_with_emoji(

@@ -53,12 +53,12 @@ async def test_outline(client: RelaviumClient, workspace: Workspace) -> None:
         {"nodes": [
             {"input": ["start"]}, {"agent": ["classify", "draft-reply"]},
             {"human_gate": ["escalate"]}, {"condition": ["route"]},
-            {"transform": ["history", "sentiment"]}, {"parallel": ["enrich"]},
+            {"transform": ["history", "sentiment", "topic"]}, {"parallel": ["enrich"]},
             {"merge": ["combine"]}, {"output": ["done"]},
         ]},
         {"edges": [
-            "start → classify", "classify → route", "route:urgent → escalate",
-            "route:normal → enrich", "enrich → history", "enrich → sentiment",
+            "start → classify", "classify → route", "route:urgent → topic",
+            "topic → escalate", "route:normal → enrich", "enrich → history", "enrich → sentiment",
             "history → combine", "sentiment → combine", "combine → draft-reply",
             "escalate → done", "draft-reply → done",
         ]},
