@@ -29,12 +29,14 @@ from analysis.project.config import (
     with_rule_levels,
 )
 from analysis.project.files import SourceTooLarge, read_bounded, read_source, walk_workflow_files
+from server.cli import fix as fixing
 from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from server.cli.formats import (
     STDIN_PATH,
     FileReport,
     format_github,
     format_text,
+    summary_line,
     to_json,
     to_sarif,
 )
@@ -67,6 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-gitignore", dest="gitignore", action="store_false",
                         help="search folders without skipping what .gitignore files ignore")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories; - is stdin")
+    fixing.add_arguments(parser)
 
 
 # The last file's analysis, kept to the end: a check exits without freeing it
@@ -248,6 +251,15 @@ def main(args: argparse.Namespace) -> int:
     except ConfigError as problem:
         _note(f"invalid configuration: {problem}")
         return EXIT_USAGE
+    fixed = None
+    if fixing.requested(args) or args.unsafe_fixes:
+        fix_run = fixing.run(args, files, errors)
+        if fix_run.exit_code is not None:
+            for error in [*errors, *fix_run.errors]:
+                _note(error)
+            return fix_run.exit_code
+        errors.extend(fix_run.errors)
+        fixed = fix_run.fixed
     reports: list[FileReport] = []
     outcomes = _reports([path for path, _ in files], args.jobs)
     for (_, config), outcome in zip(files, outcomes, strict=True):
@@ -259,14 +271,9 @@ def main(args: argparse.Namespace) -> int:
     _write_report(args.format, reports)
     for error in errors:
         _note(error)
-    counts = {severity: 0 for severity in Severity}
-    for report in reports:
-        for diagnostic in report.diagnostics:
-            counts[diagnostic.severity] += 1
     if args.format in ("text", "github"):
-        noun = "file" if len(reports) == 1 else "files"
-        print(f"{len(reports)} {noun} checked: {counts[Severity.ERROR]} errors, "
-              f"{counts[Severity.WARNING]} warnings", file=sys.stderr)
+        print(summary_line(reports, fixed), file=sys.stderr)
     if errors:
         return EXIT_USAGE
-    return EXIT_FAILURE if counts[Severity.ERROR] else EXIT_OK
+    has_errors = any(d.severity == Severity.ERROR for report in reports for d in report.diagnostics)
+    return EXIT_FAILURE if has_errors else EXIT_OK
