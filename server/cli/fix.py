@@ -82,6 +82,10 @@ def run(args: argparse.Namespace, files: list[tuple[str, ProjectConfig]], errors
         if path == STDIN:
             return _stdin(args, config, outcome, errors)
         try:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                # Read once only, by the check: a FIFO's text does not come twice.
+                outcome.errors.append(f"{path}: not fixed: not a regular file")
+                continue
             text = read_source(path)
         except (SourceTooLarge, OSError, UnicodeDecodeError):
             continue  # `check` reports why the file cannot be read
@@ -158,7 +162,9 @@ def _write(path: str, text: str, roots: Iterable[str]) -> str | None:
     inside = [*roots, os.path.realpath(os.path.dirname(os.path.abspath(path)))]
     if not any(os.path.commonpath([real, root]) == root for root in inside):
         return "a symbolic link to a file outside the checked folder"
-    if not os.access(real, os.W_OK):
+    # The owner's write bit too: the superuser may write anything, but a file marked read-only
+    # was marked so on purpose (a rename would replace it without asking).
+    if not os.access(real, os.W_OK) or not info.st_mode & stat.S_IWUSR:
         return "the file is read-only"
     import tempfile  # only a write needs it; `check` starts without it
 
