@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -16,16 +17,32 @@ import pytest
 
 from analysis.checks.analyze import analyze
 from analysis.checks.apply_fixes import applicable
-from tests.conftest import CLEAN_WORKFLOW, FIXTURES
-
-RULE_FIXTURES = sorted((FIXTURES / "rules").glob("*/*.relavium.yaml"))
-
-
-def fixable(path: Path) -> bool:
-    return any(applicable(d, unsafe=True) for d in analyze(path.read_text("utf-8")).diagnostics)
+from tests.analysis.checks.test_fixes import DOTTED
+from tests.analysis.checks.test_rule_docs import SECTIONS, example_and_fix
+from tests.conftest import CLEAN_WORKFLOW, FIXTURES, REPO_ROOT
 
 
-FIXABLE = [path for path in RULE_FIXTURES if fixable(path)]
+def corpus() -> dict[str, str]:
+    """Name → text: every rule fixture, every docs/rules.md example, and the one fix no fixture
+    shows (invalid-template's bracket form)."""
+    texts = {f"{path.parent.name}/{path.name.split('.')[0]}": path.read_text("utf-8")
+             for path in sorted((FIXTURES / "rules").glob("*/*.relavium.yaml"))}
+    texts.update({f"docs/{rule}": example_and_fix(section)[0]
+                  for rule, section in SECTIONS.items()})
+    texts["invalid-template/dotted-output-read"] = DOTTED
+    return texts
+
+
+def _fixable(texts: dict[str, str]) -> dict[str, str]:
+    return {name: text for name, text in texts.items()
+            if any(applicable(d, unsafe=True) for d in analyze(text).diagnostics)}
+
+
+_ALL_FIXABLE = _fixable(corpus())
+# A docs example only for a rule whose fixtures show no fix (each case runs the CLI four times).
+FIXABLE = {name: text for name, text in _ALL_FIXABLE.items() if not name.startswith("docs/")
+           or not any(other.startswith(name.removeprefix("docs/") + "/")
+                      for other in _ALL_FIXABLE)}
 # Findings a fix lets the checks see, not findings it makes: renaming the fixture's `budgte` to
 # `budget` has the schema walk read the block, which lacks its required `max_cost_microcents`.
 REVEALED = {"unknown-key/positive": Counter({"missing-field": 1})}
@@ -44,16 +61,17 @@ def rules_reported(path: Path) -> Counter[str]:
 
 def test_there_are_fixtures_to_fix() -> None:
     # The parametrised test below must not pass by finding nothing to fix.
-    assert {path.parent.name for path in FIXABLE} >= {
-        "template-in-expression", "unknown-node", "unknown-key", "reserved-expression-type"}
+    assert {name.split("/")[0] for name in FIXABLE} >= {
+        "template-in-expression", "unknown-node", "unknown-key", "reserved-expression-type",
+        "invalid-template"}
 
 
-@pytest.mark.parametrize("fixture", FIXABLE, ids=lambda path: f"{path.parent.name}/{path.stem}")
+@pytest.mark.parametrize("name", sorted(FIXABLE))
 def test_every_fix_removes_its_finding_adds_none_and_is_idempotent(
-    fixture: Path, tmp_path: Path
+    name: str, tmp_path: Path
 ) -> None:
-    path = tmp_path / fixture.name
-    original = fixture.read_bytes()
+    path = tmp_path / "fixture.relavium.yaml"
+    original = FIXABLE[name].encode()
     path.write_bytes(original)
     before = analyze(original.decode()).diagnostics
     safe = [d.rule for d in before if applicable(d, unsafe=False)]
@@ -70,7 +88,7 @@ def test_every_fix_removes_its_finding_adds_none_and_is_idempotent(
     targeted = Counter(d.rule for d in before if applicable(d, unsafe=True))
     # Each finding a fix targeted is gone, and no finding appears that was not there before.
     new = Counter(d.rule for d in after) - (Counter(d.rule for d in before) - targeted)
-    assert new == REVEALED.get(f"{fixture.parent.name}/{fixture.stem.split('.')[0]}", Counter())
+    assert new == REVEALED.get(name, Counter())
     assert rules_reported(path) == Counter(d.rule for d in after)
     assert b"errors" in result.stderr and b"fixed" in result.stderr
 
@@ -240,3 +258,18 @@ def test_stdin_with_files_under_fix_is_a_usage_error(tmp_path: Path) -> None:
     result = cli("--fix", "-", str(path), stdin=b"")
     assert result.returncode == 2
     assert path.read_text(encoding="utf-8") == TEMPLATED
+
+
+TABLE_ROW = re.compile(r"^\| \[([a-z-]+)\]\(rules\.md#\1\) \| [^|]+ \| (safe|unsafe)\b",
+                       re.MULTILINE)
+
+
+def test_the_docs_table_lists_every_rule_that_fixes_and_how_safely() -> None:
+    documented = dict(TABLE_ROW.findall((REPO_ROOT / "docs" / "cli.md").read_text("utf-8")))
+    attached: dict[str, set[str]] = {}
+    for text in corpus().values():
+        for diagnostic in analyze(text).diagnostics:
+            for offered in diagnostic.fixes:
+                attached.setdefault(diagnostic.rule, set()).add(
+                    "safe" if offered.safe else "unsafe")
+    assert documented == {rule: "/".join(sorted(kinds)) for rule, kinds in attached.items()}
