@@ -92,14 +92,15 @@ def run(args: argparse.Namespace, files: list[tuple[str, ProjectConfig]], errors
         fixed = _fixed(text, path, config, args.unsafe_fixes)
         if fixed.text == text:
             continue
+        # --diff shows what --fix would write, so it refuses the same files.
+        refusal = _unwritable(path, roots) or (None if args.diff else _write(path, fixed.text))
+        if refusal is not None:
+            outcome.errors.append(f"{path}: not fixed: {refusal}")
+            continue
         changed = True
         outcome.fixed += fixed.fixed
         if args.diff:
             _print_diff(path, text, fixed.text)
-            continue
-        refusal = _write(path, fixed.text, roots)
-        if refusal is not None:
-            outcome.errors.append(f"{path}: not fixed: {refusal}")
     if args.diff:
         outcome.exit_code = EXIT_USAGE if errors or outcome.errors else (
             EXIT_FAILURE if changed else EXIT_OK)
@@ -150,13 +151,13 @@ def _print_diff(path: str, old: str, new: str) -> None:
         print(escape_line(line.rstrip("\r\n")))
 
 
-def _write(path: str, text: str, roots: Iterable[str]) -> str | None:
-    """Write `text` over the file `path` names, atomically; why it was not written, or None."""
+def _unwritable(path: str, roots: Iterable[str]) -> str | None:
+    """Why `--fix` must not write the file `path` names, or None."""
     try:
         real = os.path.realpath(path, strict=True)
         info = os.stat(real)
     except OSError as error:
-        return (error.strerror or type(error).__name__).lower()
+        return _reason(error)
     if not stat.S_ISREG(info.st_mode):
         return "not a regular file"
     inside = [*roots, os.path.realpath(os.path.dirname(os.path.abspath(path)))]
@@ -166,17 +167,29 @@ def _write(path: str, text: str, roots: Iterable[str]) -> str | None:
     # was marked so on purpose (a rename would replace it without asking).
     if not os.access(real, os.W_OK) or not info.st_mode & stat.S_IWUSR:
         return "the file is read-only"
+    return None
+
+
+def _reason(error: OSError) -> str:
+    return (error.strerror or type(error).__name__).lower()
+
+
+def _write(path: str, text: str) -> str | None:
+    """Write `text` over the file `path` names (through links), atomically; why it was not
+    written, or None."""
     import tempfile  # only a write needs it; `check` starts without it
 
-    folder = os.path.dirname(real)
     try:
+        real = os.path.realpath(path, strict=True)
+        info = os.stat(real)
+        folder = os.path.dirname(real)
         with open(real, "rb") as handle:
             bom = handle.read(len(codecs.BOM_UTF8)) == codecs.BOM_UTF8
         data = (codecs.BOM_UTF8 if bom else b"") + text.encode("utf-8")
         descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{Path(real).name}.",
                                                  suffix=".tmp")
     except OSError as error:
-        return (error.strerror or type(error).__name__).lower()
+        return _reason(error)
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
@@ -186,5 +199,5 @@ def _write(path: str, text: str, roots: Iterable[str]) -> str | None:
         os.replace(temporary, real)
     except OSError as error:
         os.unlink(temporary)
-        return (error.strerror or type(error).__name__).lower()
+        return _reason(error)
     return None

@@ -206,6 +206,9 @@ def test_a_link_out_of_the_checked_folder_is_not_written_through(tmp_path: Path)
     assert b"not fixed: a symbolic link to a file outside the checked folder" in result.stderr
     assert outside.read_text(encoding="utf-8") == TEMPLATED
     assert link.is_symlink()
+    # --diff shows what --fix would write: nothing here.
+    diff = cli("--diff", str(link))
+    assert (diff.returncode, diff.stdout) == (2, b"")
 
 
 def test_a_link_inside_the_folder_is_fixed_in_its_target_and_stays_a_link(tmp_path: Path) -> None:
