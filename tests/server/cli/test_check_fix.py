@@ -132,6 +132,19 @@ def test_several_fixes_in_one_file_compose(tmp_path: Path) -> None:
     assert b"1 file checked: 0 errors, 0 warnings, 3 fixed" in result.stderr
 
 
+def test_safe_and_unsafe_fixes_of_different_rules_compose(tmp_path: Path) -> None:
+    path = tmp_path / "t.relavium.yaml"
+    typo = TEMPLATED.replace("{ from: shape, to: done }", "{ from: shape, to: doen }")
+    path.write_text(typo, encoding="utf-8")
+    cli("--fix", str(path))
+    safe_only = path.read_text(encoding="utf-8")
+    assert "to: doen" in safe_only and "{{" not in safe_only
+    result = cli("--fix", "--unsafe-fixes", str(path))
+    assert path.read_text(encoding="utf-8") == TEMPLATED.replace("{{ inputs.team }}",
+                                                                 "inputs.team")
+    assert b"0 errors, 0 warnings, 1 fixed" in result.stderr
+
+
 def test_diff_prints_the_change_exits_1_and_writes_nothing(tmp_path: Path) -> None:
     path = tmp_path / "t.relavium.yaml"
     path.write_text(TEMPLATED, encoding="utf-8")
