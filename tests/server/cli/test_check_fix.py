@@ -289,3 +289,12 @@ def test_the_docs_table_lists_every_rule_that_fixes_and_how_safely() -> None:
                 attached.setdefault(diagnostic.rule, set()).add(
                     "safe" if offered.safe else "unsafe")
     assert documented == {rule: "/".join(sorted(kinds)) for rule, kinds in attached.items()}
+
+
+def test_a_rule_turned_off_in_the_configuration_is_not_fixed(tmp_path: Path) -> None:
+    (tmp_path / ".relavium-lsp.toml").write_text('[rules]\ntemplate-in-expression = "off"\n')
+    path = tmp_path / "t.relavium.yaml"
+    path.write_text(TEMPLATED, encoding="utf-8")
+    result = cli("--fix", str(path))
+    assert path.read_text(encoding="utf-8") == TEMPLATED
+    assert b", 0 fixed" in result.stderr
