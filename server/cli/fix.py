@@ -32,6 +32,7 @@ from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from server.cli.formats import STDIN_PATH, FileReport, format_text, summary_line
 
 STDIN = "-"
+NOT_REGULAR = "not a regular file (fix the file it is read from)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace, files: list[tuple[str, ProjectConfig]], errors
         try:
             if not stat.S_ISREG(os.stat(path).st_mode):
                 # Read once only, by the check: a FIFO's text does not come twice.
-                outcome.errors.append(f"{path}: not fixed: not a regular file")
+                outcome.errors.append(f"{path}: not fixed: {NOT_REGULAR}")
                 continue
             text = read_source(path)
         except (SourceTooLarge, OSError, UnicodeDecodeError):
@@ -159,14 +160,15 @@ def _unwritable(path: str, roots: Iterable[str]) -> str | None:
     except OSError as error:
         return _reason(error)
     if not stat.S_ISREG(info.st_mode):
-        return "not a regular file"
+        return NOT_REGULAR
     inside = [*roots, os.path.realpath(os.path.dirname(os.path.abspath(path)))]
     if not any(os.path.commonpath([real, root]) == root for root in inside):
-        return "a symbolic link to a file outside the checked folder"
+        return ("a symbolic link to a file outside the checked folder (check --fix the file it "
+                "points to)")
     # The owner's write bit too: the superuser may write anything, but a file marked read-only
     # was marked so on purpose (a rename would replace it without asking).
     if not os.access(real, os.W_OK) or not info.st_mode & stat.S_IWUSR:
-        return "the file is read-only"
+        return "the file is read-only (make it writable to fix it)"
     return None
 
 
