@@ -298,3 +298,10 @@ def test_a_rule_turned_off_in_the_configuration_is_not_fixed(tmp_path: Path) -> 
     result = cli("--fix", str(path))
     assert path.read_text(encoding="utf-8") == TEMPLATED
     assert b", 0 fixed" in result.stderr
+
+
+def test_diff_of_stdin_prints_the_diff() -> None:
+    result = cli("--diff", "-", stdin=TEMPLATED.encode())
+    assert result.returncode == 1
+    assert result.stdout.decode().startswith("--- <stdin>\n+++ <stdin>\n@@ ")
+    assert cli("--diff", "-", stdin=CLEAN_WORKFLOW.encode()).returncode == 0
