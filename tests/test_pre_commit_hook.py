@@ -17,6 +17,7 @@ import yaml
 from tests.conftest import CLEAN_WORKFLOW, FIXTURES, REPO_ROOT
 
 HOOK_ID = "relavium-lsp-check"
+FIX_HOOK_ID = "relavium-lsp-fix"
 CLEAN = CLEAN_WORKFLOW
 BROKEN = CLEAN.replace("type: input }", "type: input, colour: red }")
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
@@ -38,9 +39,9 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("pre-commit-home")
 
 
-def try_repo(repo: Path, home: Path) -> subprocess.CompletedProcess[str]:
+def try_repo(repo: Path, home: Path, hook_id: str = HOOK_ID) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(PRE_COMMIT), "try-repo", str(REPO_ROOT), HOOK_ID, "--all-files", "--verbose"],
+        [str(PRE_COMMIT), "try-repo", str(REPO_ROOT), hook_id, "--all-files", "--verbose"],
         cwd=repo, capture_output=True, text=True, timeout=900,
         env={**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"},
     )
@@ -60,13 +61,20 @@ def make_repo(root: Path, files: dict[str, str]) -> Path:
 def test_the_hook_selects_the_files_that_have_a_kind() -> None:
     """pre-commit matches `files` and `exclude` with Python's `re.search` on the repository-relative
     path: selected exactly when `analysis.project.kinds.file_kind` gives the path a kind."""
-    [hook] = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
-    assert hook["id"] == HOOK_ID
+    hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert [hook["id"] for hook in hooks] == [HOOK_ID, FIX_HOOK_ID]
     cases = json.loads((FIXTURES / "file-kinds.json").read_text(encoding="utf-8"))["cases"]
-    wrong = [path for path, kind in cases
-             if bool(re.search(hook["files"], path) and not re.search(hook["exclude"], path))
-             is not (kind is not None)]
-    assert wrong == []
+    for hook in hooks:
+        wrong = [path for path, kind in cases
+                 if bool(re.search(hook["files"], path) and not re.search(hook["exclude"], path))
+                 is not (kind is not None)]
+        assert wrong == [], hook["id"]
+
+
+def test_the_fix_hook_runs_check_with_fix() -> None:
+    hooks = yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    [fix_hook] = [hook for hook in hooks if hook["id"] == FIX_HOOK_ID]
+    assert fix_hook["entry"] == "relavium-lsp check --fix"
 
 
 @needs_pre_commit
@@ -101,3 +109,23 @@ def test_the_hook_passes_on_clean_workflows(tmp_path: Path, pre_commit_home: Pat
     result = try_repo(repo, pre_commit_home)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Passed" in result.stdout
+
+
+TEMPLATED = CLEAN.replace("type: input }", "type: input }\n    - { id: t, type: transform, "
+                          "transform: '{{ inputs.x }}' }")
+
+
+@needs_pre_commit
+def test_the_fix_hook_fixes_fails_the_commit_then_passes(
+    tmp_path: Path, pre_commit_home: Path
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"flow.relavium.yaml": TEMPLATED})
+    first = try_repo(repo, pre_commit_home, FIX_HOOK_ID)
+    # pre-commit fails a hook that changed files, so the author reviews and stages the fixes.
+    assert first.returncode == 1, first.stdout + first.stderr
+    fixed = (repo / "flow.relavium.yaml").read_text(encoding="utf-8")
+    assert "transform: 'inputs.x'" in fixed
+    git(repo, "add", "-A")
+    second = try_repo(repo, pre_commit_home, FIX_HOOK_ID)
+    assert (repo / "flow.relavium.yaml").read_text(encoding="utf-8") == fixed
+    assert "1 fixed" not in second.stdout + second.stderr

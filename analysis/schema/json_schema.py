@@ -37,6 +37,12 @@ from analysis.schema.workflow import ROOT
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 SCHEMA_VERSION = "1.0"
+# The engine's ExpressionTypeSchema is `z.enum(['js'])` (packages/shared/src/node.ts, 839f2bd and
+# d8400fc): jmespath and jsonlogic are reserved and refused at parse. The description the checks
+# read keeps `expression_type` a plain string, so that reserved-/unknown-expression-type (with
+# their fix), not invalid-value, report a wrong one; here the enum is all there is to say it.
+EXPRESSION_TYPES = ("js",)
+_FIELD_ENUMS = {"expression_type": EXPRESSION_TYPES}
 
 
 def _described(schema: dict[str, Any], spec: Spec) -> dict[str, Any]:
@@ -72,6 +78,9 @@ def _number(spec: Number) -> dict[str, Any]:
 
 def _object(spec: Obj) -> dict[str, Any]:
     properties = {key: to_json_schema(value) for key, value in spec.fields.items()}
+    for key, members in _FIELD_ENUMS.items():
+        if isinstance(spec.fields.get(key), Text):
+            properties[key] = {**properties[key], "enum": list(members)}
     if spec is ROOT:
         properties["schema_version"] = {**properties["schema_version"], "const": SCHEMA_VERSION}
     schema: dict[str, Any] = {"type": "object"}

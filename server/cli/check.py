@@ -29,16 +29,18 @@ from analysis.project.config import (
     with_rule_levels,
 )
 from analysis.project.files import SourceTooLarge, read_bounded, read_source, walk_workflow_files
-from analysis.project.workspace import WorkspaceIndex, project_root
+from server.cli import fix as fixing
 from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from server.cli.formats import (
     STDIN_PATH,
     FileReport,
     format_github,
     format_text,
+    summary_line,
     to_json,
     to_sarif,
 )
+from server.cli.project_agents import workspace_of
 
 NAME = "check"
 HELP = "Check workflow files and print diagnostics."
@@ -68,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-gitignore", dest="gitignore", action="store_false",
                         help="search folders without skipping what .gitignore files ignore")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or directories; - is stdin")
+    fixing.add_arguments(parser)
 
 
 # The last file's analysis, kept to the end: a check exits without freeing it
@@ -77,21 +80,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 _last_analysis: list[AnalysisResult] = []
 
 
-# Each project's agent index, built on first use in this process: a workflow's `$ref` files and
-# its project's agent files are read once for every file checked.
-_indexes: dict[str, WorkspaceIndex] = {}
-
-
-def _workspace(path: str) -> WorkspaceIndex:
-    root = project_root(path, os.getcwd())
-    if root not in _indexes:
-        _indexes[root] = WorkspaceIndex(root)
-    return _indexes[root]
-
-
 def _report(text: str, path: str | None, shown_as: str) -> FileReport:
     _last_analysis.clear()
-    result = analyze(text, path, workspace=_workspace(path) if path is not None else None)
+    result = analyze(text, path, workspace=workspace_of(path))
     _last_analysis.append(result)
     return FileReport(shown_as, result.source, result.diagnostics)
 
@@ -261,6 +252,15 @@ def main(args: argparse.Namespace) -> int:
     except ConfigError as problem:
         _note(f"invalid configuration: {problem}")
         return EXIT_USAGE
+    fixed = None
+    if fixing.requested(args) or args.unsafe_fixes:
+        fix_run = fixing.run(args, files, errors)
+        if fix_run.exit_code is not None:
+            for error in [*errors, *fix_run.errors]:
+                _note(error)
+            return fix_run.exit_code
+        errors.extend(fix_run.errors)
+        fixed = fix_run.fixed
     reports: list[FileReport] = []
     outcomes = _reports([path for path, _ in files], args.jobs)
     for (_, config), outcome in zip(files, outcomes, strict=True):
@@ -272,14 +272,9 @@ def main(args: argparse.Namespace) -> int:
     _write_report(args.format, reports)
     for error in errors:
         _note(error)
-    counts = {severity: 0 for severity in Severity}
-    for report in reports:
-        for diagnostic in report.diagnostics:
-            counts[diagnostic.severity] += 1
     if args.format in ("text", "github"):
-        noun = "file" if len(reports) == 1 else "files"
-        print(f"{len(reports)} {noun} checked: {counts[Severity.ERROR]} errors, "
-              f"{counts[Severity.WARNING]} warnings", file=sys.stderr)
+        print(summary_line(reports, fixed), file=sys.stderr)
     if errors:
         return EXIT_USAGE
-    return EXIT_FAILURE if counts[Severity.ERROR] else EXIT_OK
+    has_errors = any(d.severity == Severity.ERROR for report in reports for d in report.diagnostics)
+    return EXIT_FAILURE if has_errors else EXIT_OK

@@ -12,6 +12,7 @@ per finding (`::error file=…,line=…,col=…::message`, positions as in text)
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,16 @@ def format_text(reports: list[FileReport]) -> str:
             ))
             lines.extend(_caret(report.source, diagnostic))
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def summary_line(reports: list[FileReport], fixed: Counter[str] | None = None) -> str:
+    """`N files checked: E errors, W warnings` (text and github output's last line, on stderr),
+    with `, F fixed` after `--fix`: what remains, and what the fixes took away."""
+    counts = Counter(diagnostic.severity for report in reports for diagnostic in report.diagnostics)
+    noun = "file" if len(reports) == 1 else "files"
+    line = (f"{len(reports)} {noun} checked: {counts[Severity.ERROR]} errors, "
+            f"{counts[Severity.WARNING]} warnings")
+    return line if fixed is None else f"{line}, {fixed.total()} fixed"
 
 
 _GITHUB_LEVEL = {

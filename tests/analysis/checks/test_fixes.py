@@ -62,6 +62,20 @@ def test_expression_type_becomes_js_or_goes(written: str, rule: str) -> None:
     assert [fix.safe for fix in only(analyze(text), rule).fixes] == [False, False]
 
 
+@pytest.mark.parametrize(("written", "safe"),
+                         [("JS", True), ("javascript", True), ("ECMAScript", True),
+                          ("python", False)])
+def test_js_is_the_safe_fix_only_for_javascript_otherwise_spelt(written: str, safe: bool) -> None:
+    """`js` is the one expression_type the engine loads (packages/shared/src/node.ts,
+    ExpressionTypeSchema = z.enum(['js']), 839f2bd and d8400fc): for a key naming JavaScript it
+    is the only answer; for another language the expression may be written in it."""
+    text = EXAMPLE.replace(
+        "      expression: |", f"      expression_type: {written}\n      expression: |")
+    use_js, remove = only(analyze(text), "unknown-expression-type").fixes
+    assert (use_js.title, use_js.safe) == ("Use `expression_type: js`", safe)
+    assert not remove.safe
+
+
 def test_an_expression_type_in_a_flow_mapping_goes_with_its_comma() -> None:
     text = EXAMPLE.replace(
         "    - id: history\n      type: transform\n      transform: '({ topic",

@@ -16,8 +16,11 @@ from analysis.document.yaml_nodes import plain_value
 from analysis.document.yaml_read import read_yaml
 from tests.conftest import EXAMPLES, REPO_ROOT, relavium_lsp
 
+# The rules that report what the JSON Schema can refuse; expression_type's enum (`js`, the engine's
+# ExpressionTypeSchema in packages/shared/src/node.ts) is reported by the two expression-type
+# rules, so that their fix comes with it.
 SCHEMA_RULES = {"unknown-key", "missing-field", "invalid-value", "unsupported-schema-keyword",
-                "output-schema-too-large"}
+                "output-schema-too-large", "reserved-expression-type", "unknown-expression-type"}
 VALID = """\
 schema_version: '1.0'
 workflow:
@@ -75,6 +78,12 @@ INVALID = {
     "output_schema anyOf": VALID.replace("required: [a],", "anyOf: [], required: [a],"),
     "output_schema type name": VALID.replace("[object, 'null']", "[object, date]"),
     "output_schema tuple items": VALID.replace("required: [a],", "items: [true],"),
+    "expression_type jmespath (reserved)": VALID.replace(
+        "      branches:", "      expression_type: jmespath\n      branches:"),
+    "expression_type jsonlogic (reserved)": VALID.replace(
+        "      branches:", "      expression_type: jsonlogic\n      branches:"),
+    "expression_type javascript": VALID.replace(
+        "      branches:", "      expression_type: javascript\n      branches:"),
     "inputs not a list": VALID.replace(
         "    - { name: n, type: number, validation: { min: 0, max: 10 } }\n"
         "    - { name: mail, type: string, validation: { format: email, max_length: 80 } }",
@@ -144,6 +153,18 @@ def test_the_schema_is_draft_07_with_descriptions_and_enums(schema: dict[str, An
                      if rule["if"]["properties"]["type"]["const"] == "condition")
     assert condition["required"] == ["id", "type", "expression", "branches"]
     assert "description" in condition["properties"]["expression"]
+
+
+def test_expression_type_is_the_engines_enum(
+    schema: dict[str, Any], validator: jsonschema.Draft7Validator
+) -> None:
+    node = schema["properties"]["workflow"]["properties"]["nodes"]["items"]
+    forms = {rule["if"]["properties"]["type"]["const"]: rule["then"] for rule in node["allOf"]}
+    for kind in ("condition", "transform"):
+        assert forms[kind]["properties"]["expression_type"]["enum"] == ["js"]
+    assert "expression_type" not in forms["merge"]["properties"]
+    with_js = VALID.replace("      branches:", "      expression_type: js\n      branches:")
+    assert list(validator.iter_errors(data_of(with_js))) == []
 
 
 def test_the_bundled_example_validates(validator: jsonschema.Draft7Validator) -> None:

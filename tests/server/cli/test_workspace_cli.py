@@ -116,3 +116,13 @@ def test_standard_input_judges_the_file_alone(project: Path) -> None:
     result = relavium_lsp("check", "--no-config", "--format", "json", "-", cwd=project,
                           input=text)
     assert (result.returncode, json.loads(result.stdout)) == (0, [])
+
+
+def test_fix_resolves_agents_as_the_report_does(project: Path) -> None:
+    # --fix analyses with the same project index as the report: the typo's closest agent is the
+    # project's `summarizer`, which an analysis of the file alone would not know
+    edit(project, "agent_ref: summarizer", "agent_ref: sumarizer")
+    result = relavium_lsp("check", "--no-config", "--unsafe-fixes", "--fix", ".", cwd=project)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "agent_ref: summarizer" in (project / WORKFLOW).read_text(encoding="utf-8")
+    assert "0 errors, 0 warnings, 1 fixed" in result.stderr

@@ -28,11 +28,13 @@ def expression_types(ctx: RuleContext) -> list[tuple[NodeDef, YScalar, str]]:
     return found
 
 
-def use_js(ctx: RuleContext, node: NodeDef, scalar: YScalar) -> tuple[Fix, ...]:
-    """Write `js`, or drop the key (js is the only type and the default). Not safe: the
-    expression may be written in the language the key named."""
+def use_js(ctx: RuleContext, node: NodeDef, scalar: YScalar, *, safe: bool = False
+           ) -> tuple[Fix, ...]:
+    """Write `js`, or drop the key (js is the only type and the default). Not safe unless
+    `safe` (the key named JavaScript otherwise spelt): the expression may be written in the
+    language the key named. Dropping the key stays a second, unsafe choice."""
     fixes = [fix(ctx.source, "Use `expression_type: js`", [(scalar.start, scalar.end, "js")],
-                 safe=False)]
+                 safe=safe)]
     entry = node.entry("expression_type")
     removal = None if entry is None else remove_entry(ctx.source.text, entry)
     if removal is not None:

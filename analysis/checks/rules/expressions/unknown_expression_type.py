@@ -10,6 +10,11 @@ from analysis.checks.rules.expressions.reserved_expression_type import (
 )
 from analysis.diagnostics import Diagnostic, Severity
 
+# JavaScript by another name: the expression is JavaScript as the author meant, and `js` is the
+# one value the engine loads (node.ts ExpressionTypeSchema, z.enum(['js'])), so writing it is
+# the only answer — a safe fix.
+JAVASCRIPT_NAMES = frozenset({"js", "javascript", "ecmascript"})
+
 RULE_ID = "unknown-expression-type"
 SEVERITY = Severity.ERROR
 SUMMARY = "expression_type must be js (the only expression language)."
@@ -23,5 +28,5 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"node '{node.id}': expression_type '{value}' is unknown; the only "
                 "expression type is js: write expression_type: js or drop the key",
                 {"replacement": "js"},
-                fixes=use_js(ctx, node, scalar),
+                fixes=use_js(ctx, node, scalar, safe=value.casefold() in JAVASCRIPT_NAMES),
             )
