@@ -46,14 +46,20 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from analysis.document.graph import Graph
+from analysis.document.graph import CONTROL_TYPES, Graph
 from analysis.document.model import NodeDef, Workflow
 from analysis.document.yaml_nodes import plain_value
 from analysis.dryrun.bounds import Sizes, breach, serialized_bytes
 from analysis.dryrun.failures import error_json
 from analysis.dryrun.hints import stale_outputs, synthesized_cause
 from analysis.dryrun.results import NodeRun, WorkflowRun
-from analysis.dryrun.samples import PINNED_TYPES, SYNTHESIZED, Samples, synthesized
+from analysis.dryrun.samples import (
+    GATE_INPUT_PROVIDED,
+    PINNED_TYPES,
+    SYNTHESIZED,
+    Samples,
+    synthesized,
+)
 from analysis.dryrun.scope import base_scope, completed_branches, engine_scope
 from analysis.dryrun.templates import unresolvable_template
 from analysis.dryrun.values import UNDEFINED, json_value, strictly_equal, value_text
@@ -160,9 +166,8 @@ class _Runner:
                 elif time.monotonic() > self.deadline:
                     stop_reason = f"the dry run's {self.budget_s:g} s bound was reached"
                 elif self.failure is not None:
-                    # started with the failed node, so cancelled when it failed (the engine aborts)
                     for sibling in ready[position:]:
-                        self._settle_not_run(sibling, f"cancelled when `{self.failure}` failed")
+                        self._cancel(sibling)
                     break
                 if stop_reason is not None:
                     break
@@ -257,14 +262,25 @@ class _Runner:
                 return f'{dep} chose "{self.selected.get(dep)}"'
         for dep in deps:
             state = self.status[dep]
-            said = {"failed": "failed", "cancelled": "was cancelled"}.get(state, "was skipped")
+            said = "failed" if state == "failed" else "was skipped"
             return f'upstream "{dep}" {said}'
         return "unreachable"
 
     def _settle_not_run(self, node_id: str, reason: str) -> None:
         node = self.nodes[node_id]
         self.results.append(NodeRun(node, node_id, node.type or "", "not-run", reason=reason))
-        self._settle(node_id, "cancelled" if reason.startswith("cancelled") else "not-run")
+        self._settle(node_id, "not-run")
+
+    def _cancel(self, node_id: str) -> None:
+        """A node claimed with the one that failed: the engine had dispatched it, so the run's
+        abort settles it `failed` with the handlers' `cancelled()` outcome (node-handlers/scope.ts;
+        engine.ts `#onOutcome`), and its dependents are skipped as a failed node's are."""
+        node = self.nodes[node_id]
+        entry = NodeRun(node, node_id, node.type or "", "failed",
+                        reason=f"cancelled when `{self.failure}` failed")
+        self._fail(entry, "cancelled", "the run was cancelled")
+        self.results.append(entry)
+        self._settle(node_id, "failed")
 
     # --- one node -----------------------------------------------------------------------------
 
@@ -362,7 +378,11 @@ class _Runner:
                 for branch in completed_branches(self.graph, node_id, self.stored)]
 
     def _capture(self, node_id: str) -> Any:
-        feeders = sorted(dep for dep in self.deps[node_id] if dep in self.stored)
+        """The engine's `runOutput` (io.ts, ADR-0091 as amended 2026-09-03): its completed
+        value-producing feeders (`feederNodeIds`: a condition or parallel only gates it) — none
+        is `null`, one is captured verbatim, several a record keyed by sorted id."""
+        feeders = sorted(dep for dep in self.deps[node_id] if dep in self.stored
+                         and self.nodes[dep].type not in CONTROL_TYPES)
         if not feeders:
             return None
         if len(feeders) == 1:
@@ -448,6 +468,10 @@ class _Runner:
         pins = own if entry.id in own else self.samples.outputs
         if entry.id in pins:
             entry.status, entry.value = "pinned", json_value(pins[entry.id])
+            if node.type == "human_gate" and entry.value is None:
+                # a gate's pin is its decision's payload; the engine keeps `payload ?? {decision}`
+                # (engine.ts `resume`), so a null payload stores the bare decision
+                entry.value = dict(GATE_INPUT_PROVIDED)
             return
         entry.status = "synthesized"
         entry.value = synthesized(node)

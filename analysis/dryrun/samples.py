@@ -55,6 +55,8 @@ PINNED_TYPES = frozenset({"agent", "human_gate"})
 
 # What the engine stores for an approved gate (engine.ts resume: `{decision}` without a payload).
 GATE_APPROVAL = {"decision": "approved"}
+# What it stores for a gate answered with a null input (engine.ts resume: `payload ?? {decision}`).
+GATE_INPUT_PROVIDED = {"decision": "input_provided"}
 
 
 NODE_KEYS = ("inputs", "ctx", "outputs", "branches")

@@ -1,0 +1,168 @@
+"""Run semantics of the newest engine contract (issue 27 items 6-11), each pinned against its
+source. Where the July snapshot (HodeTech/Relavium 839f2bd) and a newer contract differ, the
+newer wins and the test says so."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from analysis.checks.analyze import analyze
+from analysis.dryrun.results import WorkflowRun
+from analysis.dryrun.runner import run_workflow
+from analysis.dryrun.samples import SYNTHESIZED, Samples, parse_samples
+from sandbox import Outcome, Scope, evaluate
+
+HEAD = "schema_version: '1.0'\nworkflow:\n  id: t\n"
+
+
+def in_process(source: str, kind: str, scope: Scope) -> Outcome:
+    return evaluate(source, kind, scope, with_detail=True)  # type: ignore[arg-type]
+
+
+def dry_run(body: str, samples: Samples = SYNTHESIZED) -> WorkflowRun:
+    result = analyze(HEAD + body)
+    assert result.workflow is not None and result.graph is not None, result.diagnostics
+    return run_workflow(result.workflow, result.graph, in_process, samples)
+
+
+def by_id(run: WorkflowRun) -> dict[str, dict[str, Any]]:
+    return {entry["id"]: entry for entry in run.to_json()["nodes"]}
+
+
+def pins(raw: dict[str, Any]) -> Samples:
+    return parse_samples(json.dumps(raw), "pins.json", "explicit", is_json=True)
+
+
+# A merge fed only by a condition that routes to it: ADR-0091 as amended 2026-09-03
+# (docs/decisions/0091-first-means-first-declared-not-first-to-finish.md, "Consequences"): a
+# condition is a control edge, so the merge has zero branches. The July snapshot gave the
+# condition's undefined as a branch (first → undefined, concat → [null], object_merge failed).
+ONLY_CONTROL = """\
+  nodes:
+    - {{ id: start, type: input }}
+    - id: route
+      type: condition
+      expression: '"go"'
+      branches: [{{ when: "go", target_node: join }}]
+    - id: join
+      type: merge
+      merge_strategy: {strategy}
+      merge_fn: '({{ n: branches.length, all: branches }})'
+    - {{ id: out, type: output }}
+  edges:
+    - {{ from: start, to: route }}
+    - {{ from: join, to: out }}
+"""
+
+
+@pytest.mark.parametrize(
+    ("strategy", "expected"),
+    [
+        ("first", None),
+        ("concat", []),
+        ("object_merge", {}),
+        ("custom", {"n": 0, "all": []}),
+    ],
+)
+def test_a_merge_fed_only_by_a_condition_has_zero_branches(strategy: str, expected: Any) -> None:
+    nodes = by_id(dry_run(ONLY_CONTROL.format(strategy=strategy)))
+    assert (nodes["join"]["status"], nodes["join"]["value"]) == ("ran", expected)
+    assert nodes["out"]["value"] == expected
+
+
+# Two parallels feed one merge: `guards` fans out a condition (no value) and is authored first,
+# `work` fans out the real branches in the order [c, b]. ADR-0091's third-pass correction: the
+# pairing is ranked by how many value-producing feeders a parallel covers, so `work` pairs and
+# concat follows its parallel_of order (the first-match search gave authored order ["B", "C"]).
+# A parallel naming the merge itself in parallel_of still pairs (the merge is exempt).
+RANKED = """\
+  nodes:
+    - id: start
+      type: input
+    - {{ id: guards, type: parallel, parallel_of: [check] }}
+    - id: check
+      type: condition
+      expression: '"ok"'
+      branches: [{{ when: "ok", target_node: join }}]
+    - {{ id: work, type: parallel, parallel_of: [{members}] }}
+    - {{ id: b, type: transform, transform: '"B"' }}
+    - {{ id: c, type: transform, transform: '"C"' }}
+    - {{ id: join, type: merge, merge_strategy: concat }}
+  edges:
+    - {{ from: start, to: guards }}
+    - {{ from: start, to: work }}
+    - {{ from: b, to: join }}
+    - {{ from: c, to: join }}
+"""
+
+
+@pytest.mark.parametrize("members", ["c, b", "c, join, b"])
+def test_the_paired_parallel_is_ranked_by_coverage(members: str) -> None:
+    nodes = by_id(dry_run(RANKED.format(members=members)))
+    assert nodes["join"]["value"] == ["C", "B"]
+
+
+# The output node captures its value-producing feeders only (io.ts `runOutput` over
+# `feederNodeIds`, HodeTech/Relavium 1917d9c; ADR-0091 correction 3): fed only by a condition it
+# captures null; a condition plus one real feeder is that feeder's value verbatim. The July
+# snapshot captured the condition's undefined, and `{work: "WORK"}` for the second shape.
+OUTPUT_FED = """\
+  nodes:
+    - {{ id: start, type: input }}
+    - id: route
+      type: condition
+      expression: '"go"'
+      branches: [{{ when: "go", target_node: out }}]
+    - {{ id: work, type: transform, transform: '"WORK"' }}
+    - {{ id: out, type: output }}
+  edges:
+    - {{ from: start, to: route }}
+    - {{ from: start, to: work }}
+{extra}"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [("", None), ("    - { from: work, to: out }\n", "WORK")],
+)
+def test_the_output_captures_only_value_producing_feeders(extra: str, expected: Any) -> None:
+    out = by_id(dry_run(OUTPUT_FED.format(extra=extra)))["out"]
+    assert (out["status"], out["value"]) == ("ran", expected)
+
+
+GATED = """\
+  inputs:
+    - { name: s, type: string, required: true }
+  agents:
+    - { id: w, model: claude-sonnet-4, provider: anthropic, system_prompt: x }
+  nodes:
+    - { id: start, type: input }
+    - { id: ask, type: agent, agent_ref: w, prompt_template: 'Say {{ inputs.s }}' }
+    - { id: gate, type: human_gate, gate_type: input, message_template: 'value?' }
+    - { id: out, type: output }
+  edges:
+    - { from: start, to: ask }
+    - { from: ask, to: gate }
+    - { from: gate, to: out }
+"""
+
+
+def test_a_gate_pinned_to_null_stores_the_bare_decision() -> None:
+    # engine.ts `resume` (839f2bd): the gate's output is `decision.payload ?? {decision}`, so a
+    # null input stores {"decision": "input_provided"}
+    nodes = by_id(dry_run(GATED, pins({"inputs": {"s": "x"}, "outputs": {"gate": None}})))
+    assert (nodes["gate"]["status"], nodes["gate"]["value"]) == (
+        "pinned", {"decision": "input_provided"}
+    )
+
+
+@pytest.mark.parametrize("value", ["", "hello"])
+def test_an_input_whose_name_is_inside_inputs_renders_in_a_template(value: str) -> None:
+    # the July run loop rendered `{{ inputs.s }}` with "" and completed the node: an empty string
+    # is a value (the name `s` must not be looked for inside `inputs`)
+    nodes = by_id(dry_run(GATED, pins({"inputs": {"s": value}})))
+    assert nodes["ask"]["status"] == "synthesized"
+    assert nodes["out"]["status"] == "ran"
