@@ -72,6 +72,15 @@ PLACEHOLDERS: dict[str, Any] = {
 }
 
 
+# A value of each format of the engine's closed vocabulary (ADR-0083 §4).
+FORMAT_PLACEHOLDERS = {
+    "email": "user@example.com",
+    "uri": "https://example.com/",
+    "uuid": "00000000-0000-0000-0000-000000000000",
+    "date-time": "2026-01-01T00:00:00Z",
+}
+
+
 SCHEMA_PLACEHOLDERS: dict[str, Any] = {
     "string": "",
     "number": 0,
@@ -283,6 +292,12 @@ def sample_input(decl: InputDecl) -> Any:
             return enum[0]
         if isinstance(validation.get("min"), int | float) and decl.type == "number":
             return validation["min"]
+        # a value the engine's admission takes: of the declared format, else long enough
+        if validation.get("format") in FORMAT_PLACEHOLDERS:
+            return FORMAT_PLACEHOLDERS[validation["format"]]
+        shortest = validation.get("min_length")
+        if isinstance(shortest, int) and not isinstance(shortest, bool) and 0 < shortest <= 64:
+            return "x" * shortest
     return PLACEHOLDERS.get(decl.type or "", "")
 
 

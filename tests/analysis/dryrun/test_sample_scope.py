@@ -115,7 +115,7 @@ def test_yaml_samples_refuse_aliases() -> None:
 
 
 def test_inputs_supplied_then_defaults_with_secrets_denied() -> None:
-    scope = scope_for(TAINT, "t", samples({"inputs": {"b": "x", "key": "hunter2", "zz": 1}}))
+    scope = scope_for(TAINT, "t", samples({"inputs": {"b": "x", "key": "hunter2"}}))
     # supplied order, then declared defaults; the secret's value is gone; `spare` stays absent
     assert scope["inputs"] == {"b": "x", "key": None, "a": 3}
     assert scope["secret_inputs"] == ["key"]
