@@ -76,6 +76,15 @@ REASON_LIMIT = 120
 
 
 EVALUATED_TYPES = frozenset({"condition", "transform", "merge"})
+# ADR-0086 §3-4 (limits.ts ADMISSION_CEILINGS, DEFAULT_MAX_PARALLEL): the concurrency cap when
+# `max_parallel` is omitted, and the node starts one run may make before it fails `turn_limit`
+DEFAULT_MAX_PARALLEL = 8
+NODE_DISPATCHES_PER_RUN = 500
+DISPATCH_LIMIT = {
+    "code": "turn_limit",
+    "message": f"the run reached its limit of {NODE_DISPATCHES_PER_RUN} node dispatches",
+    "retryable": False,
+}
 # (source, kind, scope) → the sandbox's answer: in process, or in the worker pool
 Evaluate = Callable[[str, str, Scope], Outcome]
 
@@ -98,15 +107,17 @@ def plan_order(workflow: Workflow, graph: Graph) -> list[str]:
     return order
 
 
-def max_parallel(workflow: Workflow) -> int | None:
+def max_parallel(workflow: Workflow) -> int:
     """The workflow's `max_parallel`, the run loop's cap on nodes in flight (of any type: the
     engine's `#claimReady` counts every running vertex, though the documents say LLM calls);
-    None without a valid one (the engine would refuse the workflow; a dry run runs uncapped)."""
+    omitted, 8 (ADR-0086 §3, limits.ts DEFAULT_MAX_PARALLEL; the July snapshot was uncapped).
+    An invalid one (the engine refuses the workflow) runs as if omitted; one above the ceiling
+    of 64 (refused too, never clamped) as authored."""
     entry = workflow.body.get("max_parallel") if workflow.body is not None else None
     value = plain_value(entry.value) if entry is not None else None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return int(value) if float(value).is_integer() and value >= 1 else None
+        return DEFAULT_MAX_PARALLEL
+    return int(value) if float(value).is_integer() and value >= 1 else DEFAULT_MAX_PARALLEL
 
 
 class _Runner:
@@ -141,6 +152,8 @@ class _Runner:
         self.results: list[NodeRun] = []
         self.failure: str | None = None
         self.cap = max_parallel(workflow)
+        self.started = 0  # the node starts so far: the engine's `#nodeDispatches`
+        self.error: dict[str, Any] | None = None
         self.state_bytes = 0  # the kept outputs' serialized bytes, as the engine sums them
         self.sizes: Sizes = {}
 
@@ -156,10 +169,17 @@ class _Runner:
             if self.failure is not None:
                 stop_reason = f"the run ended when `{self.failure}` failed"
                 break
-            ready = [heapq.heappop(self.ready)[1]
-                     for _ in range(min(self.cap or len(self.ready), len(self.ready)))]
+            if self.ready and self.started >= NODE_DISPATCHES_PER_RUN:
+                # the engine refuses to claim more (engine.ts #step): the run fails, no node does
+                self.error = dict(DISPATCH_LIMIT)
+                stop_reason = f"the run reached its limit of {NODE_DISPATCHES_PER_RUN} node starts"
+                break
+            # claimed at once, up to the cap and the dispatches left (engine.ts #claimReady)
+            claim = min(self.cap, len(self.ready), NODE_DISPATCHES_PER_RUN - self.started)
+            ready = [heapq.heappop(self.ready)[1] for _ in range(claim)]
             if not ready:
                 break
+            self.started += len(ready)
             for position, node_id in enumerate(ready):
                 if self.cancelled():
                     stop_reason = "the dry run was cancelled"
@@ -179,7 +199,7 @@ class _Runner:
                 self._settle_not_run(node_id, stop_reason or "never reached")
         return WorkflowRun(
             self.results, self.notes, dict(self.stored), self.inputs, self.secret_inputs,
-            self.ctx, self.secret_ctx,
+            self.ctx, self.secret_ctx, error=self.error,
         )
 
     # A node is decided once all its dependencies settled: runnable (`ready`, by plan position)

@@ -166,3 +166,48 @@ def test_an_input_whose_name_is_inside_inputs_renders_in_a_template(value: str) 
     nodes = by_id(dry_run(GATED, pins({"inputs": {"s": value}})))
     assert nodes["ask"]["status"] == "synthesized"
     assert nodes["out"]["status"] == "ran"
+
+
+def wide(count: int, cap: str = "") -> str:
+    """`count` independent transforms after the input node; the first one fails."""
+    nodes = "".join(
+        f"    - {{ id: t{i}, type: transform, transform: '{'null.x' if i == 1 else i}' }}\n"
+        for i in range(1, count + 1)
+    )
+    edges = "".join(f"    - {{ from: start, to: t{i} }}\n" for i in range(1, count + 1))
+    return f"{cap}  nodes:\n    - {{ id: start, type: input }}\n{nodes}  edges:\n{edges}"
+
+
+@pytest.mark.parametrize(("cap", "ninth"), [("", "not-run"), ("  max_parallel: 9\n", "failed")])
+def test_an_omitted_max_parallel_is_eight(cap: str, ninth: str) -> None:
+    # ADR-0086 §3 (limits.ts DEFAULT_MAX_PARALLEL = 8, engine.ts #claimReady `maxParallel ??
+    # DEFAULT_MAX_PARALLEL`; the July snapshot was uncapped): eight of the nine ready nodes are
+    # claimed with the failing t1 and cancelled with it; the ninth was never dispatched
+    nodes = by_id(dry_run(wide(9, cap)))
+    assert nodes["t1"]["error"]["reason"] == "runtime"
+    assert {nodes[f"t{i}"]["error"]["code"] for i in range(2, 9)} == {"cancelled"}
+    assert nodes["t9"]["status"] == ninth
+
+
+def test_a_run_fails_turn_limit_at_its_500th_node_start() -> None:
+    # ADR-0086 §4 (limits.ts ADMISSION_CEILINGS.nodeDispatchesPerRun = 500; engine.ts #step
+    # checks it before claiming and fails the RUN with `turn_limit`, no node failing): a chain of
+    # 502 nodes starts 500 of them; the last two never start
+    chain = "".join(
+        f"    - {{ id: t{i}, type: transform, transform: '{i}' }}\n" for i in range(501)
+    )
+    edges = "".join(
+        f"    - {{ from: {f't{i - 1}' if i else 'start'}, to: t{i} }}\n" for i in range(501)
+    )
+    run = dry_run(f"  nodes:\n    - {{ id: start, type: input }}\n{chain}  edges:\n{edges}")
+    answer = run.to_json()
+    assert answer["ok"] is False
+    assert answer["error"] == {
+        "code": "turn_limit", "message": "the run reached its limit of 500 node dispatches",
+        "retryable": False,
+    }
+    assert [node["status"] for node in answer["nodes"]].count("ran") == 500
+    assert [(n["id"], n["status"]) for n in answer["nodes"][-2:]] == [
+        ("t499", "not-run"), ("t500", "not-run")
+    ]
+    assert all(node["status"] != "failed" for node in answer["nodes"])

@@ -492,7 +492,7 @@ SERIAL = """\
         # a2 fails before b was ever started
         ("1", "not-run", ["start", "a", "a2", "b"]),
         # a float that is an integer is the engine's integer; an invalid cap (the engine refuses
-        # the workflow) leaves the dry run uncapped
+        # the workflow) runs as if omitted: 8 (ADR-0086 §3), wide enough for this graph
         ("1.0", "not-run", ["start", "a", "a2", "b"]),
         ("0", "ran", ["start", "a", "b", "a2"]),
         ("true", "ran", ["start", "a", "b", "a2"]),
