@@ -494,7 +494,7 @@ class _Runner:
                 entry.value = dict(GATE_INPUT_PROVIDED)
             return
         entry.status = "synthesized"
-        entry.value = synthesized(node)
+        entry.value = synthesized(self.workflow, node)
 
 
 def run_workflow(

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.diagnostics import Severity
-from analysis.document.model import InputDecl, NodeDef
+from analysis.document.model import InputDecl, NodeDef, Workflow
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YamlDocument, plain_value
 from analysis.document.yaml_profile import MAX_SOURCE_BYTES
@@ -307,9 +307,10 @@ def input_field(decl: InputDecl, name: str) -> Any:
     return plain_value(entry.value) if entry else None
 
 
-def synthesized_output(node: NodeDef) -> Any:
-    """A skeleton of the node's `output_schema`, or None when it declares none."""
-    entry = node.entry("output_schema")
+def synthesized_output(workflow: Workflow, node: NodeDef) -> Any:
+    """A skeleton of the `output_schema` the node's output is held to (an agent node's own, else
+    its agent's: `node.output_schema ?? agent.output_schema`), or None when there is none."""
+    entry = workflow.output_schema_of(node)
     return _from_schema(plain_value(entry.value)) if entry else None
 
 
@@ -329,14 +330,14 @@ def _from_schema(schema: Any, depth: int = 0) -> Any:
     return SCHEMA_PLACEHOLDERS.get(kind) if isinstance(kind, str) else None
 
 
-def synthesized(node: NodeDef) -> Any:
+def synthesized(workflow: Workflow, node: NodeDef) -> Any:
     """What a dry run uses for an agent or gate without a pin: the engine's shapes — a gate's
-    approval, an agent's `output_schema` skeleton, else text (an agent without a schema answers
-    text)."""
+    approval, a skeleton of the agent node's `output_schema` (or its agent's), else text (an
+    agent without a schema answers text)."""
     if node.type == "human_gate":
         return dict(GATE_APPROVAL)
-    if node.entry("output_schema") is not None:
-        return synthesized_output(node)
+    if workflow.output_schema_of(node) is not None:
+        return synthesized_output(workflow, node)
     return f"(sample text from {node.id})"
 
 

@@ -288,7 +288,7 @@ def sampled_outputs(
             stored[node_id] = UNDEFINED
         elif samples.origin == "synthesized":
             if node is not None and node.type not in CONTROL_TYPES:
-                stored[node_id] = synthesized_output(node)
+                stored[node_id] = synthesized_output(workflow, node)
         else:
             notes.append(
                 f"ancestor `{node_id}` has no sample output; it is absent, as a skipped node's is"

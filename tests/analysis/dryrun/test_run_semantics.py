@@ -13,6 +13,7 @@ from analysis.checks.analyze import analyze
 from analysis.dryrun.results import WorkflowRun
 from analysis.dryrun.runner import run_workflow
 from analysis.dryrun.samples import SYNTHESIZED, Samples, parse_samples
+from analysis.dryrun.skeleton import sidecar_skeleton
 from sandbox import Outcome, Scope, evaluate
 
 HEAD = "schema_version: '1.0'\nworkflow:\n  id: t\n"
@@ -211,3 +212,36 @@ def test_a_run_fails_turn_limit_at_its_500th_node_start() -> None:
         ("t499", "not-run"), ("t500", "not-run")
     ]
     assert all(node["status"] != "failed" for node in answer["nodes"])
+
+
+AGENT_SCHEMA = """\
+  agents:
+    - id: w
+      model: claude-sonnet-4
+      provider: anthropic
+      system_prompt: x
+      output_schema: { type: object, properties: { label: { type: string, enum: [spam, ham] } } }
+  nodes:
+    - { id: start, type: input }
+    - { id: inherits, type: agent, agent_ref: w, prompt_template: hi }
+    - id: overrides
+      type: agent
+      agent_ref: w
+      prompt_template: hi
+      output_schema: { type: object, properties: { score: { type: number } } }
+  edges:
+    - { from: start, to: inherits }
+    - { from: start, to: overrides }
+"""
+
+
+def test_an_agent_nodes_output_schema_falls_back_to_its_agents() -> None:
+    # agent-runner.ts: `node.output_schema ?? agent.output_schema` (issue 27 item 9); the dry run
+    # and the samples skeleton synthesize from that one schema
+    nodes = by_id(dry_run(AGENT_SCHEMA))
+    assert nodes["inherits"]["value"] == {"label": "spam"}
+    assert nodes["overrides"]["value"] == {"score": 0}
+    result = analyze(HEAD + AGENT_SCHEMA)
+    assert result.workflow is not None and result.graph is not None
+    made = sidecar_skeleton(result.workflow, result.graph, in_process)
+    assert json.loads(made.text)["outputs"]["inherits"] == {"label": "spam"}
