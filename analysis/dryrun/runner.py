@@ -14,24 +14,27 @@ workflows; each has a test in tests/analysis/dryrun/test_workflow_run.py:
   condition routed away from it, else `upstream_unreachable` — to a fixpoint after every step;
 - `input` emits the inputs with each secret masked as `{"secret": true, "ref": "inputs.x"}`;
   `condition` evaluates once and selects the first branch whose `when` strictly (`===`) equals
-  the result, else `default`, and stores NO output (absent from `run.outputs`, `null` in a merge's
-  `branches`); `transform` evaluates; `parallel` stores `null`; `merge` gathers the completed
-  branches in the plan's fan-in order and applies `concat`, `object_merge`, `first` or
-  `merge_fn`; `agent` / `human_gate` resolve their templates first (an unresolvable reference
-  fails the node as in the engine), then take the pinned sample (`pinned`) or a synthesized one
+  the result, else `default`, and stores NO output (absent from `run.outputs`); `transform`
+  evaluates; `parallel` stores `null`; `merge` gathers its completed value-producing branches
+  (`Graph.fan_in_branches`: a condition or parallel is a control edge, ADR-0091 as amended) in
+  the plan's fan-in order and applies `concat`, `object_merge`, `first` or `merge_fn`;
+  `agent` / `human_gate` resolve their templates first (an unresolvable reference fails the
+  node as in the engine), then take the pinned sample (`pinned`) or a synthesized one
   (`synthesized`: an `output_schema` skeleton or a text placeholder; a gate's approval
-  `{"decision": "approved"}`); `output` captures its one live feeder verbatim, or a record of
-  several keyed by sorted id;
-- `max_parallel` caps the nodes in flight (of every type): each step starts only the first
-  `max_parallel` ready nodes in plan order (with 1, the run is the plan order itself);
+  `{"decision": "approved"}`, a gate pinned to null `{"decision": "input_provided"}`); `output`
+  captures its value-producing feeders: none → null, one verbatim, several a record keyed by
+  sorted id;
+- `max_parallel` (omitted: 8) caps the nodes in flight (of every type): each step claims the
+  first `max_parallel` ready nodes in plan order (with 1, the run is the plan order itself);
+  before the 501st node start the run fails `turn_limit` with no node failing (ADR-0086 §4);
 - values cross between nodes as JSON (top-level NaN/±Infinity → null, -0 → 0);
 - a node's output over 256 KiB, or one that would take the run's state over 4 MiB, fails the
   node as the engine's size bounds do (`analysis.dryrun.bounds`);
 - an expression whose scope holds a value nested deeper than the sandbox admits fails as the
   sandbox fails it (`sandbox_error`, reason `scope`);
 - the first failure ends the run: nodes of the same step not yet evaluated are cancelled
-  (`not-run`), the failed node's dependents are skipped (`upstream_unreachable`), and nothing
-  else starts (`not-run`).
+  (`failed` with the `cancelled` outcome), the failed nodes' dependents are skipped
+  (`upstream_unreachable`), and nothing else starts (`not-run`).
 
 Every evaluation goes through the injected `evaluate` (the capped sandbox, in the worker pool
 for the server and CLI); `cancelled()` is polled between nodes and `budget_s` bounds the run.
@@ -48,10 +51,10 @@ from typing import Any
 
 from analysis.document.graph import CONTROL_TYPES, Graph
 from analysis.document.model import NodeDef, Workflow
-from analysis.document.yaml_nodes import plain_value
 from analysis.dryrun.bounds import Sizes, breach, serialized_bytes
 from analysis.dryrun.failures import error_json
 from analysis.dryrun.hints import stale_outputs, synthesized_cause
+from analysis.dryrun.plan import DISPATCH_LIMIT, NODE_DISPATCHES_PER_RUN, max_parallel, plan_order
 from analysis.dryrun.results import NodeRun, WorkflowRun
 from analysis.dryrun.samples import (
     GATE_INPUT_PROVIDED,
@@ -76,48 +79,8 @@ REASON_LIMIT = 120
 
 
 EVALUATED_TYPES = frozenset({"condition", "transform", "merge"})
-# ADR-0086 §3-4 (limits.ts ADMISSION_CEILINGS, DEFAULT_MAX_PARALLEL): the concurrency cap when
-# `max_parallel` is omitted, and the node starts one run may make before it fails `turn_limit`
-DEFAULT_MAX_PARALLEL = 8
-NODE_DISPATCHES_PER_RUN = 500
-DISPATCH_LIMIT = {
-    "code": "turn_limit",
-    "message": f"the run reached its limit of {NODE_DISPATCHES_PER_RUN} node dispatches",
-    "retryable": False,
-}
 # (source, kind, scope) → the sandbox's answer: in process, or in the worker pool
 Evaluate = Callable[[str, str, Scope], Outcome]
-
-
-def plan_order(workflow: Workflow, graph: Graph) -> list[str]:
-    """The engine's plan order: Kahn's algorithm, the authored-first ready node next."""
-    authored = graph.positions
-    remaining = {node_id: len(graph.predecessors.get(node_id, ())) for node_id in graph.node_ids}
-    ready = [(authored[node_id], node_id) for node_id in graph.node_ids
-             if remaining[node_id] == 0]
-    heapq.heapify(ready)
-    order: list[str] = []
-    while ready:
-        _, node_id = heapq.heappop(ready)
-        order.append(node_id)
-        for child in graph.successors.get(node_id, ()):
-            remaining[child] -= 1
-            if remaining[child] == 0:
-                heapq.heappush(ready, (authored[child], child))
-    return order
-
-
-def max_parallel(workflow: Workflow) -> int:
-    """The workflow's `max_parallel`, the run loop's cap on nodes in flight (of any type: the
-    engine's `#claimReady` counts every running vertex, though the documents say LLM calls);
-    omitted, 8 (ADR-0086 §3, limits.ts DEFAULT_MAX_PARALLEL; the July snapshot was uncapped).
-    An invalid one (the engine refuses the workflow) runs as if omitted; one above the ceiling
-    of 64 (refused too, never clamped) as authored."""
-    entry = workflow.body.get("max_parallel") if workflow.body is not None else None
-    value = plain_value(entry.value) if entry is not None else None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return DEFAULT_MAX_PARALLEL
-    return int(value) if float(value).is_integer() and value >= 1 else DEFAULT_MAX_PARALLEL
 
 
 class _Runner:

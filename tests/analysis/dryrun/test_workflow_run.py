@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from analysis.checks.analyze import analyze
+from analysis.dryrun.plan import plan_order
 from analysis.dryrun.presentation import placements
 from analysis.dryrun.results import WorkflowRun
-from analysis.dryrun.runner import plan_order, run_workflow
+from analysis.dryrun.runner import run_workflow
 from analysis.dryrun.samples import SYNTHESIZED, Samples, parse_samples
 from analysis.dryrun.values import strictly_equal
 from sandbox import Outcome, Scope, evaluate
