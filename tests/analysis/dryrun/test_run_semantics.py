@@ -10,44 +10,32 @@ from typing import Any
 import pytest
 
 from analysis.checks.analyze import analyze
-from analysis.dryrun.results import WorkflowRun
-from analysis.dryrun.runner import run_workflow
-from analysis.dryrun.samples import SYNTHESIZED, Samples, parse_samples
 from analysis.dryrun.skeleton import sidecar_skeleton
-from sandbox import Outcome, Scope, evaluate
+from tests.analysis.dryrun.test_workflow_run import (
+    AGENTS,
+    HEAD,
+    by_id,
+    dry_run,
+    in_process,
+    pins,
+)
 
-HEAD = "schema_version: '1.0'\nworkflow:\n  id: t\n"
-
-
-def in_process(source: str, kind: str, scope: Scope) -> Outcome:
-    return evaluate(source, kind, scope, with_detail=True)  # type: ignore[arg-type]
-
-
-def dry_run(body: str, samples: Samples = SYNTHESIZED) -> WorkflowRun:
-    result = analyze(HEAD + body)
-    assert result.workflow is not None and result.graph is not None, result.diagnostics
-    return run_workflow(result.workflow, result.graph, in_process, samples)
-
-
-def by_id(run: WorkflowRun) -> dict[str, dict[str, Any]]:
-    return {entry["id"]: entry for entry in run.to_json()["nodes"]}
-
-
-def pins(raw: dict[str, Any]) -> Samples:
-    return parse_samples(json.dumps(raw), "pins.json", "explicit", is_json=True)
+# A start node and a condition `route` that always routes to `{target}`
+ROUTED_TO = """\
+  nodes:
+    - {{{{ id: start, type: input }}}}
+    - id: route
+      type: condition
+      expression: '"go"'
+      branches: [{{{{ when: "go", target_node: {target} }}}}]
+"""
 
 
 # A merge fed only by a condition that routes to it: ADR-0091 as amended 2026-09-03
 # (docs/decisions/0091-first-means-first-declared-not-first-to-finish.md, "Consequences"): a
 # condition is a control edge, so the merge has zero branches. The July snapshot gave the
 # condition's undefined as a branch (first → undefined, concat → [null], object_merge failed).
-ONLY_CONTROL = """\
-  nodes:
-    - {{ id: start, type: input }}
-    - id: route
-      type: condition
-      expression: '"go"'
-      branches: [{{ when: "go", target_node: join }}]
+ONLY_CONTROL = ROUTED_TO.format(target="join") + """\
     - id: join
       type: merge
       merge_strategy: {strategy}
@@ -110,13 +98,7 @@ def test_the_paired_parallel_is_ranked_by_coverage(members: str) -> None:
 # `feederNodeIds`, HodeTech/Relavium 1917d9c; ADR-0091 correction 3): fed only by a condition it
 # captures null; a condition plus one real feeder is that feeder's value verbatim. The July
 # snapshot captured the condition's undefined, and `{work: "WORK"}` for the second shape.
-OUTPUT_FED = """\
-  nodes:
-    - {{ id: start, type: input }}
-    - id: route
-      type: condition
-      expression: '"go"'
-      branches: [{{ when: "go", target_node: out }}]
+OUTPUT_FED = ROUTED_TO.format(target="out") + """\
     - {{ id: work, type: transform, transform: '"WORK"' }}
     - {{ id: out, type: output }}
   edges:
@@ -134,7 +116,17 @@ def test_the_output_captures_only_value_producing_feeders(extra: str, expected: 
     assert (out["status"], out["value"]) == ("ran", expected)
 
 
-GATED = """\
+def test_a_gate_pinned_to_null_stores_the_bare_decision() -> None:
+    # engine.ts `resume` (839f2bd): the gate's output is `decision.payload ?? {decision}`, so a
+    # null input stores {"decision": "input_provided"}
+    nodes = by_id(dry_run(AGENTS, pins({"outputs": {"gate": None}})))
+    assert (nodes["gate"]["status"], nodes["gate"]["value"]) == (
+        "pinned", {"decision": "input_provided"}
+    )
+    assert nodes["out"]["value"] == {"decision": "input_provided"}
+
+
+INPUT_S = """\
   inputs:
     - { name: s, type: string, required: true }
   agents:
@@ -142,29 +134,18 @@ GATED = """\
   nodes:
     - { id: start, type: input }
     - { id: ask, type: agent, agent_ref: w, prompt_template: 'Say {{ inputs.s }}' }
-    - { id: gate, type: human_gate, gate_type: input, message_template: 'value?' }
     - { id: out, type: output }
   edges:
     - { from: start, to: ask }
-    - { from: ask, to: gate }
-    - { from: gate, to: out }
+    - { from: ask, to: out }
 """
-
-
-def test_a_gate_pinned_to_null_stores_the_bare_decision() -> None:
-    # engine.ts `resume` (839f2bd): the gate's output is `decision.payload ?? {decision}`, so a
-    # null input stores {"decision": "input_provided"}
-    nodes = by_id(dry_run(GATED, pins({"inputs": {"s": "x"}, "outputs": {"gate": None}})))
-    assert (nodes["gate"]["status"], nodes["gate"]["value"]) == (
-        "pinned", {"decision": "input_provided"}
-    )
 
 
 @pytest.mark.parametrize("value", ["", "hello"])
 def test_an_input_whose_name_is_inside_inputs_renders_in_a_template(value: str) -> None:
     # the July run loop rendered `{{ inputs.s }}` with "" and completed the node: an empty string
     # is a value (the name `s` must not be looked for inside `inputs`)
-    nodes = by_id(dry_run(GATED, pins({"inputs": {"s": value}})))
+    nodes = by_id(dry_run(INPUT_S, pins({"inputs": {"s": value}})))
     assert nodes["ask"]["status"] == "synthesized"
     assert nodes["out"]["status"] == "ran"
 
