@@ -36,6 +36,8 @@ from analysis.document.model import DATA_EDGE_FIELDS, AgentDecl, Edge, NodeDef, 
 from analysis.document.scalar_offsets import ScalarText
 from analysis.document.templates import TemplateRef
 
+# the node types that store no value: a condition stores none, a parallel a control `null`
+# (ADR-0091 as amended: they gate a merge or output without feeding it a value)
 CONTROL_TYPES = frozenset({"condition", "parallel"})
 
 
@@ -177,21 +179,30 @@ class Graph:
         return [by_pair[pair] for pair in zip(self.cycle, self.cycle[1:], strict=False)]
 
     def fan_in_branches(self, merge_id: str) -> list[str]:
-        """The merge's `branches` order, as the engine's plan pins it: the `parallel_of` order of
-        the first authored parallel all of whose members feed the merge, then every other
-        incoming node in authored order — a condition or parallel feeding it included (a
-        condition adds a branch that has no output: `null` in `branches`)."""
+        """The merge's `branches` order, as the newest engine plan pins it (ADR-0091 as amended
+        2026-09-03, dag.ts `computeMergeBranchOrder`): only value-producing feeders are branches
+        (a condition or parallel feeding the merge is a control edge: it gates the join and adds
+        nothing). The paired parallel is the one whose members (the merge itself exempt) all feed
+        the merge, ranked by how many value-producing feeders it covers, the authored-first on a
+        tie, never one covering none; its `parallel_of` order comes first, then every other
+        feeder in authored order."""
         incoming = sorted(self.predecessors.get(merge_id, ()), key=self.positions.__getitem__)
-        feeding = set(incoming)
+        feeding = set(incoming) | {merge_id}
+        nodes = self.workflow.nodes_by_id
+        producers = {source for source in incoming
+                     if (node := nodes.get(source)) is None or node.type not in CONTROL_TYPES}
         parallels = self._parallel_members
-        # only a parallel with a member among the feeders can have all of them feeding
-        candidates = sorted({index for source in incoming
+        # only a parallel with a producing member among the feeders can cover any
+        candidates = sorted({index for source in producers
                              for index in self._parallels_of_member.get(source, ())})
-        paired = next(
-            (parallels[index] for index in candidates if feeding.issuperset(parallels[index])),
-            [],
+        paired = max(
+            (index for index in candidates if feeding.issuperset(parallels[index])),
+            key=lambda index: (len(producers.intersection(parallels[index])), -index),
+            default=None,
         )
-        return paired + [source for source in incoming if source not in paired]
+        members = [m for m in parallels[paired] if m != merge_id] if paired is not None else []
+        ordered = members + [source for source in incoming if source not in members]
+        return [source for source in ordered if source in producers]
 
     @cached_property
     def positions(self) -> dict[str, int]:

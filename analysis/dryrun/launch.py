@@ -113,9 +113,12 @@ def run_whole(
             "the workflow has a dependency cycle (" + " → ".join(result.graph.cycle)
             + "); the engine refuses to run it"
         )
-    run = run_workflow(
-        result.workflow, result.graph, pool_evaluator(pool), samples, cancelled=cancelled
-    )
+    try:
+        run = run_workflow(
+            result.workflow, result.graph, pool_evaluator(pool), samples, cancelled=cancelled
+        )
+    except SampleScopeError as error:  # inputs the engine's admission refuses
+        raise DryRunError(str(error)) from None
     errors = sum(1 for d in result.diagnostics if d.severity == Severity.ERROR)
     if errors:
         run.notes.insert(0, (

@@ -129,7 +129,8 @@ def summary_of(run: WorkflowRun) -> str:
         counts[node.status] = counts.get(node.status, 0) + 1
     tally = ", ".join(f"{count} {status}" for status, count in counts.items())
     failed = next((node.id for node in run.nodes if node.status == "failed"), None)
-    verdict = f"failed at {failed}" if failed else "ok"
+    verdict = (f"failed at {failed}" if failed else
+               f"failed: {run.error['message']}" if run.error is not None else "ok")
     return f"dry run {verdict}: {tally}"
 
 

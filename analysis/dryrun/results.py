@@ -52,17 +52,20 @@ class WorkflowRun:
     secret_ctx: list[str] = field(default_factory=list)
     # the note on the samples' outputs this run no longer matches (also in `notes`)
     stale: str | None = None
+    # why the run failed when no node did (the engine's run-level `turn_limit`)
+    error: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
-        return all(node.status != "failed" for node in self.nodes)
+        return self.error is None and all(node.status != "failed" for node in self.nodes)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": self.ok,
-            "nodes": [node.to_json() for node in self.nodes],
-            "notes": self.notes,
-        }
+        answer: dict[str, Any] = {"ok": self.ok}
+        if self.error is not None:
+            answer["error"] = self.error
+        answer["nodes"] = [node.to_json() for node in self.nodes]
+        answer["notes"] = self.notes
+        return answer
 
     def as_upstream(self) -> Upstream:
         """What this run of a node's ancestors stored, and what became of those that stored

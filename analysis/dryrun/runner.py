@@ -14,24 +14,27 @@ workflows; each has a test in tests/analysis/dryrun/test_workflow_run.py:
   condition routed away from it, else `upstream_unreachable` — to a fixpoint after every step;
 - `input` emits the inputs with each secret masked as `{"secret": true, "ref": "inputs.x"}`;
   `condition` evaluates once and selects the first branch whose `when` strictly (`===`) equals
-  the result, else `default`, and stores NO output (absent from `run.outputs`, `null` in a merge's
-  `branches`); `transform` evaluates; `parallel` stores `null`; `merge` gathers the completed
-  branches in the plan's fan-in order and applies `concat`, `object_merge`, `first` or
-  `merge_fn`; `agent` / `human_gate` resolve their templates first (an unresolvable reference
-  fails the node as in the engine), then take the pinned sample (`pinned`) or a synthesized one
+  the result, else `default`, and stores NO output (absent from `run.outputs`); `transform`
+  evaluates; `parallel` stores `null`; `merge` gathers its completed value-producing branches
+  (`Graph.fan_in_branches`: a condition or parallel is a control edge, ADR-0091 as amended) in
+  the plan's fan-in order and applies `concat`, `object_merge`, `first` or `merge_fn`;
+  `agent` / `human_gate` resolve their templates first (an unresolvable reference fails the
+  node as in the engine), then take the pinned sample (`pinned`) or a synthesized one
   (`synthesized`: an `output_schema` skeleton or a text placeholder; a gate's approval
-  `{"decision": "approved"}`); `output` captures its one live feeder verbatim, or a record of
-  several keyed by sorted id;
-- `max_parallel` caps the nodes in flight (of every type): each step starts only the first
-  `max_parallel` ready nodes in plan order (with 1, the run is the plan order itself);
+  `{"decision": "approved"}`, a gate pinned to null `{"decision": "input_provided"}`); `output`
+  captures its value-producing feeders: none → null, one verbatim, several a record keyed by
+  sorted id;
+- `max_parallel` (omitted: 8) caps the nodes in flight (of every type): each step claims the
+  first `max_parallel` ready nodes in plan order (with 1, the run is the plan order itself);
+  before the 501st node start the run fails `turn_limit` with no node failing (ADR-0086 §4);
 - values cross between nodes as JSON (top-level NaN/±Infinity → null, -0 → 0);
 - a node's output over 256 KiB, or one that would take the run's state over 4 MiB, fails the
   node as the engine's size bounds do (`analysis.dryrun.bounds`);
 - an expression whose scope holds a value nested deeper than the sandbox admits fails as the
   sandbox fails it (`sandbox_error`, reason `scope`);
 - the first failure ends the run: nodes of the same step not yet evaluated are cancelled
-  (`not-run`), the failed node's dependents are skipped (`upstream_unreachable`), and nothing
-  else starts (`not-run`).
+  (`failed` with the `cancelled` outcome), the failed nodes' dependents are skipped
+  (`upstream_unreachable`), and nothing else starts (`not-run`).
 
 Every evaluation goes through the injected `evaluate` (the capped sandbox, in the worker pool
 for the server and CLI); `cancelled()` is polled between nodes and `budget_s` bounds the run.
@@ -46,14 +49,20 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from analysis.document.graph import Graph
+from analysis.document.graph import CONTROL_TYPES, Graph
 from analysis.document.model import NodeDef, Workflow
-from analysis.document.yaml_nodes import plain_value
 from analysis.dryrun.bounds import Sizes, breach, serialized_bytes
 from analysis.dryrun.failures import error_json
 from analysis.dryrun.hints import stale_outputs, synthesized_cause
+from analysis.dryrun.plan import DISPATCH_LIMIT, NODE_DISPATCHES_PER_RUN, max_parallel, plan_order
 from analysis.dryrun.results import NodeRun, WorkflowRun
-from analysis.dryrun.samples import PINNED_TYPES, SYNTHESIZED, Samples, synthesized
+from analysis.dryrun.samples import (
+    GATE_INPUT_PROVIDED,
+    PINNED_TYPES,
+    SYNTHESIZED,
+    Samples,
+    synthesized,
+)
 from analysis.dryrun.scope import base_scope, completed_branches, engine_scope
 from analysis.dryrun.templates import unresolvable_template
 from analysis.dryrun.values import UNDEFINED, json_value, strictly_equal, value_text
@@ -72,35 +81,6 @@ REASON_LIMIT = 120
 EVALUATED_TYPES = frozenset({"condition", "transform", "merge"})
 # (source, kind, scope) → the sandbox's answer: in process, or in the worker pool
 Evaluate = Callable[[str, str, Scope], Outcome]
-
-
-def plan_order(workflow: Workflow, graph: Graph) -> list[str]:
-    """The engine's plan order: Kahn's algorithm, the authored-first ready node next."""
-    authored = graph.positions
-    remaining = {node_id: len(graph.predecessors.get(node_id, ())) for node_id in graph.node_ids}
-    ready = [(authored[node_id], node_id) for node_id in graph.node_ids
-             if remaining[node_id] == 0]
-    heapq.heapify(ready)
-    order: list[str] = []
-    while ready:
-        _, node_id = heapq.heappop(ready)
-        order.append(node_id)
-        for child in graph.successors.get(node_id, ()):
-            remaining[child] -= 1
-            if remaining[child] == 0:
-                heapq.heappush(ready, (authored[child], child))
-    return order
-
-
-def max_parallel(workflow: Workflow) -> int | None:
-    """The workflow's `max_parallel`, the run loop's cap on nodes in flight (of any type: the
-    engine's `#claimReady` counts every running vertex, though the documents say LLM calls);
-    None without a valid one (the engine would refuse the workflow; a dry run runs uncapped)."""
-    entry = workflow.body.get("max_parallel") if workflow.body is not None else None
-    value = plain_value(entry.value) if entry is not None else None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return int(value) if float(value).is_integer() and value >= 1 else None
 
 
 class _Runner:
@@ -135,6 +115,8 @@ class _Runner:
         self.results: list[NodeRun] = []
         self.failure: str | None = None
         self.cap = max_parallel(workflow)
+        self.started = 0  # the node starts so far: the engine's `#nodeDispatches`
+        self.error: dict[str, Any] | None = None
         self.state_bytes = 0  # the kept outputs' serialized bytes, as the engine sums them
         self.sizes: Sizes = {}
 
@@ -150,19 +132,25 @@ class _Runner:
             if self.failure is not None:
                 stop_reason = f"the run ended when `{self.failure}` failed"
                 break
-            ready = [heapq.heappop(self.ready)[1]
-                     for _ in range(min(self.cap or len(self.ready), len(self.ready)))]
+            if self.ready and self.started >= NODE_DISPATCHES_PER_RUN:
+                # the engine refuses to claim more (engine.ts #step): the run fails, no node does
+                self.error = dict(DISPATCH_LIMIT)
+                stop_reason = f"the run reached its limit of {NODE_DISPATCHES_PER_RUN} node starts"
+                break
+            # claimed at once, up to the cap and the dispatches left (engine.ts #claimReady)
+            claim = min(self.cap, len(self.ready), NODE_DISPATCHES_PER_RUN - self.started)
+            ready = [heapq.heappop(self.ready)[1] for _ in range(claim)]
             if not ready:
                 break
+            self.started += len(ready)
             for position, node_id in enumerate(ready):
                 if self.cancelled():
                     stop_reason = "the dry run was cancelled"
                 elif time.monotonic() > self.deadline:
                     stop_reason = f"the dry run's {self.budget_s:g} s bound was reached"
                 elif self.failure is not None:
-                    # started with the failed node, so cancelled when it failed (the engine aborts)
                     for sibling in ready[position:]:
-                        self._settle_not_run(sibling, f"cancelled when `{self.failure}` failed")
+                        self._cancel(sibling)
                     break
                 if stop_reason is not None:
                     break
@@ -174,7 +162,7 @@ class _Runner:
                 self._settle_not_run(node_id, stop_reason or "never reached")
         return WorkflowRun(
             self.results, self.notes, dict(self.stored), self.inputs, self.secret_inputs,
-            self.ctx, self.secret_ctx,
+            self.ctx, self.secret_ctx, error=self.error,
         )
 
     # A node is decided once all its dependencies settled: runnable (`ready`, by plan position)
@@ -257,14 +245,25 @@ class _Runner:
                 return f'{dep} chose "{self.selected.get(dep)}"'
         for dep in deps:
             state = self.status[dep]
-            said = {"failed": "failed", "cancelled": "was cancelled"}.get(state, "was skipped")
+            said = "failed" if state == "failed" else "was skipped"
             return f'upstream "{dep}" {said}'
         return "unreachable"
 
     def _settle_not_run(self, node_id: str, reason: str) -> None:
         node = self.nodes[node_id]
         self.results.append(NodeRun(node, node_id, node.type or "", "not-run", reason=reason))
-        self._settle(node_id, "cancelled" if reason.startswith("cancelled") else "not-run")
+        self._settle(node_id, "not-run")
+
+    def _cancel(self, node_id: str) -> None:
+        """A node claimed with the one that failed: the engine had dispatched it, so the run's
+        abort settles it `failed` with the handlers' `cancelled()` outcome (node-handlers/scope.ts;
+        engine.ts `#onOutcome`), and its dependents are skipped as a failed node's are."""
+        node = self.nodes[node_id]
+        entry = NodeRun(node, node_id, node.type or "", "failed",
+                        reason=f"cancelled when `{self.failure}` failed")
+        self._fail(entry, "cancelled", "the run was cancelled")
+        self.results.append(entry)
+        self._settle(node_id, "failed")
 
     # --- one node -----------------------------------------------------------------------------
 
@@ -362,7 +361,11 @@ class _Runner:
                 for branch in completed_branches(self.graph, node_id, self.stored)]
 
     def _capture(self, node_id: str) -> Any:
-        feeders = sorted(dep for dep in self.deps[node_id] if dep in self.stored)
+        """The engine's `runOutput` (io.ts, ADR-0091 as amended 2026-09-03): its completed
+        value-producing feeders (`feederNodeIds`: a condition or parallel only gates it) — none
+        is `null`, one is captured verbatim, several a record keyed by sorted id."""
+        feeders = sorted(dep for dep in self.deps[node_id] if dep in self.stored
+                         and self.nodes[dep].type not in CONTROL_TYPES)
         if not feeders:
             return None
         if len(feeders) == 1:
@@ -448,9 +451,13 @@ class _Runner:
         pins = own if entry.id in own else self.samples.outputs
         if entry.id in pins:
             entry.status, entry.value = "pinned", json_value(pins[entry.id])
+            if node.type == "human_gate" and entry.value is None:
+                # a gate's pin is its decision's payload; the engine keeps `payload ?? {decision}`
+                # (engine.ts `resume`), so a null payload stores the bare decision
+                entry.value = dict(GATE_INPUT_PROVIDED)
             return
         entry.status = "synthesized"
-        entry.value = synthesized(node)
+        entry.value = synthesized(self.workflow, node)
 
 
 def run_workflow(

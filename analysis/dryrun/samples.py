@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.diagnostics import Severity
-from analysis.document.model import InputDecl, NodeDef
+from analysis.document.model import InputDecl, NodeDef, Workflow
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YamlDocument, plain_value
 from analysis.document.yaml_profile import MAX_SOURCE_BYTES
@@ -55,6 +55,8 @@ PINNED_TYPES = frozenset({"agent", "human_gate"})
 
 # What the engine stores for an approved gate (engine.ts resume: `{decision}` without a payload).
 GATE_APPROVAL = {"decision": "approved"}
+# What it stores for a gate answered with a null input (engine.ts resume: `payload ?? {decision}`).
+GATE_INPUT_PROVIDED = {"decision": "input_provided"}
 
 
 NODE_KEYS = ("inputs", "ctx", "outputs", "branches")
@@ -67,6 +69,15 @@ PLACEHOLDERS: dict[str, Any] = {
     "boolean": False,
     "file_path": "",
     "code_diff": "",
+}
+
+
+# A value of each format of the engine's closed vocabulary (ADR-0083 §4).
+FORMAT_PLACEHOLDERS = {
+    "email": "user@example.com",
+    "uri": "https://example.com/",
+    "uuid": "00000000-0000-0000-0000-000000000000",
+    "date-time": "2026-01-01T00:00:00Z",
 }
 
 
@@ -281,6 +292,12 @@ def sample_input(decl: InputDecl) -> Any:
             return enum[0]
         if isinstance(validation.get("min"), int | float) and decl.type == "number":
             return validation["min"]
+        # a value the engine's admission takes: of the declared format, else long enough
+        if validation.get("format") in FORMAT_PLACEHOLDERS:
+            return FORMAT_PLACEHOLDERS[validation["format"]]
+        shortest = validation.get("min_length")
+        if isinstance(shortest, int) and not isinstance(shortest, bool) and 0 < shortest <= 64:
+            return "x" * shortest
     return PLACEHOLDERS.get(decl.type or "", "")
 
 
@@ -290,9 +307,10 @@ def input_field(decl: InputDecl, name: str) -> Any:
     return plain_value(entry.value) if entry else None
 
 
-def synthesized_output(node: NodeDef) -> Any:
-    """A skeleton of the node's `output_schema`, or None when it declares none."""
-    entry = node.entry("output_schema")
+def synthesized_output(workflow: Workflow, node: NodeDef) -> Any:
+    """A skeleton of the `output_schema` the node's output is held to (an agent node's own, else
+    its agent's: `node.output_schema ?? agent.output_schema`), or None when there is none."""
+    entry = workflow.output_schema_of(node)
     return _from_schema(plain_value(entry.value)) if entry else None
 
 
@@ -312,14 +330,14 @@ def _from_schema(schema: Any, depth: int = 0) -> Any:
     return SCHEMA_PLACEHOLDERS.get(kind) if isinstance(kind, str) else None
 
 
-def synthesized(node: NodeDef) -> Any:
+def synthesized(workflow: Workflow, node: NodeDef) -> Any:
     """What a dry run uses for an agent or gate without a pin: the engine's shapes — a gate's
-    approval, an agent's `output_schema` skeleton, else text (an agent without a schema answers
-    text)."""
+    approval, a skeleton of the agent node's `output_schema` (or its agent's), else text (an
+    agent without a schema answers text)."""
     if node.type == "human_gate":
         return dict(GATE_APPROVAL)
-    if node.entry("output_schema") is not None:
-        return synthesized_output(node)
+    if workflow.output_schema_of(node) is not None:
+        return synthesized_output(workflow, node)
     return f"(sample text from {node.id})"
 
 

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 from analysis.document.graph import CONTROL_TYPES, Graph
 from analysis.document.model import ExpressionField, Workflow
 from analysis.document.templates import TemplateRef
+from analysis.dryrun.admission import admit
 from analysis.dryrun.samples import (
     SYNTHESIZED,
     Samples,
@@ -185,13 +186,9 @@ def _unknown_nodes(graph: Graph, samples: Samples, notes: list[str]) -> None:
 def _inputs(
     workflow: Workflow, graph: Graph, samples: Samples, notes: list[str]
 ) -> tuple[dict[str, Any], list[str]]:
+    admit(workflow, samples)
     declared = {decl.name: decl for decl in workflow.inputs if decl.name is not None}
-    inputs: dict[str, Any] = {}
-    for name, value in samples.inputs.items():
-        if name in declared:
-            inputs[name] = value
-        else:
-            notes.append(f"sample input `{name}` is not declared by the workflow; left out")
+    inputs: dict[str, Any] = dict(samples.inputs)
     for name, decl in declared.items():
         if name in inputs:
             continue
@@ -291,7 +288,7 @@ def sampled_outputs(
             stored[node_id] = UNDEFINED
         elif samples.origin == "synthesized":
             if node is not None and node.type not in CONTROL_TYPES:
-                stored[node_id] = synthesized_output(node)
+                stored[node_id] = synthesized_output(workflow, node)
         else:
             notes.append(
                 f"ancestor `{node_id}` has no sample output; it is absent, as a skipped node's is"

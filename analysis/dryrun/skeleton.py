@@ -164,7 +164,7 @@ def _outputs(
             notes.append(f"`{node_id}` (input) stores the inputs above, secrets masked; "
                          "not repeated")
         elif node.type in PINNED_TYPES:
-            outputs[node_id] = synthesized(node)
+            outputs[node_id] = synthesized(workflow, node)
             if entry is not None and entry.status not in ("synthesized", "pinned"):
                 notes.append(f"`{node_id}` ({node.type}) {entry.status} in the dry run "
                              f"({_why(entry.reason, entry.error)}); its output is a starter")

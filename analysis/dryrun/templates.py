@@ -54,11 +54,12 @@ def _resolve_path(pool: dict[str, Any], ref: TemplateRef) -> tuple[bool | None, 
     """(found, value) of the reference's path in `pool`; found is None when the path is not one
     this reader follows."""
     assert ref.name is not None
-    body = ref.body
-    name_at = body.find(ref.name)
-    if name_at < 0:
+    # where the name ends in the body (after `{{`): searching the body for the name would find
+    # `s` inside `inputs` for `{{ inputs.s }}`
+    name_end = ref.name_end - ref.start - 2
+    if not 0 < name_end <= len(ref.body):
         return None, None
-    rest = body[name_at + len(ref.name):]
+    rest = ref.body[name_end:]
     index = _HEAD_END.match(rest)
     position = index.end() if index else 0
     if ref.name not in pool:

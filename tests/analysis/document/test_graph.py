@@ -68,9 +68,10 @@ def test_ancestors_are_transitive_and_behave_like_a_frozenset() -> None:
 
 
 def test_fan_in_follows_the_parallel_order_then_every_other_feeder_in_authored_order() -> None:
-    """The engine's plan (dag.ts computeMergeBranchOrder, observed in its run loop): control
-    nodes feeding the merge are branches too."""
-    assert graph_of(WORKFLOW).fan_in_branches("join") == ["right", "left", "fan", "other"]
+    """The newest engine plan (dag.ts computeMergeBranchOrder, ADR-0091 as amended 2026-09-03):
+    a parallel or condition feeding the merge is a control edge, not a branch (the July
+    snapshot 839f2bd counted `fan` too)."""
+    assert graph_of(WORKFLOW).fan_in_branches("join") == ["right", "left", "other"]
 
 
 def test_secret_taint_flows_through_context_values() -> None:

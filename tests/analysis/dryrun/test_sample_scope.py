@@ -115,7 +115,7 @@ def test_yaml_samples_refuse_aliases() -> None:
 
 
 def test_inputs_supplied_then_defaults_with_secrets_denied() -> None:
-    scope = scope_for(TAINT, "t", samples({"inputs": {"b": "x", "key": "hunter2", "zz": 1}}))
+    scope = scope_for(TAINT, "t", samples({"inputs": {"b": "x", "key": "hunter2"}}))
     # supplied order, then declared defaults; the secret's value is gone; `spare` stays absent
     assert scope["inputs"] == {"b": "x", "key": None, "a": 3}
     assert scope["secret_inputs"] == ["key"]
@@ -159,10 +159,11 @@ def test_node_overrides_win() -> None:
 
 # A merge's `branches` as the engine builds them (HodeTech/Relavium
 # packages/core/src/engine/node-handlers/fan-in.ts `branchOutputs`, unchanged from 839f2bd5 to
-# 5f0d12a3: the branches present in `runOutputs`, which engine.ts `#completedOutputs` fills with
-# every completed node): `route` completed (a condition: undefined, null in the array), `extra`
-# was skipped (left out), `left` completed. The whole dry run, "run with sample scope" after the
-# ancestors ran, and a scope built from samples alone (a workflow with a cycle) build them alike.
+# 5f0d12a3: the branches present in `runOutputs`) over the plan's `branchNodeIds`, which the
+# newest dag.ts fills with value-producing feeders only (ADR-0091 as amended 2026-09-03): `route`
+# is a control edge (no branch), `extra` was skipped (left out), `left` completed. The whole dry
+# run, "run with sample scope" after the ancestors ran, and a scope built from samples alone (a
+# workflow with a cycle) build them alike.
 ROUTED_MERGE = """\
 schema_version: '1.0'
 workflow:
@@ -183,7 +184,9 @@ workflow:
     - { from: extra, to: join }
     - { from: left, to: join }
 """
-ENGINE_BRANCHES = [None, "L"]
+# The newest engine (ADR-0091 as amended 2026-09-03, dag.ts computeMergeBranchOrder): the
+# condition is a control edge, not a branch; the July snapshot (839f2bd) gave [None, "L"].
+ENGINE_BRANCHES = ["L"]
 
 
 def in_process(source: str, kind: str, scope: Scope) -> Outcome:

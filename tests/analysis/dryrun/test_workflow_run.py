@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from analysis.checks.analyze import analyze
+from analysis.dryrun.plan import plan_order
 from analysis.dryrun.presentation import placements
 from analysis.dryrun.results import WorkflowRun
-from analysis.dryrun.runner import plan_order, run_workflow
+from analysis.dryrun.runner import run_workflow
 from analysis.dryrun.samples import SYNTHESIZED, Samples, parse_samples
 from analysis.dryrun.values import strictly_equal
 from sandbox import Outcome, Scope, evaluate
@@ -131,16 +132,18 @@ FAN = """\
 """
 
 
-def test_fan_in_order_counts_a_condition_and_a_plain_edge_keeps_its_target_alive() -> None:
-    # engine: join = ["R","L","O",null] (parallel_of order, then authored; the condition that
-    # routed away from join is a branch without output); join still ran (plain edges are live);
-    # out with two live feeders = a record keyed by sorted id
+def test_fan_in_leaves_out_a_condition_and_a_plain_edge_keeps_its_target_alive() -> None:
+    # July engine (839f2bd): join = ["R","L","O",null], the condition a branch without output.
+    # The newest contract wins (ADR-0091 as amended 2026-09-03, dag.ts computeMergeBranchOrder):
+    # a condition feeding a merge is a control edge, so join = ["R","L","O"] (parallel_of order,
+    # then authored); join still ran (plain edges are live); out with two live feeders = a record
+    # keyed by sorted id
     run = dry_run(FAN)
     nodes = by_id(run)
     assert nodes["fan"]["value"] is None and nodes["fan"]["status"] == "ran"
-    assert nodes["join"]["value"] == ["R", "L", "O", None]
+    assert nodes["join"]["value"] == ["R", "L", "O"]
     assert nodes["after"]["value"] == ["start"]  # ancestors only; never the condition
-    assert nodes["out"]["value"] == {"after": ["start"], "join": ["R", "L", "O", None]}
+    assert nodes["out"]["value"] == {"after": ["start"], "join": ["R", "L", "O"]}
     assert [node.id for node in run.nodes] == [
         "start", "fan", "other", "route", "left", "right", "after", "join", "out"
     ]
@@ -187,8 +190,15 @@ def test_a_failure_ends_the_run() -> None:
     nodes = by_id(run)
     assert nodes["broken"]["status"] == "failed"
     assert nodes["broken"]["error"]["reason"] == "runtime"
-    assert nodes["slow"]["status"] == "not-run"
-    assert nodes["slow"]["reason"] == "cancelled when `broken` failed"
+    # the engine settles a dispatched node the abort reaches `failed` with the handlers'
+    # cancelled() outcome (node-handlers/scope.ts, engine.ts #onOutcome at 839f2bd; issue 27
+    # item 11)
+    assert (nodes["slow"]["status"], nodes["slow"]["reason"]) == (
+        "failed", "cancelled when `broken` failed"
+    )
+    assert nodes["slow"]["error"] == {
+        "code": "cancelled", "message": "the run was cancelled", "retryable": False
+    }
     assert nodes["dep"] == {**nodes["dep"], "status": "skipped",
                             "reason": 'upstream "broken" failed'}
     assert nodes["join"]["status"] == "skipped" and nodes["later"]["status"] == "skipped"
@@ -483,7 +493,7 @@ SERIAL = """\
         # a2 fails before b was ever started
         ("1", "not-run", ["start", "a", "a2", "b"]),
         # a float that is an integer is the engine's integer; an invalid cap (the engine refuses
-        # the workflow) leaves the dry run uncapped
+        # the workflow) runs as if omitted: 8 (ADR-0086 §3), wide enough for this graph
         ("1.0", "not-run", ["start", "a", "a2", "b"]),
         ("0", "ran", ["start", "a", "b", "a2"]),
         ("true", "ran", ["start", "a", "b", "a2"]),
@@ -514,7 +524,7 @@ def test_max_parallel_caps_the_nodes_in_flight_and_so_what_a_failure_stops(
                "slow": ("not-run", "the run ended when `broken` failed")}),
         # engine, max_parallel 3: broken and slow started together; slow was cancelled
         ("3", {"tail": ("not-run", "the run ended when `broken` failed"),
-               "slow": ("not-run", "cancelled when `broken` failed")}),
+               "slow": ("failed", "cancelled when `broken` failed")}),
     ],
 )
 def test_max_parallel_counts_every_node_type_in_plan_order(

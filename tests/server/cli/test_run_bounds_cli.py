@@ -1,6 +1,6 @@
 """`relavium-lsp run FILE` on workflows whose values grow: the engine's size bounds fail the node
-(ADR-0087 §2, size-bounds.ts 02eeb5f2), and a value nested past Python's recursion limit is
-shown and answered all the same."""
+(ADR-0087 §2, size-bounds.ts 02eeb5f2), and a run of merges nesting a value ever deeper stops
+at the engine's 500 node starts (ADR-0086 §4)."""
 
 from __future__ import annotations
 
@@ -33,14 +33,20 @@ def test_a_ladder_of_concat_merges_ends_quickly_with_the_node_failed_as_the_engi
             f"{ladder_size(level)} bytes, above the limit of {NODE_OUTPUT_BYTES}") in text.stdout
 
 
-def test_a_chain_of_1500_merges_nests_1500_deep_and_runs(tmp_path: Path) -> None:
-    # each merge wraps its one branch in a list: `out` captures {} inside 1,500 lists
+def test_a_chain_of_1500_merges_stops_at_the_500th_node_start(tmp_path: Path) -> None:
+    # each merge wraps its one branch in a list; the engine fails the run `turn_limit` before its
+    # 501st node start (ADR-0086 §4, limits.ts nodeDispatchesPerRun, engine.ts #step), so m498
+    # is the last to run, its {} inside 499 lists, and the rest never start
     workflow = tmp_path / "chain.relavium.yaml"
     workflow.write_text(HEAD + chain(1500), encoding="utf-8")
     result = run_cli(workflow, "--format", "json")
-    assert result.returncode == 0, result.stderr[-2000:]
-    assert ('"id": "out", "type": "output", "status": "ran", "value": '
-            + "[" * 1500 + "{}" + "]" * 1500 + ",") in result.stdout
+    assert result.returncode == 1, result.stderr[-2000:]
+    answer = json.loads(result.stdout)
+    assert answer["error"]["code"] == "turn_limit" and answer["ok"] is False
+    nodes = {node["id"]: node for node in answer["nodes"]}
+    assert nodes["m498"]["value"] == json.loads("[" * 499 + "{}" + "]" * 499)
+    assert (nodes["m499"]["status"], nodes["out"]["status"]) == ("not-run", "not-run")
     text = run_cli(workflow)
-    assert text.returncode == 0, text.stderr[-2000:]
-    assert "out (output) ran: [[[[" in text.stdout
+    assert text.returncode == 1, text.stderr[-2000:]
+    assert "m498 (merge) ran: [[[[" in text.stdout
+    assert "dry run failed: the run reached its limit of 500 node dispatches" in text.stderr
