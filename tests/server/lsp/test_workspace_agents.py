@@ -1,0 +1,104 @@
+"""The workspace agent index in the server, over real stdio: a workflow in a project resolves its
+`agent_ref`s across files (its project's `.relavium/` agent files, on disk or open in the
+editor), and an edit to an agent file re-diagnoses the open workflows that may use it."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+
+from server.lsp.language_server import LARGE_DOCUMENT_CHARS
+from tests.server.conftest import RelaviumClient, Workspace
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+AGENT = "id: {id}\nmodel: claude-sonnet-4\nprovider: anthropic\nsystem_prompt: You help.\n"
+
+
+def workflow(*uses: str) -> str:
+    lines = ["schema_version: '1.0'", "workflow:", "  id: demo", "  agents:",
+             "    - { id: writer, model: m, provider: anthropic, system_prompt: p }",
+             "  nodes:", "    - { id: start, type: input }"]
+    lines += [f"    - {{ id: n{i}, type: agent, agent_ref: {use} }}" for i, use in enumerate(uses)]
+    lines += ["  edges:"]
+    lines += [f"    - {{ from: start, to: n{i} }}" for i in range(len(uses))]
+    return "\n".join(lines) + "\n"
+
+
+def unknown_agents(diagnostics: list[types.Diagnostic], text: str) -> list[str]:
+    lines = text.splitlines()
+    return [lines[d.range.start.line].split("agent_ref: ")[1].rstrip(" }")
+            for d in diagnostics if d.code == "unknown-agent"]
+
+
+async def next_diagnostics(client: RelaviumClient, uri: str, seen: int
+                           ) -> list[types.Diagnostic]:
+    """The diagnostics after the `seen` publishes so far (pulled: the next pull's)."""
+    if client.pull_mode:
+        return await client.diagnostics_for(uri)
+    published = await client.wait_for(
+        lambda: client.published.get(uri, [])[seen:] or None, f"a new publish for {uri}")
+    return list(published[-1].diagnostics)
+
+
+async def test_a_project_workflow_resolves_the_projects_agent_files(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    workspace.write(".relavium/agents/helper.agent.yaml", AGENT.format(id="helper"))
+    text = workflow("writer", "helper", "nobody")
+    uri = workspace.open(".relavium/workflows/resolves.relavium.yaml", text)
+    diagnostics = await client.diagnostics_for(uri)
+    # judged alone, `helper` (not in workflow.agents) was reported too
+    assert unknown_agents(diagnostics, text) == ["nobody"]
+    [nobody] = [d for d in diagnostics if d.code == "unknown-agent"]
+    assert "the project's agent files under .relavium/" in nobody.message
+
+
+async def test_an_open_agent_buffer_is_what_workflows_resolve_until_it_is_closed(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    workspace.write(".relavium/agents/drafts.agent.yaml", AGENT.format(id="old-drafter"))
+    text = workflow("drafter")
+    uri = workspace.open(".relavium/workflows/buffer.relavium.yaml", text)
+    assert unknown_agents(await client.diagnostics_for(uri), text) == ["drafter"]
+
+    seen = len(client.published.get(uri, []))
+    agent = workspace.uri(".relavium/agents/drafts.agent.yaml")
+    client.open(agent, AGENT.format(id="drafter"))  # unsaved: the disk still says old-drafter
+    assert unknown_agents(await next_diagnostics(client, uri, seen), text) == []
+
+    seen = len(client.published.get(uri, []))
+    client.replace_all(agent, AGENT.format(id="redrafter"))
+    assert unknown_agents(await next_diagnostics(client, uri, seen), text) == ["drafter"]
+
+    seen = len(client.published.get(uri, []))
+    client.replace_all(agent, AGENT.format(id="drafter"))
+    assert unknown_agents(await next_diagnostics(client, uri, seen), text) == []
+
+    seen = len(client.published.get(uri, []))
+    client.close(agent)  # the file on disk again
+    assert unknown_agents(await next_diagnostics(client, uri, seen), text) == ["drafter"]
+
+
+async def test_a_workflow_in_no_project_is_judged_alone(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    # the workspace folder holds .relavium/ (the tests above): a sibling folder is in no project
+    outside = workspace.root.parent / f"{workspace.root.name}-alone"
+    outside.mkdir(exist_ok=True)
+    path = outside / "alone.relavium.yaml"
+    text = workflow("writer", "helper")
+    path.write_text(text, encoding="utf-8")
+    uri = path.as_uri()
+    client.open(uri, text)
+    [helper] = [d for d in await client.diagnostics_for(uri) if d.code == "unknown-agent"]
+    assert "names no agent in workflow.agents" in helper.message
+
+
+async def test_a_large_workflow_in_a_project_says_nothing_cross_file(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    """The analysis process has no index: a large project workflow is not judged alone there
+    (`helper` is the project's agent), and its other findings still come."""
+    workspace.write(".relavium/agents/helper.agent.yaml", AGENT.format(id="helper"))
+    small = workflow("helper", "nobody").replace("type: input", "type: inptu")
+    text = small + "# padding\n" * (LARGE_DOCUMENT_CHARS // 10 + 1)
+    assert len(text) >= LARGE_DOCUMENT_CHARS
+    uri = workspace.open(".relavium/workflows/large.relavium.yaml", text)
+    assert [d.code for d in await client.diagnostics_for(uri)] == ["invalid-value"]
