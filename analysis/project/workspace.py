@@ -207,6 +207,8 @@ class WorkspaceIndex:
         # The language server resolves on its analysis threads while its event loop updates:
         # one caller at a time keeps the entries and listings consistent.
         self._lock = threading.RLock()
+        # the paths whose entry is an editor's text (`update(path, text)`), not the disk's
+        self._buffers: set[str] = set()
 
     def update(self, path: str, text: str | None) -> None:
         """`path` now holds `text` (an editor's), or changed on disk (None: read it again when
@@ -217,8 +219,18 @@ class WorkspaceIndex:
             for folder in [folder for folder in self._folders
                            if os.path.commonpath([folder, path]) == folder]:
                 del self._folders[folder]
+            self._buffers.discard(path)
             if text is not None:
                 self._files[path] = _agent_file(path, text)
+                self._buffers.add(path)
+
+    def forget_disk(self) -> None:
+        """Read every file and folder from disk again when next needed (the editor's texts
+        stay): for a caller that is not told when files change on disk."""
+        with self._lock:
+            self._files = {path: self._files[path] for path in self._buffers}
+            self._folders.clear()
+            self.incomplete = False
 
     def agent_file(self, path: str) -> AgentFile:
         """The agent file at `path` (absolute), read if not yet indexed."""

@@ -29,11 +29,12 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from analysis.checks.analyze import AnalysisResult, analyze
+from analysis.document.model import Workflow
 from analysis.document.yaml_profile import MAX_SOURCE_BYTES
 from analysis.project.config import ProjectConfig
 from analysis.project.files import SourceTooLarge, read_regular_file
 from analysis.project.kinds import NOT_A_WORKFLOW, FileKind, file_kind
-from analysis.project.workspace import WorkspaceIndex, find_project
+from analysis.project.workspace import Resolution, WorkspaceIndex, find_project
 from sandbox import WorkerPool
 from server.lsp import project_settings
 from server.lsp.analysis_queue import AnalysisQueue
@@ -90,6 +91,9 @@ class RelaviumLanguageServer(LanguageServer):
         self.documents: dict[str, Session] = {}
         # project folder → the agent index its workflows resolve `agent_ref`s with
         self._indexes: dict[str, WorkspaceIndex] = {}
+        # whether the client reports agent files changed on disk (features/watched_files.py);
+        # until it does, opening or saving a document reads its project's files again
+        self.watching_agent_files = False
         # Decided at initialize: pull when the client supports textDocument/diagnostic.
         self.pull_diagnostics = False
         self._analysis_listeners: list[AnalysisListener] = []
@@ -236,6 +240,15 @@ class RelaviumLanguageServer(LanguageServer):
             index = self._indexes[project] = WorkspaceIndex(project)
         return index
 
+    async def agent_resolution(self, uri: str, workflow: Workflow | None) -> Resolution | None:
+        """What a workflow's `agent_ref`s resolve to across files (None outside a project):
+        resolved on a thread, as the index may read agent files the first time."""
+        index = self.workspace_index(uri)
+        path = to_fs_path(uri)
+        if index is None or workflow is None or path is None:
+            return None
+        return await asyncio.to_thread(index.resolve, path, workflow)
+
     def agent_files_changed(self, changes: dict[str, str | None], delay_ms: int = 0) -> None:
         """Agent files (by URI) now hold an editor's text, or (None) what is on disk: tell their
         projects' indexes, and analyse again after `delay_ms` the open workflows of those
@@ -246,16 +259,29 @@ class RelaviumLanguageServer(LanguageServer):
             if index is not None:
                 index.update(uri_to_path(uri), text)
                 touched.add(index.root)
-        if not touched:
+        self._reanalyze_workflows(touched, set(changes), delay_ms)
+
+    def _reanalyze_workflows(self, projects: set[str], besides: set[str], delay_ms: int) -> None:
+        """Analyse again the open workflows of these projects (but `besides`' URIs)."""
+        if not projects:
             return
         for session in list(self.documents.values()):
             index = self.workspace_index(session.uri)
-            if session.uri not in changes and index is not None and index.root in touched \
+            if session.uri not in besides and index is not None and index.root in projects \
                     and not _is_agent_file(session.uri):
                 session.reanalyze(delay_ms)
         if self.pull_diagnostics:
             # the client pulls again; each pull waits for the analysis just scheduled
             self.workspace_diagnostic_refresh(None)
+
+    def _unwatched_disk_may_differ(self, uri: str) -> None:
+        """Without the client's file watching, nothing says when agent files change on disk:
+        the index reads them again when a document of the project is opened or saved, and the
+        project's other open workflows are analysed again."""
+        index = self.workspace_index(uri) if not self.watching_agent_files else None
+        if index is not None:
+            index.forget_disk()
+            self._reanalyze_workflows({index.root}, {uri}, 0)
 
     async def analysis_of(self, uri: str) -> AnalysisResult | None:
         """The open document's current analysis, else the saved file's (None when the URI is
@@ -330,6 +356,7 @@ class RelaviumLanguageServer(LanguageServer):
             return
         session = Session(self, item.uri, item.version, item.text, opening=next(self._openings))
         self.documents[item.uri] = session
+        self._unwatched_disk_may_differ(item.uri)
         session.open()
         if _is_agent_file(item.uri):
             self.agent_files_changed({item.uri: item.text})
@@ -355,6 +382,7 @@ class RelaviumLanguageServer(LanguageServer):
     def save_document(self, uri: str) -> None:
         session = self.documents.get(uri)
         if session is not None:
+            self._unwatched_disk_may_differ(uri)
             session.save()
             if _is_agent_file(uri):  # the file on disk is the buffer now
                 self.agent_files_changed({uri: None})

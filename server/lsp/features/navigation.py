@@ -1,6 +1,7 @@
 """Go to definition, find references and rename for node ids (and definition/references for
 `inputs.x`, `ctx.x`, `agent_ref` and an edge's `cond:handle`), over `analysis.ide.navigation`'s
-symbol index."""
+symbol index. An `agent_ref` to an agent file's agent goes to that file's `id` (the workspace
+agent index, `RelaviumLanguageServer.agent_resolution`)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from lsprotocol import types
+from pygls.uris import from_fs_path
 
-from analysis.ide.navigation import Occurrence, SymbolIndex, symbol_index
+from analysis.ide.navigation import Occurrence, SymbolIndex, SymbolKind, symbol_index
 from analysis.ide.rename import RenameRefused, plan_rename, rename_target
+from analysis.project.workspace import AgentEntry
 from server.lsp.edits import offset_edits, workspace_edit
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
+from server.lsp.positions import LineIndex
 from server.lsp.protocol import RequestRefused
 from server.lsp.serving import View, view_of
 
@@ -94,6 +98,14 @@ def register(ls: RelaviumLanguageServer) -> None:
         if found is None:
             return []
         view, occurrence = found
+        if occurrence.kind is SymbolKind.AGENT:
+            resolution = await ls.agent_resolution(view.snapshot.uri, view.workflow)
+            agent = resolution.agent(occurrence.name) if resolution is not None else None
+            if isinstance(agent, AgentEntry):  # the id in its agent file
+                lines = LineIndex(agent.source.text, ls.position_encoding,
+                                  agent.source.line_starts)
+                return [types.Location(uri=str(from_fs_path(agent.path)),
+                                       range=lines.to_client_range(agent.range))]
         target = symbol_index(view.workflow).definition(occurrence.kind, occurrence.name)
         location = _location(view, target) if target is not None else None
         return [location] if location is not None else []

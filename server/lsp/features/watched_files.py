@@ -1,7 +1,8 @@
 """Agent files changed on disk: the client watches them for the server (registered dynamically,
 when it can be), and each change re-reads them in the workspace agent index and re-diagnoses
-the open workflows of their projects. A client that cannot register watchers leaves the index
-reading a file from disk the first time a workflow needs it."""
+the open workflows of their projects. Without watchers (a client that cannot register them),
+the index reads its project's files again whenever a document of the project is opened or
+saved (`RelaviumLanguageServer.watching_agent_files`)."""
 
 from __future__ import annotations
 
@@ -36,8 +37,12 @@ def watch_agent_files(ls: RelaviumLanguageServer) -> None:
                            register_options=options)]))
 
     def answered(future: Future[None]) -> None:
-        if not future.cancelled() and future.exception() is not None:
-            # the index still reads a file from disk the first time a workflow needs it
+        if future.cancelled():
+            return
+        if future.exception() is None:
+            ls.watching_agent_files = True
+        else:
+            # the index reads its files again when a document is opened or saved
             ls.log_warning("relavium-lsp: the client did not watch agent files "
                            f"({future.exception()})")
 

@@ -87,13 +87,20 @@ async def test_a_watched_agent_file_changed_on_disk_re_diagnoses_its_workflows(
         await client.shutdown_session()
 
 
-async def test_a_client_that_cannot_watch_is_asked_nothing(project: Path) -> None:
+async def test_without_watching_opening_a_document_reads_the_disk_again(project: Path) -> None:
     client, registrations = await start(project, watching=False)
     try:
-        text = workflow("writer")
+        text = workflow("writer", "later")
         uri = str(from_fs_path(str(project / ".relavium" / "workflows" / "w.relavium.yaml")))
         client.open(uri, text)
-        await client.diagnostics_for(uri)  # initialized is handled by now
-        assert registrations == []
+        assert unknown_agents(await client.diagnostics_for(uri), text) == ["later"]
+        assert registrations == []  # initialized is handled by now: nothing was asked
+
+        seen = len(client.published.get(uri, []))
+        (project / ".relavium" / "agents" / "later.yaml").write_text(
+            AGENT.format(id="later"), encoding="utf-8")
+        other = str(from_fs_path(str(project / ".relavium" / "workflows" / "o.relavium.yaml")))
+        client.open(other, workflow("writer"))
+        assert unknown_agents(await next_diagnostics(client, uri, seen), text) == []
     finally:
         await client.shutdown_session()

@@ -9,6 +9,7 @@ from lsprotocol import types
 
 from server.lsp.language_server import LARGE_DOCUMENT_CHARS
 from tests.server.conftest import RelaviumClient, Workspace
+from tests.server.cursor import identifier, position
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -31,6 +32,14 @@ def unknown_agents(diagnostics: list[types.Diagnostic], text: str) -> list[str]:
             for d in diagnostics if d.code == "unknown-agent"]
 
 
+def write_agent(client: RelaviumClient, workspace: Workspace, name: str, text: str) -> None:
+    """Write an agent file as another program would: a client watching files reports it."""
+    workspace.write(name, text)
+    if any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in client.registrations):
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=workspace.uri(name), type=types.FileChangeType.Created)]))
+
+
 async def next_diagnostics(client: RelaviumClient, uri: str, seen: int
                            ) -> list[types.Diagnostic]:
     """The diagnostics after the `seen` publishes so far (pulled: the next pull's)."""
@@ -43,7 +52,7 @@ async def next_diagnostics(client: RelaviumClient, uri: str, seen: int
 
 async def test_a_project_workflow_resolves_the_projects_agent_files(
         client: RelaviumClient, workspace: Workspace) -> None:
-    workspace.write(".relavium/agents/helper.agent.yaml", AGENT.format(id="helper"))
+    write_agent(client, workspace, ".relavium/agents/helper.agent.yaml", AGENT.format(id="helper"))
     text = workflow("writer", "helper", "nobody")
     uri = workspace.open(".relavium/workflows/resolves.relavium.yaml", text)
     diagnostics = await client.diagnostics_for(uri)
@@ -55,7 +64,8 @@ async def test_a_project_workflow_resolves_the_projects_agent_files(
 
 async def test_an_open_agent_buffer_is_what_workflows_resolve_until_it_is_closed(
         client: RelaviumClient, workspace: Workspace) -> None:
-    workspace.write(".relavium/agents/drafts.agent.yaml", AGENT.format(id="old-drafter"))
+    write_agent(client, workspace, ".relavium/agents/drafts.agent.yaml",
+                AGENT.format(id="old-drafter"))
     text = workflow("drafter")
     uri = workspace.open(".relavium/workflows/buffer.relavium.yaml", text)
     assert unknown_agents(await client.diagnostics_for(uri), text) == ["drafter"]
@@ -96,9 +106,55 @@ async def test_a_large_workflow_in_a_project_says_nothing_cross_file(
         client: RelaviumClient, workspace: Workspace) -> None:
     """The analysis process has no index: a large project workflow is not judged alone there
     (`helper` is the project's agent), and its other findings still come."""
-    workspace.write(".relavium/agents/helper.agent.yaml", AGENT.format(id="helper"))
+    write_agent(client, workspace, ".relavium/agents/helper.agent.yaml", AGENT.format(id="helper"))
     small = workflow("helper", "nobody").replace("type: input", "type: inptu")
     text = small + "# padding\n" * (LARGE_DOCUMENT_CHARS // 10 + 1)
     assert len(text) >= LARGE_DOCUMENT_CHARS
     uri = workspace.open(".relavium/workflows/large.relavium.yaml", text)
     assert [d.code for d in await client.diagnostics_for(uri)] == ["invalid-value"]
+
+
+REVIEWER = ("id: reviewer\nmodel: claude-sonnet-4\nprovider: anthropic\ntools: [web_search]\n"
+            "output_schema:\n  type: object\n  properties:\n    verdict: { type: string }\n"
+            "system_prompt: |\n  You review drafts.\n  Be brief.\n  Cite lines.\n  Never guess.\n")
+
+
+async def test_hover_definition_and_completion_reach_an_agent_files_agent(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    write_agent(client, workspace, ".relavium/agents/reviewer.agent.yaml", REVIEWER)
+    text = workflow("writer", "reviewer")
+    uri = workspace.open(".relavium/workflows/navigate.relavium.yaml", text)
+    await client.diagnostics_for(uri)
+    at_ref = position(client, text, "agent_ref: reviewer", at=len("agent_ref: re"))
+
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=identifier(uri), position=at_ref))
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    shown = hover.contents.value
+    assert shown.startswith("**agent `reviewer`** · agent · model `claude-sonnet-4` · "
+                            "provider `anthropic`")
+    assert "tools: `web_search`" in shown
+    assert "output_schema: `object` with `verdict`" in shown
+    # the prompt's first three lines, marked as cut
+    assert "> You review drafts.\n> Be brief.\n> Cite lines.…" in shown
+    assert "Never guess" not in shown
+    assert str(workspace.root / ".relavium" / "agents" / "reviewer.agent.yaml") in shown
+
+    [target] = await client.text_document_definition_async(
+        types.DefinitionParams(text_document=identifier(uri), position=at_ref))
+    assert isinstance(target, types.Location)
+    assert target.uri == workspace.uri(".relavium/agents/reviewer.agent.yaml")
+    assert target.range == types.Range(start=types.Position(line=0, character=4),
+                                       end=types.Position(line=0, character=12))
+
+    typed = text.replace("agent_ref: reviewer", "agent_ref: ")
+    client.replace_all(uri, typed)
+    found = await client.text_document_completion_async(types.CompletionParams(
+        text_document=identifier(uri), position=position(client, typed, "agent_ref:  }",
+                                                         at=len("agent_ref: "))))
+    assert isinstance(found, types.CompletionList)
+    labels = [item.label for item in found.items]
+    # the inline agent first, then the project's agent files' (helper from the first test)
+    assert labels[0] == "writer" and "reviewer" in labels
+    [reviewer] = [item for item in found.items if item.label == "reviewer"]
+    assert reviewer.detail == "agent · reviewer.agent.yaml"
