@@ -158,3 +158,34 @@ async def test_hover_definition_and_completion_reach_an_agent_files_agent(
     assert labels[0] == "writer" and "reviewer" in labels
     [reviewer] = [item for item in found.items if item.label == "reviewer"]
     assert reviewer.detail == "agent · reviewer.agent.yaml"
+
+
+async def test_references_of_an_agent_files_agent_span_the_open_workflows(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    write_agent(client, workspace, ".relavium/agents/critic.agent.yaml",
+                REVIEWER.replace("id: reviewer", "id: critic"))
+    first_text, second_text = workflow("critic", "writer"), workflow("writer", "critic", "critic")
+    first = workspace.open(".relavium/workflows/refs-one.relavium.yaml", first_text)
+    second = workspace.open(".relavium/workflows/refs-two.relavium.yaml", second_text)
+    # an inline `critic` hides the file's: not a reference to it
+    shadowed_text = workflow("critic").replace("id: writer", "id: critic")
+    shadowed = workspace.open(".relavium/workflows/refs-inline.relavium.yaml", shadowed_text)
+    for uri in (first, second, shadowed):
+        await client.diagnostics_for(uri)
+
+    async def references(include_declaration: bool) -> set[tuple[str, int]]:
+        found = await client.text_document_references_async(types.ReferenceParams(
+            text_document=identifier(first),
+            position=position(client, first_text, "agent_ref: critic", at=len("agent_ref: c")),
+            context=types.ReferenceContext(include_declaration=include_declaration)))
+        return {(location.uri, location.range.start.line) for location in found or []}
+
+    def line_of(text: str, needle: str, nth: int = 0) -> int:
+        return [i for i, line in enumerate(text.splitlines()) if needle in line][nth]
+
+    uses = {(first, line_of(first_text, "agent_ref: critic")),
+            (second, line_of(second_text, "agent_ref: critic")),
+            (second, line_of(second_text, "agent_ref: critic", 1))}
+    assert await references(False) == uses
+    agent = workspace.uri(".relavium/agents/critic.agent.yaml")
+    assert await references(True) == uses | {(agent, 0)}
