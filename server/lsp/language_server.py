@@ -265,12 +265,13 @@ class RelaviumLanguageServer(LanguageServer):
         """Analyse again the open workflows of these projects (but `besides`' URIs)."""
         if not projects:
             return
-        for session in list(self.documents.values()):
-            index = self.workspace_index(session.uri)
-            if session.uri not in besides and index is not None and index.root in projects \
-                    and not _is_agent_file(session.uri):
-                session.reanalyze(delay_ms)
-        if self.pull_diagnostics:
+        affected = [session for session in self.documents.values()
+                    if session.uri not in besides and not _is_agent_file(session.uri)
+                    and (index := self.workspace_index(session.uri)) is not None
+                    and index.root in projects]
+        for session in affected:
+            session.reanalyze(delay_ms)
+        if affected and self.pull_diagnostics:
             # the client pulls again; each pull waits for the analysis just scheduled
             self.workspace_diagnostic_refresh(None)
 
