@@ -37,6 +37,7 @@ import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import PurePath
 
 from analysis.checks.analyze import AnalysisResult
 from analysis.document.graph import Graph
@@ -56,10 +57,12 @@ from analysis.ide.describe import (
     MEMBER_DOCS,
     context_summary,
     describe_spec,
+    file_agent_text,
     input_summary,
     node_summary,
 )
 from analysis.project.kinds import FileKind
+from analysis.project.workspace import AgentEntry, Resolution
 from analysis.schema.agent_file import AGENT_FILE
 from analysis.schema.lookups import keys_of
 from analysis.schema.models import describe, models_of
@@ -146,7 +149,10 @@ def _in_literal(code: str) -> bool:
     return bool(quote)
 
 
-def complete(result: AnalysisResult, text: str, offset: int) -> list[Candidate]:
+def complete(result: AnalysisResult, text: str, offset: int,
+             resolution: Resolution | None = None) -> list[Candidate]:
+    """`resolution` (the workspace agent index's, when the workflow is in a project) adds the
+    agent files' agents to `agent_ref`'s candidates."""
     if result.kind is FileKind.AGENT:
         return _complete_agent(text, offset)
     workflow, graph = result.workflow, result.graph
@@ -161,7 +167,7 @@ def complete(result: AnalysisResult, text: str, offset: int) -> list[Candidate]:
         return _keys(text, cursor.offset, typed_key.group(1) or "")
     if field is None:
         return []
-    facts = _Facts(workflow, graph, cursor, field)
+    facts = _Facts(workflow, graph, cursor, field, resolution)
     if field.same_line:
         return facts.yaml_value()
     return []
@@ -234,8 +240,10 @@ def _keys(text: str, offset: int, typed: str, schema: Spec = ROOT) -> list[Candi
 
 
 class _Facts:
-    def __init__(self, workflow: Workflow, graph: Graph, cursor: Cursor, field: Field) -> None:
+    def __init__(self, workflow: Workflow, graph: Graph, cursor: Cursor, field: Field,
+                 resolution: Resolution | None = None) -> None:
         self.workflow = workflow
+        self.resolution = resolution
         self.graph = graph
         self.cursor = cursor
         self.field = field
@@ -461,11 +469,30 @@ class _Facts:
                    if node_id != own]
             return self.nodes(ids, typed)
         if key == "agent_ref":
-            return [Candidate(agent.id, CandidateKind.AGENT, "agent", self.span(typed))
-                    for agent in self.workflow.agents if agent.id is not None]
+            return self.agents(typed)
         if key == "model":
             return _models(self.cursor, typed, self.model_provider())
         return _schema_values(self.cursor, self.field, typed)
+
+    def agents(self, typed: str) -> list[Candidate]:
+        """The inline agents, then (in a project) the agent files' agents no inline one hides."""
+        inline = [agent.id for agent in self.workflow.agents
+                  if agent.id is not None and not agent.is_ref]
+        found = [Candidate(agent_id, CandidateKind.AGENT, "agent", self.span(typed))
+                 for agent_id in inline]
+        resolution = self.resolution
+        if resolution is None:
+            return found
+        for agent_id in sorted(resolution.known_ids() - set(inline)):
+            agent = resolution.agent(agent_id)
+            if isinstance(agent, AgentEntry):
+                found.append(Candidate(agent_id, CandidateKind.AGENT,
+                                       f"agent · {PurePath(agent.path).name}", self.span(typed),
+                                       file_agent_text(agent)))
+            else:  # several files define it: which one a run would use is not defined
+                found.append(Candidate(agent_id, CandidateKind.AGENT,
+                                       "agent · defined in several files", self.span(typed)))
+        return found
 
     def model_provider(self) -> str | None:
         """The provider a `model` value is for: its own mapping's (an agent, a fallback

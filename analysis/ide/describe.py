@@ -4,6 +4,9 @@ use, shared by hover and completion (Markdown).
 Contract:
 - `node_summary(workflow, node)`, `input_summary(decl, secret)`, `context_summary(entry, secret)`,
   `agent_summary(agent)`: one or two lines each.
+- `file_agent_text(agent)`: an agent resolved from an agent file (`analysis.project.workspace`):
+  model, provider, tools, its output_schema's shape, the first lines of its system prompt and
+  its file, one paragraph each.
 - `gating_summary(graph, node_id)`: the condition branches that gate the node (`gated by
   route:urgent`), and which of them it runs past (leaked-branch); None when none gates it.
 - `code_span(text)`: authored text as a Markdown code span that survives backticks inside it.
@@ -22,10 +25,14 @@ from analysis.document.gating import branch_gates
 from analysis.document.graph import Graph
 from analysis.document.model import AgentDecl, ContextDecl, InputDecl, NodeDef, Workflow
 from analysis.document.yaml_nodes import YMapping, YNode, YScalar, YSequence, plain_value
+from analysis.project.workspace import AgentEntry
 from analysis.schema.lookups import form_of, spec_at
 from analysis.schema.models import describe, model
 from analysis.schema.vocabulary import Boolean, IfKey, MapOf, Number, Obj, Seq, Spec, Tagged, Text
 from analysis.schema.workflow import ROOT
+
+# How many of an agent's output_schema properties a hover names.
+MAX_SCHEMA_PROPERTIES = 8
 
 BINDING_DOCS = {
     "inputs": "The run's admitted inputs (`inputs.name`); declared secrets are denied.",
@@ -208,6 +215,41 @@ def agent_summary(agent: AgentDecl) -> str:
     if agent.system_prompt is not None:
         parts.append(_first_line(agent.system_prompt.value))
     return " · ".join(parts)
+
+
+def file_agent_text(agent: AgentEntry) -> str:
+    parts = ["agent"] + [f"{key} {code_span(value)}" for key, value in
+                         (("model", agent.model), ("provider", agent.provider)) if value]
+    lines = [" · ".join(parts)]
+    tools = agent.tools
+    if tools is None:
+        lines.append("tools: its MCP servers' (known when the run starts)")
+    elif tools:
+        lines.append("tools: " + ", ".join(map(code_span, tools)))
+    schema = agent.output_schema
+    if schema is not None:
+        lines.append("output_schema: " + _schema_shape(plain_value(schema.value)))
+    head = agent.system_prompt_head
+    if head is not None:
+        lines.append("\n".join("> " + line for line in head.splitlines()) or ">")
+    if not agent.valid:
+        lines.append("⚠ the file is not a valid agent (its own diagnostics say why)")
+    lines.append(f"defined in {code_span(agent.path)}")
+    return "\n\n".join(lines)
+
+
+def _schema_shape(schema: object) -> str:
+    """`object` with its properties' names, or the schema's `type`: a glance, not the schema."""
+    if not isinstance(schema, dict):
+        return "not a schema"
+    kind = schema.get("type")
+    shape = code_span(kind) if isinstance(kind, str) else "a schema"
+    properties = schema.get("properties")
+    if isinstance(properties, dict) and properties:
+        names = [code_span(str(name)) for name in list(properties)[:MAX_SCHEMA_PROPERTIES]]
+        more = len(properties) - len(names)
+        shape += " with " + ", ".join(names) + (f" and {more} more" if more > 0 else "")
+    return shape
 
 
 def describe_spec(spec: Spec | None) -> str:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -203,32 +204,49 @@ class WorkspaceIndex:
         # a project's agents folder → its agent files in name order, and their agents by id
         self._folders: dict[str, tuple[list[AgentFile], dict[str, list[AgentEntry]]]] = {}
         self.incomplete = False
+        # The language server resolves on its analysis threads while its event loop updates:
+        # one caller at a time keeps the entries and listings consistent.
+        self._lock = threading.RLock()
+        # the paths whose entry is an editor's text (`update(path, text)`), not the disk's
+        self._buffers: set[str] = set()
 
     def update(self, path: str, text: str | None) -> None:
         """`path` now holds `text` (an editor's), or changed on disk (None: read it again when
         next needed). Only its own entry, and the listing of the folder it is in, change."""
-        path = os.path.abspath(path)
-        self._files.pop(path, None)
-        for folder in [folder for folder in self._folders
-                       if os.path.commonpath([folder, path]) == folder]:
-            del self._folders[folder]
-        if text is not None:
-            self._files[path] = _agent_file(path, text)
+        with self._lock:
+            path = os.path.abspath(path)
+            self._files.pop(path, None)
+            for folder in [folder for folder in self._folders
+                           if os.path.commonpath([folder, path]) == folder]:
+                del self._folders[folder]
+            self._buffers.discard(path)
+            if text is not None:
+                self._files[path] = _agent_file(path, text)
+                self._buffers.add(path)
+
+    def forget_disk(self) -> None:
+        """Read every file and folder from disk again when next needed (the editor's texts
+        stay): for a caller that is not told when files change on disk."""
+        with self._lock:
+            self._files = {path: self._files[path] for path in self._buffers}
+            self._folders.clear()
+            self.incomplete = False
 
     def agent_file(self, path: str) -> AgentFile:
         """The agent file at `path` (absolute), read if not yet indexed."""
-        path = os.path.abspath(path)
-        known = self._files.get(path)
-        if known is not None:
-            return known
-        if len(self._files) >= self._max:
-            self.incomplete = True
-            return AgentFile(path, None, f"was not read: the index holds {self._max} agent "
-                             "files at most")
-        read = self._read(path)
-        file = read if isinstance(read, AgentFile) else _agent_file(path, read)
-        self._files[path] = file
-        return file
+        with self._lock:
+            path = os.path.abspath(path)
+            known = self._files.get(path)
+            if known is not None:
+                return known
+            if len(self._files) >= self._max:
+                self.incomplete = True
+                return AgentFile(path, None, f"was not read: the index holds {self._max} agent "
+                                 "files at most")
+            read = self._read(path)
+            file = read if isinstance(read, AgentFile) else _agent_file(path, read)
+            self._files[path] = file
+            return file
 
     def project_of(self, path: str) -> str | None:
         """The project folder of a file: the nearest folder above it, inside the root, that
@@ -238,33 +256,35 @@ class WorkspaceIndex:
     def folder_agents(self, project: str) -> tuple[list[AgentFile], dict[str, list[AgentEntry]]]:
         """The agent files of a project's `.relavium/` (see `_project_agent_paths`), and their
         agents by id."""
-        folder = os.path.join(project, PROJECT_FOLDER)
-        known = self._folders.get(folder)
-        if known is None:
-            paths, unlisted = _project_agent_paths(folder)
-            # A folder that cannot be listed may hold any agent: it keeps the resolution open.
-            files = [*map(self.agent_file, paths),
-                     *(AgentFile(path, None, "cannot be listed") for path in unlisted)]
-            by_id: dict[str, list[AgentEntry]] = {}
-            for file in files:
-                if file.agent is not None:
-                    by_id.setdefault(file.agent.id, []).append(file.agent)
-            known = self._folders[folder] = (files, by_id)
-        return known
+        with self._lock:
+            folder = os.path.join(project, PROJECT_FOLDER)
+            known = self._folders.get(folder)
+            if known is None:
+                paths, unlisted = _project_agent_paths(folder)
+                # A folder that cannot be listed may hold any agent: it keeps the resolution open.
+                files = [*map(self.agent_file, paths),
+                         *(AgentFile(path, None, "cannot be listed") for path in unlisted)]
+                by_id: dict[str, list[AgentEntry]] = {}
+                for file in files:
+                    if file.agent is not None:
+                        by_id.setdefault(file.agent.id, []).append(file.agent)
+                known = self._folders[folder] = (files, by_id)
+            return known
 
     def resolve(self, path: str, workflow: Workflow) -> Resolution:
         """What `workflow` (read from `path`) can resolve its `agent_ref`s to."""
-        path = os.path.abspath(path)
-        values = list(_ref_values(workflow))
-        project = self.project_of(path)
-        refs = [RefTarget(decl, value, self._ref_file(path, value, project is not None))
-                for decl, value in values if value is not None]
-        folder, folder_by_id = self.folder_agents(project) if project is not None else ([], {})
-        # A `$ref` without a usable path (invalid-value's), or a file whose id could not be read,
-        # may hold any agent.
-        complete = not self.incomplete and len(refs) == len(values) and all(
-            file.agent is not None for file in [*(ref.file for ref in refs), *folder])
-        return Resolution(workflow, refs, folder, folder_by_id, complete, project is not None)
+        with self._lock:
+            path = os.path.abspath(path)
+            values = list(_ref_values(workflow))
+            project = self.project_of(path)
+            refs = [RefTarget(decl, value, self._ref_file(path, value, project is not None))
+                    for decl, value in values if value is not None]
+            folder, folder_by_id = self.folder_agents(project) if project is not None else ([], {})
+            # A `$ref` without a usable path (invalid-value's), or a file whose id could not be
+            # read, may hold any agent.
+            complete = not self.incomplete and len(refs) == len(values) and all(
+                file.agent is not None for file in [*(ref.file for ref in refs), *folder])
+            return Resolution(workflow, refs, folder, folder_by_id, complete, project is not None)
 
     def _ref_file(self, workflow_path: str, value: YScalar, in_project: bool) -> AgentFile:
         target = os.path.normpath(os.path.join(os.path.dirname(workflow_path),
@@ -315,6 +335,12 @@ def project_root(path: str, cwd: str) -> str:
     here = os.path.abspath(cwd)
     inside = os.path.commonpath([here, os.path.abspath(path)]) == here
     return here if inside else os.path.dirname(os.path.abspath(path))
+
+
+def find_project(path: str) -> str | None:
+    """The project a file is in (the language server keeps one index per project): the nearest
+    folder above it holding `.relavium/`, or None."""
+    return _nearest_project(path, None)
 
 
 def _nearest_project(path: str, within: str | None) -> str | None:

@@ -25,6 +25,11 @@ Each of these imports only the ones before it: `boot`, `worker`, `session`, `pro
   `analysis.project.kinds` tells them); for any other URI `ls.document(uri)` is None and
   features answer empty.
 - `diagnostics` converts analysis diagnostics to LSP ones, at most `MAX_DIAGNOSTICS` a document.
+- The workspace agent index (`analysis.project.workspace`): `ls.workspace_index(uri)` is the
+  index of the project a file is in (one per project, None outside any), which analyses and
+  `ls.agent_resolution(uri, workflow)` (hover, definition, completion, references) resolve
+  `agent_ref`s with; open agent files' buffers feed it, and `features/watched_files` (or, for a
+  client that cannot watch, each open/save) tells it of changes on disk (docs/server.md).
 
 Adding a feature
 ----------------

@@ -19,6 +19,7 @@ import socket
 import sys
 from collections.abc import Awaitable, Callable
 from importlib.metadata import version
+from pathlib import PurePath
 from threading import Event
 from typing import Any, BinaryIO, TypeVar
 
@@ -28,10 +29,12 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from analysis.checks.analyze import AnalysisResult, analyze
+from analysis.document.model import Workflow
 from analysis.document.yaml_profile import MAX_SOURCE_BYTES
 from analysis.project.config import ProjectConfig
 from analysis.project.files import SourceTooLarge, read_regular_file
-from analysis.project.kinds import NOT_A_WORKFLOW, FileKind
+from analysis.project.kinds import NOT_A_WORKFLOW, FileKind, file_kind
+from analysis.project.workspace import Resolution, WorkspaceIndex, find_project
 from sandbox import WorkerPool
 from server.lsp import project_settings
 from server.lsp.analysis_queue import AnalysisQueue
@@ -86,6 +89,11 @@ class RelaviumLanguageServer(LanguageServer):
         # wait for it, or the first ones would show rules the user's settings turn off.
         self.settings_settled = asyncio.Event()
         self.documents: dict[str, Session] = {}
+        # project folder → the agent index its workflows resolve `agent_ref`s with
+        self._indexes: dict[str, WorkspaceIndex] = {}
+        # whether the client reports agent files changed on disk (features/watched_files.py);
+        # until it does, opening or saving a document reads its project's files again
+        self.watching_agent_files = False
         # Decided at initialize: pull when the client supports textDocument/diagnostic.
         self.pull_diagnostics = False
         self._analysis_listeners: list[AnalysisListener] = []
@@ -219,6 +227,63 @@ class RelaviumLanguageServer(LanguageServer):
                 continue
         return None
 
+    def workspace_index(self, uri: str) -> WorkspaceIndex | None:
+        """The agent index of the project (nearest folder above holding `.relavium/`) a file URI
+        is in, made on first use; None outside any project or for a URI that is no file: then a
+        workflow is judged alone, as the server always did."""
+        path = to_fs_path(uri) if uri.startswith("file:") else None
+        project = find_project(path) if path else None
+        if project is None:
+            return None
+        index = self._indexes.get(project)
+        if index is None:
+            index = self._indexes[project] = WorkspaceIndex(project)
+        return index
+
+    async def agent_resolution(self, uri: str, workflow: Workflow | None) -> Resolution | None:
+        """What a workflow's `agent_ref`s resolve to across files (None outside a project):
+        resolved on a thread, as the index may read agent files the first time."""
+        index = self.workspace_index(uri)
+        path = to_fs_path(uri)
+        if index is None or workflow is None or path is None:
+            return None
+        return await asyncio.to_thread(index.resolve, path, workflow)
+
+    def agent_files_changed(self, changes: dict[str, str | None], delay_ms: int = 0) -> None:
+        """Agent files (by URI) now hold an editor's text, or (None) what is on disk: tell their
+        projects' indexes, and analyse again after `delay_ms` the open workflows of those
+        projects (any of them may name these agents)."""
+        touched: set[str] = set()
+        for uri, text in changes.items():
+            index = self.workspace_index(uri)
+            if index is not None:
+                index.update(uri_to_path(uri), text)
+                touched.add(index.root)
+        self._reanalyze_workflows(touched, set(changes), delay_ms)
+
+    def _reanalyze_workflows(self, projects: set[str], besides: set[str], delay_ms: int) -> None:
+        """Analyse again the open workflows of these projects (but `besides`' URIs)."""
+        if not projects:
+            return
+        affected = [session for session in self.documents.values()
+                    if session.uri not in besides and not _is_agent_file(session.uri)
+                    and (index := self.workspace_index(session.uri)) is not None
+                    and index.root in projects]
+        for session in affected:
+            session.reanalyze(delay_ms)
+        if affected and self.pull_diagnostics:
+            # the client pulls again; each pull waits for the analysis just scheduled
+            self.workspace_diagnostic_refresh(None)
+
+    def _unwatched_disk_may_differ(self, uri: str) -> None:
+        """Without the client's file watching, nothing says when agent files change on disk:
+        the index reads them again when a document of the project is opened or saved, and the
+        project's other open workflows are analysed again."""
+        index = self.workspace_index(uri) if not self.watching_agent_files else None
+        if index is not None:
+            index.forget_disk()
+            self._reanalyze_workflows({index.root}, {uri}, 0)
+
     async def analysis_of(self, uri: str) -> AnalysisResult | None:
         """The open document's current analysis, else the saved file's (None when the URI is
         not a workflow file). Raises OSError/UnicodeDecodeError/SourceTooLarge when the file
@@ -230,7 +295,9 @@ class RelaviumLanguageServer(LanguageServer):
             return None
         path = self._workspace_file(uri)
         text = await asyncio.to_thread(read_regular_file, path)
-        return await self.analyses.submit(len(text), lambda: analyze(text, path))
+        workspace = self.workspace_index(uri)
+        return await self.analyses.submit(len(text),
+                                          lambda: analyze(text, path, workspace=workspace))
 
     def _workspace_file(self, uri: str) -> str:
         """The path of a file the server may read for a document the editor has not opened: one
@@ -290,7 +357,10 @@ class RelaviumLanguageServer(LanguageServer):
             return
         session = Session(self, item.uri, item.version, item.text, opening=next(self._openings))
         self.documents[item.uri] = session
+        self._unwatched_disk_may_differ(item.uri)
         session.open()
+        if _is_agent_file(item.uri):
+            self.agent_files_changed({item.uri: item.text})
         asyncio.get_running_loop().call_soon(self.protocol.prepare_keystrokes)
 
     def change_document(self, params: types.DidChangeTextDocumentParams) -> str | None:
@@ -300,6 +370,9 @@ class RelaviumLanguageServer(LanguageServer):
             return None
         version = params.text_document.version
         clamped = session.change(params.content_changes, version, self.position_encoding)
+        if _is_agent_file(session.uri):
+            # debounced as the agent file's own analysis is
+            self.agent_files_changed({session.uri: session.text}, session.pending_delay_ms)
         if clamped:
             self.log_warning(
                 f"didChange for {session.uri} (version {version}) had "
@@ -310,7 +383,10 @@ class RelaviumLanguageServer(LanguageServer):
     def save_document(self, uri: str) -> None:
         session = self.documents.get(uri)
         if session is not None:
+            self._unwatched_disk_may_differ(uri)
             session.save()
+            if _is_agent_file(uri):  # the file on disk is the buffer now
+                self.agent_files_changed({uri: None})
 
     def close_document(self, uri: str) -> None:
         session = self.documents.pop(uri, None)
@@ -319,6 +395,8 @@ class RelaviumLanguageServer(LanguageServer):
         session.close()
         for listener in self._close_listeners:
             listener(uri)
+        if _is_agent_file(uri):  # what a workflow resolves is the file on disk again
+            self.agent_files_changed({uri: None})
 
     # -- settings ------------------------------------------------------------------------------
 
@@ -390,6 +468,11 @@ class RelaviumLanguageServer(LanguageServer):
                 listener(snapshot)
             except Exception:  # one feature's bug must not stop the others hearing
                 logger.exception("analysis listener %r failed", listener)
+
+
+def _is_agent_file(uri: str) -> bool:
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    return path is not None and file_kind(PurePath(path)) is FileKind.AGENT
 
 
 class _SocketWriter:

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from lsprotocol import types
 
 from analysis.checks.analyze import AnalysisStopped, analyze
+from analysis.project.workspace import WorkspaceIndex
 from server.lsp.analysis_queue import AnalysisQueue
 from server.lsp.documents import DryRunView, Snapshot, uri_to_path
 from server.lsp.settings import DEFAULT_DEBOUNCE_MS, Settings
@@ -43,6 +44,9 @@ class SessionHost(Protocol):
 
     @property
     def position_encoding(self) -> str: ...
+
+    def workspace_index(self, uri: str) -> WorkspaceIndex | None:
+        """The agent index of the project the document is in, or None (judged alone)."""
 
     def in_analysis_process(self, text: str) -> bool:
         """Whether this text's diagnostics are computed in the analysis process."""
@@ -96,6 +100,10 @@ class Session:
         self._asking: dict[Any, tuple[int, asyncio.Future[Any]]] = {}
         # the last whole-workflow dry run, shown while `dry_run.version` is the document's
         self.dry_run: DryRunView | None = None
+        # bumped when an agent file the document may use changed (`reanalyze`): the same version
+        # is analysed again, and `latest` is current only once `latest_generation` is this
+        self.generation = 0
+        self.latest_generation = 0
 
     @property
     def text(self) -> str:
@@ -168,10 +176,21 @@ class Session:
             return math.ceil(min(limit, 2 * gap_ms))
         return 0 if spent is None or spent <= DEFAULT_DEBOUNCE_MS else DEFAULT_DEBOUNCE_MS
 
+    def reanalyze(self, delay_ms: int) -> None:
+        """Analyse the current version again: what it resolves across files has changed."""
+        self.generation += 1
+        self.schedule(delay_ms=delay_ms)
+
+    @property
+    def latest_is_current(self) -> bool:
+        latest = self.latest
+        return latest is not None and latest.version == self.version and \
+            self.latest_generation == self.generation
+
     def save(self) -> None:
         """Saving flushes a pending debounce; an analysis of the saved version that is already
         running is left to finish (restarting it analysed that version a second time)."""
-        if self.latest is not None and self.latest.version == self.version:
+        if self.latest_is_current:
             return
         if self.pending is not None and not self.pending.done() and not self.pending_delay_ms:
             return
@@ -191,7 +210,7 @@ class Session:
         was closed while the analysis it waited for was cancelled."""
         while True:
             latest = self.latest
-            if latest is not None and latest.version == self.version and (
+            if latest is not None and self.latest_is_current and (
                 latest.has_model or not model
             ):
                 return latest
@@ -309,6 +328,7 @@ class Session:
         (diagnostics only). None when it was superseded or failed."""
         host = self._host
         version, text, path = self.version, self.text, self.path
+        generation = self.generation
         in_process = model or not host.in_analysis_process(text)
         # the version before the edit: analyze() reads again only the YAML it changed
         latest = self.latest
@@ -317,12 +337,15 @@ class Session:
         def superseded() -> bool:  # read from the analysis thread
             return self.version != version or not host.is_open(self)
 
+        workspace = host.workspace_index(self.uri)
+
         while True:
             # an AnalysisResult from this process, a Diagnosis from the analysis process
             computing: asyncio.Future[Any]
             if in_process:
                 computing = host.analyses.submit(
-                    len(text), lambda: analyze(text, path, superseded, previous)
+                    len(text),
+                    lambda: analyze(text, path, superseded, previous, workspace=workspace),
                 )
             else:
                 computing = host.analysis_process.submit(text, path, superseded)
@@ -356,6 +379,8 @@ class Session:
             snapshot = Snapshot(self.uri, version, text, result, host.position_encoding,
                                 has_model=in_process, omitted=omitted)
             self.record(snapshot)
+            if self.latest is snapshot:
+                self.latest_generation = generation
             return snapshot
 
 

@@ -49,6 +49,8 @@ class RelaviumClient(LanguageClient):
         # per workspace/configuration answer, how many diagnostic refreshes had come before it
         self.configuration_answers: list[int] = []
         self.inlay_hint_refreshes = 0
+        # what the server registered dynamically (client/registerCapability)
+        self.registrations: list[types.Registration] = []
         self.documents: dict[str, TextDocument] = {}
         self.initialize_result: types.InitializeResult | None = None
         self.profile = ""
@@ -213,6 +215,9 @@ def make_client(features: dict[str, Callable[..., Any]] | None = None) -> Relavi
     def refresh_inlay_hints(client: RelaviumClient, params: None) -> None:
         client.inlay_hint_refreshes += 1
 
+    def register_capability(client: RelaviumClient, params: types.RegistrationParams) -> None:
+        client.registrations.extend(params.registrations)
+
     register_lsp_features(
         client,
         {
@@ -221,6 +226,7 @@ def make_client(features: dict[str, Callable[..., Any]] | None = None) -> Relavi
             types.WORKSPACE_APPLY_EDIT: apply_edit,
             types.WORKSPACE_CONFIGURATION: configuration,
             types.WORKSPACE_INLAY_HINT_REFRESH: refresh_inlay_hints,
+            types.CLIENT_REGISTER_CAPABILITY: register_capability,
             **(features or {}),
         },
     )

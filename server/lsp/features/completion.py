@@ -61,7 +61,9 @@ def register(ls: RelaviumLanguageServer) -> None:
                 or await agent_view_of(ls, params.text_document.uri))
         if view is None:
             return types.CompletionList(is_incomplete=False, items=[])
-        candidates = complete(view.result, view.live, view.live_offset(params.position))
+        resolution = await ls.agent_resolution(params.text_document.uri, view.result.workflow)
+        candidates = complete(view.result, view.live, view.live_offset(params.position),
+                              resolution)
         return types.CompletionList(
             is_incomplete=False,
             items=[_item(view, candidate, order) for order, candidate in enumerate(candidates)],

@@ -59,7 +59,7 @@ def register(ls: RelaviumLanguageServer) -> None:
             return
         for state in ls.documents.values():
             # a pending analysis publishes when it is done
-            if state.latest is not None and state.latest.version == state.version:
+            if state.latest is not None and state.latest_is_current:
                 publish(state.latest)
 
     ls.on_analysis(publish)
@@ -88,7 +88,8 @@ def register(ls: RelaviumLanguageServer) -> None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         run = state.current_dry_run
         result_id = (
-            f"{state.opening}.{snapshot.version}.{ls.settings_generation}"
+            f"{state.opening}.{snapshot.version}.{state.latest_generation}"
+            f".{ls.settings_generation}"
             f".{run.stamp if run is not None else 0}"
         )
         if params.previous_result_id == result_id:

@@ -22,6 +22,7 @@ from analysis.ide.describe import (
     agent_summary,
     code_span,
     context_summary,
+    file_agent_text,
     gating_summary,
     input_summary,
     key_doc,
@@ -31,6 +32,7 @@ from analysis.ide.describe import (
 from analysis.ide.navigation import Occurrence, Role, SymbolKind, expression_at, symbol_index
 from analysis.naming import js_string
 from analysis.project.kinds import FileKind
+from analysis.project.workspace import AgentEntry, Resolution
 from analysis.schema.agent_file import AGENT_FILE
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
@@ -71,7 +73,7 @@ def _node_text(view: View, occurrence: Occurrence) -> str:
     return "\n\n".join(lines)
 
 
-def _declaration_text(view: View, occurrence: Occurrence) -> str:
+def _declaration_text(view: View, occurrence: Occurrence, resolution: Resolution | None) -> str:
     workflow, graph = view.workflow, view.result.graph
     name = occurrence.name
     if occurrence.kind is SymbolKind.INPUT:
@@ -86,10 +88,17 @@ def _declaration_text(view: View, occurrence: Occurrence) -> str:
             return f"**{code_span('ctx.' + name)}**: no context entry has this key"
         secret = graph is not None and name in graph.secret_context
         return f"**context {code_span(name)}** · {context_summary(entry, secret)}"
-    agent = workflow.agents_by_id.get(name)
-    if agent is None:
-        return f"**agent {code_span(name)}**: no agent has this id"
-    return f"**agent {code_span(name)}** · {agent_summary(agent)}"
+    agent = (resolution.agent(name) if resolution is not None
+             else workflow.agents_by_id.get(name))
+    if isinstance(agent, AgentEntry):
+        return f"**agent {code_span(name)}** · {file_agent_text(agent)}"
+    if agent is not None:
+        return f"**agent {code_span(name)}** · {agent_summary(agent)}"
+    named = resolution.agents_named(name) if resolution is not None else []
+    if len(named) > 1:
+        return (f"**agent {code_span(name)}**: defined in several agent files ("
+                + ", ".join(code_span(entry.path) for entry in named) + ")")
+    return f"**agent {code_span(name)}**: no agent has this id"
 
 
 def _handle_text(view: View, occurrence: Occurrence) -> str:
@@ -106,7 +115,8 @@ def _handle_text(view: View, occurrence: Occurrence) -> str:
             f"expression's result {code_span('=== ' + literal)}")
 
 
-def _symbol_hover(view: View, offset: int) -> tuple[str, tuple[int, int]] | None:
+def _symbol_hover(view: View, offset: int, resolution: Resolution | None
+                  ) -> tuple[str, tuple[int, int]] | None:
     occurrence = symbol_index(view.workflow).at(offset)
     if occurrence is None:
         return None
@@ -115,7 +125,7 @@ def _symbol_hover(view: View, offset: int) -> tuple[str, tuple[int, int]] | None
     elif occurrence.kind is SymbolKind.HANDLE:
         text = _handle_text(view, occurrence)
     else:
-        text = _declaration_text(view, occurrence)
+        text = _declaration_text(view, occurrence, resolution)
     return text, (occurrence.start, occurrence.end)
 
 
@@ -213,7 +223,8 @@ def register(ls: RelaviumLanguageServer) -> None:
         if view.result.kind is FileKind.AGENT:  # no workflow model: the agent schema's keys
             found = model_doc(root, offset) or key_doc(root, offset, AGENT_FILE)
         else:
-            found = (_symbol_hover(view, offset) or _builtin_hover(view, offset)
+            resolution = await ls.agent_resolution(params.text_document.uri, view.workflow)
+            found = (_symbol_hover(view, offset, resolution) or _builtin_hover(view, offset)
                      or model_doc(root, offset) or key_doc(root, offset))
         span = view.client_range(*found[1]) if found else None
         if span is None:

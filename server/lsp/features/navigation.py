@@ -1,6 +1,8 @@
 """Go to definition, find references and rename for node ids (and definition/references for
 `inputs.x`, `ctx.x`, `agent_ref` and an edge's `cond:handle`), over `analysis.ide.navigation`'s
-symbol index."""
+symbol index. An `agent_ref` to an agent file's agent goes to that file's `id` (the workspace
+agent index, `RelaviumLanguageServer.agent_resolution`), and its references are that `id` and
+the `agent_ref`s of every open workflow resolving to the same file."""
 
 from __future__ import annotations
 
@@ -9,12 +11,15 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from lsprotocol import types
+from pygls.uris import from_fs_path
 
-from analysis.ide.navigation import Occurrence, SymbolIndex, symbol_index
+from analysis.ide.navigation import Occurrence, SymbolIndex, SymbolKind, symbol_index
 from analysis.ide.rename import RenameRefused, plan_rename, rename_target
+from analysis.project.workspace import AgentEntry
 from server.lsp.edits import offset_edits, workspace_edit
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
+from server.lsp.positions import LineIndex
 from server.lsp.protocol import RequestRefused
 from server.lsp.serving import View, view_of
 
@@ -38,6 +43,42 @@ async def _under_cursor(
     if occurrence is None or view.client_range(occurrence.start, occurrence.end) is None:
         return None  # nothing there, or a name the user is editing
     return view, occurrence
+
+
+async def _file_agent(ls: RelaviumLanguageServer, view: View, name: str) -> AgentEntry | None:
+    """The agent file's agent `agent_ref: name` resolves to in this workflow, if it is one."""
+    resolution = await ls.agent_resolution(view.snapshot.uri, view.workflow)
+    agent = resolution.agent(name) if resolution is not None else None
+    return agent if isinstance(agent, AgentEntry) else None
+
+
+def _agent_location(ls: RelaviumLanguageServer, agent: AgentEntry) -> types.Location:
+    """The agent's `id` in its file (the editor's text when it is open, as the index has it)."""
+    lines = LineIndex(agent.source.text, ls.position_encoding, agent.source.line_starts)
+    return types.Location(uri=str(from_fs_path(agent.path)),
+                          range=lines.to_client_range(agent.range))
+
+
+async def _file_agent_references(
+    ls: RelaviumLanguageServer, view: View, name: str, include_declaration: bool
+) -> list[types.Location] | None:
+    """For an agent file's agent: its `id`, and the `agent_ref`s to it in every open workflow
+    that resolves `name` to the same file (None: not an agent file's agent)."""
+    agent = await _file_agent(ls, view, name)
+    if agent is None:
+        return None
+    found = [_agent_location(ls, agent)] if include_declaration else []
+    for uri in list(ls.documents):
+        other = view if uri == view.snapshot.uri else await view_of(ls, uri)
+        if other is None:
+            continue
+        same = await _file_agent(ls, other, name)
+        if same is None or same.path != agent.path:
+            continue
+        found += [location for place in symbol_index(other.workflow).references(
+                      SymbolKind.AGENT, name)
+                  if not place.is_definition and (location := _location(other, place))]
+    return found
 
 
 async def _rename_target(
@@ -94,6 +135,10 @@ def register(ls: RelaviumLanguageServer) -> None:
         if found is None:
             return []
         view, occurrence = found
+        if occurrence.kind is SymbolKind.AGENT:
+            agent = await _file_agent(ls, view, occurrence.name)
+            if agent is not None:  # the id in its agent file
+                return [_agent_location(ls, agent)]
         target = symbol_index(view.workflow).definition(occurrence.kind, occurrence.name)
         location = _location(view, target) if target is not None else None
         return [location] if location is not None else []
@@ -107,6 +152,11 @@ def register(ls: RelaviumLanguageServer) -> None:
         if found is None:
             return []
         view, occurrence = found
+        if occurrence.kind is SymbolKind.AGENT:
+            across = await _file_agent_references(ls, view, occurrence.name,
+                                                  params.context.include_declaration)
+            if across is not None:
+                return across
         places = symbol_index(view.workflow).references(occurrence.kind, occurrence.name)
         if not params.context.include_declaration:
             places = [place for place in places if not place.is_definition]

@@ -17,8 +17,10 @@ from functools import partial
 from typing import Any
 
 from analysis.checks.analyze import AnalysisResult, AnalysisStopped, analyze
+from analysis.checks.rules.graph import unknown_agent
 from analysis.diagnostics import Diagnostic
 from analysis.document.yaml_nodes import YamlDocument
+from analysis.project.workspace import find_project
 from server.lsp.worker.wire import (
     READY,
     Answer,
@@ -59,7 +61,12 @@ def diagnosis_of(result: AnalysisResult, max_diagnostics: int) -> Diagnosis:
     interpreter lock)."""
     kept: list[Diagnostic] = []
     counts: dict[str, int] = {}
+    # The analysis process has no agent index (the open agent files' buffers are the server's):
+    # a workflow in a project is not judged alone, where an agent its project defines is missing.
+    judged_alone = result.path is None or find_project(result.path) is None
     for diagnostic in result.diagnostics:
+        if diagnostic.rule == unknown_agent.RULE_ID and not judged_alone:
+            continue
         counts[diagnostic.rule] = counts.get(diagnostic.rule, 0) + 1
         if counts[diagnostic.rule] <= max_diagnostics:
             kept.append(diagnostic)

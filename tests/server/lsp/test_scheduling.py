@@ -25,6 +25,7 @@ import server.lsp.session as session
 from analysis.checks.analyze import AnalysisResult, AnalysisStopped, analyze
 from analysis.ide.highlighting import expression_tokens
 from analysis.ide.outline import folds, outline, runnable
+from analysis.project.workspace import WorkspaceIndex
 from server.lsp.analysis_queue import AnalysisQueue
 from server.lsp.diagnostics import MAX_DIAGNOSTICS
 from server.lsp.language_server import RelaviumLanguageServer, create_server
@@ -69,14 +70,14 @@ async def test_typing_with_requests_runs_one_analysis_at_a_time(
 
     def watched(
         text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
-        previous: AnalysisResult | None = None,
+        previous: AnalysisResult | None = None, workspace: WorkspaceIndex | None = None,
     ) -> AnalysisResult:
         threads.add(threading.current_thread().name)
         with lock:
             running[0] += 1
             overlaps.append(running[0])
         try:
-            return real_analyze(text, path, should_stop, previous)
+            return real_analyze(text, path, should_stop, previous, workspace=workspace)
         finally:
             with lock:
                 running[0] -= 1
@@ -120,12 +121,12 @@ async def test_a_superseded_analysis_stops_instead_of_finishing(
 
     def watched(
         text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
-        previous: AnalysisResult | None = None,
+        previous: AnalysisResult | None = None, workspace: WorkspaceIndex | None = None,
     ) -> AnalysisResult:
         version = ls.documents[URI].version
         started.append(version)
         try:
-            result = real_analyze(text, path, should_stop, previous)
+            result = real_analyze(text, path, should_stop, previous, workspace=workspace)
         except AnalysisStopped:
             outcomes.append((version, "stopped"))
             raise
@@ -204,9 +205,10 @@ def watch_analyses(
     def watched(
         text: str, path: str | None = None, should_stop: Callable[[], bool] = lambda: False,
         previous: AnalysisResult | None = None, take_over: bool = False,
+        workspace: WorkspaceIndex | None = None,
     ) -> AnalysisResult:
         seen(text, previous)
-        return real_analyze(text, path, should_stop, previous, take_over)
+        return real_analyze(text, path, should_stop, previous, take_over, workspace)
 
     monkeypatch.setattr(module, "analyze", watched)
 
