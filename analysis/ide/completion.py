@@ -35,76 +35,36 @@ from __future__ import annotations
 
 import re
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import PurePath
 
 from analysis.checks.analyze import AnalysisResult
 from analysis.document.graph import Graph
 from analysis.document.model import NodeDef, Workflow
 from analysis.document.yaml_nodes import YScalar
-from analysis.ide.completion_text import (
-    EXPRESSION_KEYS,
-    PLACEHOLDER,
-    TEMPLATE_KEYS,
-    Cursor,
-    Field,
-    schema_place,
+from analysis.ide.candidates import Candidate, CandidateKind
+from analysis.ide.completion_schema import (
+    KEY_PREFIX,
+    complete_agent_file,
+    key_candidates,
+    model_candidates,
+    schema_values,
+    typed_value,
 )
+from analysis.ide.completion_text import EXPRESSION_KEYS, TEMPLATE_KEYS, Cursor, Field
 from analysis.ide.describe import (
     BINDING_DOCS,
     GLOBAL_DOCS,
     MEMBER_DOCS,
     context_summary,
-    describe_spec,
     file_agent_text,
     input_summary,
     node_summary,
 )
 from analysis.project.kinds import FileKind
 from analysis.project.workspace import AgentEntry, Resolution
-from analysis.schema.agent_file import AGENT_FILE
-from analysis.schema.lookups import keys_of
-from analysis.schema.models import describe, models_of
-from analysis.schema.vocabulary import Boolean, Spec, Text
-from analysis.schema.workflow import ROOT
-
-
-class CandidateKind(StrEnum):
-    NODE = "node"
-    HANDLE = "handle"
-    INPUT = "input"
-    CONTEXT = "context"
-    AGENT = "agent"
-    BINDING = "binding"
-    GLOBAL = "global"
-    MEMBER = "member"
-    VALUE = "value"
-    KEY = "key"
-    SNIPPET = "snippet"
-    MODEL = "model"
-
-
-@dataclass(frozen=True)
-class Candidate:
-    label: str
-    kind: CandidateKind
-    detail: str
-    replace: tuple[int, int]  # live-text offsets the insertion replaces
-    documentation: str = ""
-    insert: str | None = None  # the text to insert when it is not the label
-    filter: str | None = None  # what the editor matches the typed text against
-    rank: int = 0  # candidates sort by (rank, authored order): secrets get 1
-
-    @property
-    def text(self) -> str:
-        return self.insert if self.insert is not None else self.label
-
 
 NODE_REFERENCE_KEYS = frozenset({"to", "from", "target_node", "default", "parallel_of"})
 # a key being typed on its own line (block mapping), after any list dashes
-_KEY_PREFIX = re.compile(r"[ \t]*(?:-[ \t]+)*([A-Za-z_$][A-Za-z0-9_$-]*)?\Z")
-_WORD_AFTER = re.compile(r"[A-Za-z0-9_$-]*")
 _JS_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*\Z")
 
 _WS = r"[ \t]*"
@@ -154,7 +114,7 @@ def complete(result: AnalysisResult, text: str, offset: int,
     """`resolution` (the workspace agent index's, when the workflow is in a project) adds the
     agent files' agents to `agent_ref`'s candidates."""
     if result.kind is FileKind.AGENT:
-        return _complete_agent(text, offset)
+        return complete_agent_file(text, offset)
     workflow, graph = result.workflow, result.graph
     if workflow is None or graph is None:
         return []
@@ -163,80 +123,14 @@ def complete(result: AnalysisResult, text: str, offset: int,
     if field is not None and (field.key in EXPRESSION_KEYS or field.key in TEMPLATE_KEYS):
         facts = _Facts(workflow, graph, cursor, field)
         return facts.expression() if field.key in EXPRESSION_KEYS else facts.template()
-    if (typed_key := _KEY_PREFIX.match(cursor.prefix)) is not None:
-        return _keys(text, cursor.offset, typed_key.group(1) or "")
+    if (typed_key := KEY_PREFIX.match(cursor.prefix)) is not None:
+        return key_candidates(text, cursor.offset, typed_key.group(1) or "")
     if field is None:
         return []
     facts = _Facts(workflow, graph, cursor, field, resolution)
     if field.same_line:
         return facts.yaml_value()
     return []
-
-
-def _complete_agent(text: str, offset: int) -> list[Candidate]:
-    """An agent file has no workflow model: the agent schema's keys and enum values only."""
-    cursor = Cursor(text, offset)
-    if (typed_key := _KEY_PREFIX.match(cursor.prefix)) is not None:
-        return _keys(text, cursor.offset, typed_key.group(1) or "", AGENT_FILE)
-    field = cursor.field()
-    typed = _typed_value(field) if field is not None and field.same_line else None
-    if field is None or typed is None:
-        return []
-    if field.key == "model":
-        return _models(cursor, typed, cursor.sibling(field, "provider"))
-    return _schema_values(cursor, field, typed, AGENT_FILE)
-
-
-def _models(cursor: Cursor, typed: str, provider: str | None) -> list[Candidate]:
-    """The registry's model ids of `provider` (all before one is written), deprecated last."""
-    span = (cursor.offset - len(typed), cursor.offset)
-    return [Candidate(found.id, CandidateKind.MODEL, found.detail(), span, describe(found),
-                      rank=int(found.deprecated())) for found in models_of(provider)]
-
-
-def _typed_value(field: Field) -> str | None:
-    """The one-word value typed before the cursor (in a flow list, its last item), or None when
-    it is not one (a model id may hold dots: `gpt-5.5`)."""
-    value = field.value_prefix
-    if "[" in value:
-        value = re.split(r"[\[,]", value)[-1]
-    typed = value.strip().lstrip("'\"")
-    word = r"[A-Za-z0-9_$:.-]*" if field.key == "model" else r"[A-Za-z0-9_$:-]*"
-    return typed if re.fullmatch(word, typed) else None
-
-
-def _schema_values(cursor: Cursor, field: Field, typed: str, schema: Spec = ROOT
-                   ) -> list[Candidate]:
-    """The values the schema allows where the cursor is (an enum's, a boolean's)."""
-    start, end = cursor.offset - len(typed), cursor.offset
-    after = _WORD_AFTER.match(cursor.text, end).end()  # type: ignore[union-attr]
-    place = schema_place(cursor.text, start, after, PLACEHOLDER, schema)
-    spec = place.spec if place is not None and place.key is None else None
-    values: tuple[str, ...] = ()
-    if isinstance(spec, Text):
-        values = spec.enum
-    elif isinstance(spec, Boolean):
-        values = ("true", "false")
-    return [Candidate(v, CandidateKind.VALUE, field.key, (start, end), spec.doc if spec else "")
-            for v in values]
-
-
-def _keys(text: str, offset: int, typed: str, schema: Spec = ROOT) -> list[Candidate]:
-    """The keys the schema accepts in the mapping the cursor's line belongs to, minus those
-    already written (the line is read as a placeholder key to find that mapping)."""
-    end = _WORD_AFTER.match(text, offset).end()  # type: ignore[union-attr]
-    after = text[end:end + 2].lstrip(" \t")
-    place = schema_place(text, offset - len(typed), end,
-                         PLACEHOLDER if after.startswith(":") else PLACEHOLDER + ":", schema)
-    if place is None or place.key != PLACEHOLDER or place.owner is None:
-        return []
-    written = {entry.key.text for entry in place.mapping.entries} if place.mapping else set()
-    colon = "" if after.startswith(":") else ": "
-    return [
-        Candidate(key, CandidateKind.KEY, describe_spec(spec), (offset - len(typed), end),
-                  spec.doc, insert=key + colon, filter=key)
-        for key, spec in keys_of(place.owner, place.mapping).items() if key not in written
-    ]
 
 
 class _Facts:
@@ -455,7 +349,7 @@ class _Facts:
         return self.with_output(set(self.workflow.nodes_by_id) - after)
 
     def yaml_value(self) -> list[Candidate]:
-        typed = _typed_value(self.field)
+        typed = typed_value(self.field)
         key = self.field.key
         if typed is None:
             return []
@@ -471,8 +365,8 @@ class _Facts:
         if key == "agent_ref":
             return self.agents(typed)
         if key == "model":
-            return _models(self.cursor, typed, self.model_provider())
-        return _schema_values(self.cursor, self.field, typed)
+            return model_candidates(self.cursor, typed, self.model_provider())
+        return schema_values(self.cursor, self.field, typed)
 
     def agents(self, typed: str) -> list[Candidate]:
         """The inline agents, then (in a project) the agent files' agents no inline one hides."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from analysis.ide.completion import Candidate, CandidateKind, complete
+from analysis.ide.candidates import Candidate, CandidateKind
+from analysis.ide.completion import complete
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
 from server.lsp.serving import View, agent_view_of, view_of

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analysis.checks.analyze import AnalysisResult, analyze
-from analysis.ide.completion import Candidate, complete
+from analysis.ide.candidates import Candidate
+from analysis.ide.completion import complete
 from tests.conftest import EXAMPLES
 
 EXAMPLE = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")
