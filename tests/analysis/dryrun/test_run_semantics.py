@@ -226,3 +226,41 @@ def test_an_agent_nodes_output_schema_falls_back_to_its_agents() -> None:
     assert result.workflow is not None and result.graph is not None
     made = sidecar_skeleton(result.workflow, result.graph, in_process)
     assert json.loads(made.text)["outputs"]["inherits"] == {"label": "spam"}
+
+
+INPUT_P = """\
+  inputs:
+    - { name: p, type: object, required: false }
+    - { name: n, type: number, required: false }
+  agents:
+    - { id: w, model: claude-sonnet-4, provider: anthropic, system_prompt: x }
+  nodes:
+    - { id: start, type: input }
+    - { id: ask, type: agent, agent_ref: w, prompt_template: "Say TEMPLATE" }
+    - { id: out, type: output }
+  edges:
+    - { from: start, to: ask }
+    - { from: ask, to: out }
+"""
+
+
+@pytest.mark.parametrize(
+    ("template", "inputs", "status"),
+    [
+        # filters.ts `default` passes a value through, and stringify refuses an object
+        ("{{ inputs.p | default('x') }}", {"p": {"a": 1}}, "failed"),
+        ("{{ inputs.p | default('x') }}", {}, "synthesized"),
+        # filters.ts `read_file` refuses anything but a string (filter_type)
+        ("{{ inputs.n | read_file }}", {"n": 3}, "failed"),
+        ("{{ inputs.n | default('a.md') | read_file }}", {}, "synthesized"),
+        ("{{ inputs.p | json }}", {"p": {"a": 1}}, "synthesized"),
+    ],
+)
+def test_a_template_resolves_through_its_filters_in_order(
+    template: str, inputs: dict[str, Any], status: str
+) -> None:
+    # a node's templates go through the same resolver as the context (interpolation/resolve.ts
+    # `resolveReference`: head, path, then each filter in order; HodeTech/Relavium 839f2bd)
+    text = INPUT_P.replace("TEMPLATE", template)
+    nodes = by_id(dry_run(text, pins({"inputs": inputs})))
+    assert nodes["ask"]["status"] == status
