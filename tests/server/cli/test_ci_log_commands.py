@@ -174,7 +174,9 @@ workflow:
     - {{ from: start, to: {_yaml(COMMAND_ID)} }}
     - {{ from: start, to: {_yaml(TERMINAL_ID)} }}
 """
-HOSTILE_SAMPLES = {"inputs": {"a": 1, TERMINAL_ID: 2, COMMAND_ID: 3}}
+# the hostile keys go under `ctx`, which notes an undeclared key: an undeclared input is refused
+# outright (ADR-0083 §1-2 strict admission), its key not shown
+HOSTILE_SAMPLES = {"inputs": {"a": 1}, "ctx": {TERMINAL_ID: 2, COMMAND_ID: 3}}
 
 
 @pytest.fixture
@@ -205,7 +207,7 @@ def test_run_text_escapes_node_ids_and_samples_keys(hostile_run: tuple[Path, Pat
     assert (f"{SHOWN_TERMINAL_ID} (transform) failed: sandbox_error (runtime): the expression "
             "threw an error") in lines
     notes = result.stderr.splitlines()
-    assert f"note: sample input `{SHOWN_TERMINAL_ID}` is not declared by the workflow; " \
+    assert f"note: sample ctx `{SHOWN_TERMINAL_ID}` is not declared by the workflow; " \
            "left out" in notes
     assert f"dry run failed at {SHOWN_TERMINAL_ID}: 2 ran, 1 failed" in notes
 
