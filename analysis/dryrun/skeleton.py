@@ -5,7 +5,8 @@ samples file (JSON indented by 2, or on one line where indented it would pass th
 cap) holding, each in declaration order:
 - `inputs`: every declared input — its default, else a value of its declared shape (first `enum`
   value, `min`, typed placeholder; noted); a secret one is only noted (a samples file is no place
-  for a secret, and a dry run never reads one: required, it is present and denied, as synthesized);
+  for a secret, and a dry run never reads one: required, it is present and denied, as synthesized),
+  but one the context reads gets a placeholder: without it the engine fails the run at its start;
 - `ctx`: every context key — its static value, a template over the inputs resolved from those
   sample inputs (noted: a value written here replaces the template); a secret-derived one noted;
 - `outputs`: every node that stores an output in the engine, from a dry run of the workflow with
