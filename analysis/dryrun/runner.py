@@ -33,8 +33,8 @@ workflows; each has a test in tests/analysis/dryrun/test_workflow_run.py:
 - an expression whose scope holds a value nested deeper than the sandbox admits fails as the
   sandbox fails it (`sandbox_error`, reason `scope`);
 - the workflow's `context:` is resolved before any node starts, as the engine resolves it; a
-  reference it surely cannot resolve (an omitted input or secret without `| default`, an object
-  without `| json`, `read_file` given no path string) fails the run with no node run (`not-run`);
+  reference it surely cannot resolve (an omitted input or secret without `| default`, a key
+  declared later, `read_file` given no path string) fails the run with no node run (`not-run`);
 - the first failure ends the run: nodes of the same step not yet evaluated are cancelled
   (`failed` with the `cancelled` outcome), the failed nodes' dependents are skipped
   (`upstream_unreachable`), and nothing else starts (`not-run`).
