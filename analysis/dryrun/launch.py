@@ -79,6 +79,9 @@ def prepare(
         upstream = run_workflow(
             result.workflow, result.graph, pool_evaluator(pool), samples, members=ancestors
         )
+        if upstream.error is not None:
+            # the run failed before any node (its context): the node would never run
+            raise DryRunError(upstream.error["message"])
         sample = build_sample_scope(
             result.workflow, result.graph, node_id, samples, upstream.as_upstream()
         )

@@ -32,6 +32,9 @@ workflows; each has a test in tests/analysis/dryrun/test_workflow_run.py:
   node as the engine's size bounds do (`analysis.dryrun.bounds`);
 - an expression whose scope holds a value nested deeper than the sandbox admits fails as the
   sandbox fails it (`sandbox_error`, reason `scope`);
+- the workflow's `context:` is resolved before any node starts, as the engine resolves it; a
+  reference it surely cannot resolve (an omitted input or secret without `| default`, a key
+  declared later, `read_file` given no path string) fails the run with no node run (`not-run`);
 - the first failure ends the run: nodes of the same step not yet evaluated are cancelled
   (`failed` with the `cancelled` outcome), the failed nodes' dependents are skipped
   (`upstream_unreachable`), and nothing else starts (`not-run`).
@@ -64,7 +67,7 @@ from analysis.dryrun.samples import (
     synthesized,
 )
 from analysis.dryrun.scope import base_scope, completed_branches, engine_scope
-from analysis.dryrun.templates import unresolvable_template
+from analysis.dryrun.templates import context_failure, unresolvable_template
 from analysis.dryrun.values import UNDEFINED, json_value, strictly_equal, value_text
 from sandbox import Outcome, Scope, ScopeError
 from sandbox.errors import SandboxError
@@ -127,7 +130,14 @@ class _Runner:
                  if members is None or node_id in members]
         self._track(order)
         stop_reason: str | None = None
-        while True:
+        # the engine resolves `context:` before it claims any node, and a failure ends the run
+        self.error = context_failure(
+            self.workflow, self.graph, self.inputs, self.secret_inputs, self.ctx,
+            self.samples.ctx,
+        )
+        if self.error is not None:
+            stop_reason = "the run failed before any node: its context could not be resolved"
+        while stop_reason is None:
             self._propagate_skips()
             if self.failure is not None:
                 stop_reason = f"the run ended when `{self.failure}` failed"

@@ -301,6 +301,13 @@ def sample_input(decl: InputDecl) -> Any:
     return PLACEHOLDERS.get(decl.type or "", "")
 
 
+def context_input_reads(workflow: Workflow) -> set[str]:
+    """The inputs the workflow's `context:` reads: the engine resolves the context when the run
+    starts and fails the run on an omitted one (engine.ts `#resolveContextOrFail`)."""
+    return {ref.name for entry in workflow.context if entry.value is not None
+            for ref in entry.value.references if ref.kind == "inputs" and ref.name is not None}
+
+
 def input_field(decl: InputDecl, name: str) -> Any:
     """The plain value of an input declaration's field, or None."""
     entry = decl.mapping.get(name)

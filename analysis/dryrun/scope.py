@@ -32,10 +32,12 @@ from analysis.dryrun.samples import (
     SYNTHESIZED,
     Samples,
     SampleScopeError,
+    context_input_reads,
     input_field,
     sample_input,
     synthesized_output,
 )
+from analysis.dryrun.templates import default_argument
 from analysis.dryrun.values import UNDEFINED
 from analysis.naming import Suggestions
 
@@ -189,6 +191,9 @@ def _inputs(
     admit(workflow, samples)
     declared = {decl.name: decl for decl in workflow.inputs if decl.name is not None}
     inputs: dict[str, Any] = dict(samples.inputs)
+    # without a samples file a dry run supplies, as the skeleton writes, a placeholder for a
+    # secret the context reads: a run that omits it fails when it starts
+    invented = context_input_reads(workflow) if samples.origin == "synthesized" else set()
     for name, decl in declared.items():
         if name in inputs:
             continue
@@ -197,7 +202,7 @@ def _inputs(
         if default is not None:
             inputs[name] = default
         elif decl.secret:
-            if required:
+            if required or name in invented:
                 inputs[name] = None
         elif required:
             # an omitted optional input stays absent, as in a real run (`?? fallback` applies)
@@ -253,7 +258,7 @@ def _render(
         if pool is not None and set(filters) <= {"default"} and ref.name is not None:
             value = pool.get(ref.name)
             if value is None and filters:
-                value = _default_argument(template[ref.start:ref.end])
+                value = default_argument(template[ref.start:ref.end])
             pieces.append(value if isinstance(value, str) else json.dumps(value))
         else:
             pieces.append(template[ref.start:ref.end])
@@ -263,12 +268,6 @@ def _render(
             )
     pieces.append(template[last:])
     return "".join(pieces)
-
-
-def _default_argument(reference: str) -> str:
-    _, _, rest = reference.partition("default(")
-    quote = rest[:1]
-    return rest[1:].partition(quote)[0] if quote in ("'", '"') else ""
 
 
 def sampled_outputs(

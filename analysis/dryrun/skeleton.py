@@ -5,7 +5,8 @@ samples file (JSON indented by 2, or on one line where indented it would pass th
 cap) holding, each in declaration order:
 - `inputs`: every declared input — its default, else a value of its declared shape (first `enum`
   value, `min`, typed placeholder; noted); a secret one is only noted (a samples file is no place
-  for a secret, and a dry run never reads one: required, it is present and denied, as synthesized);
+  for a secret, and a dry run never reads one: required, it is present and denied, as synthesized),
+  but one the context reads gets a placeholder: without it the engine fails the run at its start;
 - `ctx`: every context key — its static value, a template over the inputs resolved from those
   sample inputs (noted: a value written here replaces the template); a secret-derived one noted;
 - `outputs`: every node that stores an output in the engine, from a dry run of the workflow with
@@ -33,6 +34,7 @@ from analysis.dryrun.samples import (
     PINNED_TYPES,
     SAMPLES_MAX_BYTES,
     Samples,
+    context_input_reads,
     input_field,
     sample_input,
     synthesized,
@@ -53,6 +55,10 @@ HOW_IT_IS_USED = (
 class Skeleton:
     text: str
     notes: list[str]
+
+
+# what the skeleton supplies for a secret input a run cannot start without: not a secret
+PLACEHOLDER_SECRET = "placeholder-not-a-secret"
 
 
 def sidecar_skeleton(
@@ -76,11 +82,18 @@ def sidecar_skeleton(
 
 def _inputs(workflow: Workflow, notes: list[str]) -> dict[str, Any]:
     inputs: dict[str, Any] = {}
+    read_by_context = context_input_reads(workflow)
     for decl in workflow.inputs:
         name = decl.name
         if name is None or name in inputs:
             continue
         default = input_field(decl, "default")
+        if decl.secret and name in read_by_context:
+            inputs[name] = PLACEHOLDER_SECRET
+            notes.append(f"input `{name}` is secret: a placeholder is written because the "
+                         "context reads it and a run without it fails when it starts (a dry "
+                         "run never reads its value; never put a real secret here)")
+            continue
         if decl.secret:
             notes.append(f"input `{name}` is secret: not written (a dry run never reads its "
                          "value: reading it fails with secret_context; keep secrets out of "

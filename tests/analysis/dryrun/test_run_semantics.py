@@ -126,19 +126,24 @@ def test_a_gate_pinned_to_null_stores_the_bare_decision() -> None:
     assert nodes["out"]["value"] == {"decision": "input_provided"}
 
 
-INPUT_S = """\
+# an agent `ask` whose prompt_template is TEMPLATE, after a transform `obj` that stores an object
+TEMPLATED = """\
   inputs:
     - { name: s, type: string, required: true }
+    - { name: n, type: number, required: false }
   agents:
     - { id: w, model: claude-sonnet-4, provider: anthropic, system_prompt: x }
   nodes:
     - { id: start, type: input }
-    - { id: ask, type: agent, agent_ref: w, prompt_template: 'Say {{ inputs.s }}' }
+    - { id: obj, type: transform, transform: '({ a: 1 })' }
+    - { id: ask, type: agent, agent_ref: w, prompt_template: "TEMPLATE" }
     - { id: out, type: output }
   edges:
-    - { from: start, to: ask }
+    - { from: start, to: obj }
+    - { from: obj, to: ask }
     - { from: ask, to: out }
 """
+INPUT_S = TEMPLATED.replace("TEMPLATE", "Say {{ inputs.s }}")
 
 
 @pytest.mark.parametrize("value", ["", "hello"])
@@ -226,3 +231,25 @@ def test_an_agent_nodes_output_schema_falls_back_to_its_agents() -> None:
     assert result.workflow is not None and result.graph is not None
     made = sidecar_skeleton(result.workflow, result.graph, in_process)
     assert json.loads(made.text)["outputs"]["inherits"] == {"label": "spam"}
+
+
+@pytest.mark.parametrize(
+    ("template", "inputs", "status"),
+    [
+        # filters.ts `default` passes a value through, and stringify refuses an object
+        ("{{ run.outputs['obj'] | default('x') }}", {}, "failed"),
+        ("{{ inputs.n | default('x') }}", {}, "synthesized"),
+        # filters.ts `read_file` refuses anything but a string (filter_type)
+        ("{{ inputs.n | read_file }}", {"n": 3}, "failed"),
+        ("{{ inputs.n | default('a.md') | read_file }}", {}, "synthesized"),
+        ("{{ run.outputs['obj'] | json }}", {}, "synthesized"),
+    ],
+)
+def test_a_template_resolves_through_its_filters_in_order(
+    template: str, inputs: dict[str, Any], status: str
+) -> None:
+    # a node's templates go through the same resolver as the context (interpolation/resolve.ts
+    # `resolveReference`: head, path, then each filter in order; HodeTech/Relavium 839f2bd)
+    text = TEMPLATED.replace("TEMPLATE", template)
+    nodes = by_id(dry_run(text, pins({"inputs": {"s": "hi", **inputs}})))
+    assert nodes["ask"]["status"] == status

@@ -27,6 +27,7 @@ workflow:
   inputs:
     - { name: tier, type: string, validation: { enum: [gold, silver] } }
     - { name: token, type: secret }
+    - { name: unread, type: secret }
     - { name: floor, type: number, validation: { min: 2 } }
     - { name: name, type: string, default: Ada }
   context:
@@ -80,12 +81,20 @@ def skeleton_of(text: str) -> tuple[dict[str, Any], list[str]]:
 
 def test_every_input_in_declaration_order_secrets_only_noted() -> None:
     skeleton, notes = skeleton_of(SKELETON)
-    # a value of each declared shape (enum's first, min, default); the secret is not written
-    assert list(skeleton["inputs"].items()) == [("tier", "gold"), ("floor", 2), ("name", "Ada")]
-    assert notes[:3] == [
+    # a value of each declared shape (enum's first, min, default); a secret only as a
+    # placeholder, when the context reads it: the engine resolves the context at run start and
+    # fails the run on an omitted input (engine.ts #resolveContextOrFail, resolve.ts
+    # resolveContext, HodeTech/Relavium 839f2bd)
+    assert list(skeleton["inputs"].items()) == [
+        ("tier", "gold"), ("token", "placeholder-not-a-secret"), ("floor", 2), ("name", "Ada")
+    ]
+    assert notes[:4] == [
         'input `tier` has no default: "gold" is a value of its declared shape; give a '
         "realistic one",
-        "input `token` is secret: not written (a dry run never reads its value: reading it "
+        "input `token` is secret: a placeholder is written because the context reads it and a "
+        "run without it fails when it starts (a dry run never reads its value; never put a real "
+        "secret here)",
+        "input `unread` is secret: not written (a dry run never reads its value: reading it "
         "fails with secret_context; keep secrets out of samples files)",
         "input `floor` has no default: 2 is a value of its declared shape; give a realistic one",
     ]
@@ -176,7 +185,10 @@ def test_the_notes_are_stable_and_the_bundled_example_gets_a_valid_sidecar() -> 
     first, second = skeleton_of(text), skeleton_of(text)
     assert first == second
     skeleton, _ = first
-    assert "crm_token" not in skeleton["inputs"] and "crm_auth" not in skeleton["ctx"]
+    # the secret the context reads only as a placeholder, so that its run starts; the
+    # secret-derived context key is never written
+    assert skeleton["inputs"]["crm_token"] == "placeholder-not-a-secret"
+    assert "crm_auth" not in skeleton["ctx"]
     parse_samples(json.dumps(skeleton), "s.json", "sidecar", is_json=True)
 
 

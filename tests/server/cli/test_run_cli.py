@@ -46,7 +46,12 @@ def test_json_is_the_eval_shape_plus_the_scope(workflow: Path) -> None:
 
 def test_text_prints_the_value_and_names_the_scope(workflow: Path) -> None:
     sidecar = workflow.with_name("ticket-triage.samples.yaml")
-    sidecar.write_text("outputs:\n  classify: { severity: 9 }\n", encoding="utf-8")
+    # the context reads `crm_token`: a run without it fails when it starts (resolve.ts
+    # resolveContext, HodeTech/Relavium 839f2bd)
+    sidecar.write_text(
+        "inputs: { crm_token: placeholder }\noutputs:\n  classify: { severity: 9 }\n",
+        encoding="utf-8",
+    )
     result = run_cli(workflow, "--node", "route")
     assert (result.returncode, result.stdout) == (0, '"urgent"\n')
     assert f"route: sidecar scope {sidecar}" in result.stderr
@@ -215,7 +220,7 @@ def test_run_node_takes_its_own_scope_from_nodes_and_notes_stale_outputs(
     # single-node answer says so as the whole run does
     scope = tmp_path / "scope.json"
     scope.write_text(json.dumps({
-        "inputs": {"ticket_text": "refund please"},
+        "inputs": {"ticket_text": "refund please", "crm_token": "placeholder"},
         "outputs": {"history": {"topic": "stale"}},
         "nodes": {"combine": {"outputs": {"sentiment": {"mood": "calm"}}}},
     }), encoding="utf-8")

@@ -164,6 +164,24 @@ async def test_a_secret_never_shows(client: RelaviumClient, workspace: Workspace
     assert "s3cr3t-never-shown" not in said
 
 
+async def test_a_run_whose_context_cannot_be_resolved_fails_before_any_node(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    # the example's context reads `crm_token`, which these samples omit: the engine resolves the
+    # context when the run starts and fails the run, validation, before any node (engine.ts
+    # #resolveContextOrFail, interpolation/resolve.ts resolveContext; HodeTech/Relavium 839f2bd)
+    uri = workspace.open("no-token.relavium.yaml", EXAMPLE)
+    samples = json.loads(SAMPLES)
+    del samples["inputs"]["crm_token"]
+    workspace.write("no-token.samples.json", json.dumps(samples))
+    result = await dry_run(client, uri)
+    assert result["ok"] is False and result["error"]["code"] == "validation"
+    assert result["error"]["message"].startswith("context `crm_auth`: `{{ inputs.crm_token }}`")
+    assert {entry["status"] for entry in result["nodes"]} == {"not-run"}
+    log = "\n".join(m.message for m in client.log_messages)
+    assert "dry run failed: context `crm_auth`" in log
+
+
 async def test_runs_that_cannot_start_say_why(
     client: RelaviumClient, workspace: Workspace
 ) -> None:

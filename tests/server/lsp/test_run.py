@@ -87,12 +87,16 @@ async def test_the_sidecar_beats_synthesis_and_explicit_beats_the_sidecar(
     uri = workspace.open("scoped.relavium.yaml", EXAMPLE)
     sidecar = workspace.write(
         "scoped.samples.json",
-        json.dumps({"inputs": {"severity_floor": 5}, "outputs": {"classify": {"severity": 8}}}),
+        json.dumps({"inputs": {"severity_floor": 5, "crm_token": "placeholder"},
+                    "outputs": {"classify": {"severity": 8}}}),
     )
     result = await run(client, uri, "route")
     assert (result["value"], result["scope"]["source"]) == ("urgent", "sidecar")
     assert result["scope"]["path"] == str(sidecar)
-    explicit = workspace.write("explicit.yaml", "outputs:\n  classify: { severity: 1 }\n")
+    explicit = workspace.write(
+        "explicit.yaml",
+        "inputs: { crm_token: placeholder }\noutputs:\n  classify: { severity: 1 }\n",
+    )
     result = await run(client, uri, "route", scope=str(explicit))
     assert (result["value"], result["scope"]["source"]) == ("normal", "explicit")
 
@@ -237,8 +241,10 @@ async def test_create_sample_scope_writes_a_sidecar_once(
         "path": str(sidecar),
         "uri": workspace.uri("fresh.samples.json"),
     }
-    assert "crm_token" not in skeleton["inputs"]  # secrets never go into a samples file
-    assert "input `crm_token` is secret: not written" in " ".join(skeleton["notes"])
+    # a secret never goes into a samples file; the context reads this one, and a run without it
+    # fails when it starts (resolve.ts resolveContext, HodeTech/Relavium 839f2bd): a placeholder
+    assert skeleton["inputs"]["crm_token"] == "placeholder-not-a-secret"
+    assert "input `crm_token` is secret: a placeholder is written" in " ".join(skeleton["notes"])
     assert skeleton["outputs"]["classify"] == {"severity": 0, "topic": ""}
     # computed in the worker pool as a dry run computes it: the escalated path's output node
     assert skeleton["outputs"]["done"] == {"decision": "approved"}
