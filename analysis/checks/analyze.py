@@ -23,8 +23,8 @@ Contract:
 - `analyze(text, path, previous=result)` gives the same result as without `previous` (the analysis
   of an earlier version of the same document); it reads again only the YAML list item or top-level
   entry an edit falls in when it can (`analysis.document.yaml_read.read_yaml`), takes over the
-  declarations of the items that read shared (`analysis.document.model.build_workflow`), their graph
-  edges, and the graph's links, ancestors and cycle while they are unchanged
+  declarations of the items that read shared (`analysis.document.model_build.build_workflow`),
+  their graph edges, and the graph's links, ancestors and cycle while they are unchanged
   (`analysis.document.graph.build_graph`), and the schema walk's findings for the workflow lists and
   items whose text is unchanged (`analysis.schema.walk.SchemaMemo`, kept on the result as
   `schema_memo`: by text, so it holds whether the items were copied or moved). Declarations taken
@@ -62,7 +62,8 @@ from analysis.checks.registry import AGENT_FILE_CHECKS, EMITTERS
 from analysis.checks.suppression import apply_suppressions
 from analysis.diagnostics import Diagnostic, Position, Range, Severity
 from analysis.document.graph import Graph, build_graph
-from analysis.document.model import Workflow, build_workflow, point_back
+from analysis.document.model import Workflow
+from analysis.document.model_build import build_workflow, point_back
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YamlDocument, YNode
 from analysis.document.yaml_read import read_yaml

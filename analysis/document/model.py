@@ -1,12 +1,12 @@
 """The typed workflow model over the YAML tree, with a span for every key and value.
 
 Contract (read by the server and the expression rules):
-- `build_workflow(document)` never raises and never rejects: it keeps whatever is well-typed and
-  skips the rest (the schema rules report what is wrong). `build_workflow(document, previous)`
-  gives an equal model, taking over `previous`'s declarations of the items `document` shares
-  with it (also those a `take_over` read moved in place: a declaration caches nothing that a
-  move would make wrong). All spans are document offsets
-  (`SourceText.range(start, end)` makes a `Range`).
+- `build_workflow(document)` (built in `analysis.document.model_build`) never raises and never
+  rejects: it keeps whatever is well-typed and skips the rest (the schema rules report what is
+  wrong). `build_workflow(document, previous)` gives an equal model, taking over `previous`'s
+  declarations of the items `document` shares with it (also those a `take_over` read moved in
+  place: a declaration caches nothing that a move would make wrong). All spans are document
+  offsets (`SourceText.range(start, end)` makes a `Range`).
 - `Workflow`: `id`, `inputs`, `context`, `agents`, `nodes`, `edges` in authored order, plus
   `node(id)` (first node with that id), `expression_fields()` and `template_fields()`.
 - `NodeDef`: `id`, `type`, `entry(name)` → the `YEntry` (key and value nodes with spans) of a
@@ -24,7 +24,7 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any
 
 from analysis.document.scalar_offsets import ScalarText
 from analysis.document.source import SourceText
@@ -128,18 +128,18 @@ class Branch:
         return js_string(self.when.value)
 
 
-def _string(node: YNode | None) -> NodeRef | None:
+def string_ref(node: YNode | None) -> NodeRef | None:
     if isinstance(node, YScalar) and isinstance(node.value, str):
         return NodeRef(node.value, node)
     return None
 
 
-def _entry_value(mapping: YMapping, name: str) -> YNode | None:
+def entry_value(mapping: YMapping, name: str) -> YNode | None:
     entry = mapping._index.get(name)  # what YMapping.get does, without a call per field
     return entry.value if entry else None
 
 
-def _mappings(node: YNode | None) -> Iterator[tuple[int, YMapping]]:
+def mappings(node: YNode | None) -> Iterator[tuple[int, YMapping]]:
     if isinstance(node, YSequence):
         for index, item in enumerate(node.items):
             if isinstance(item, YMapping):
@@ -163,17 +163,17 @@ class NodeDef:
         return self.mapping.get(name)
 
     def string(self, name: str) -> str | None:
-        ref = _string(_entry_value(self.mapping, name))
+        ref = string_ref(entry_value(self.mapping, name))
         return ref.id if ref else None
 
     @cached_property
     def branches(self) -> list[Branch]:
         result = []
-        for index, item in _mappings(_entry_value(self.mapping, "branches")):
+        for index, item in mappings(entry_value(self.mapping, "branches")):
             when = item.get("when")
             result.append(Branch(
                 index, item, when.value if when and isinstance(when.value, YScalar) else None,
-                _string(_entry_value(item, "target_node")),
+                string_ref(entry_value(item, "target_node")),
             ))
         return result
 
@@ -214,18 +214,18 @@ class NodeDef:
 
     @cached_property
     def default(self) -> NodeRef | None:
-        return _string(_entry_value(self.mapping, "default"))
+        return string_ref(entry_value(self.mapping, "default"))
 
     @cached_property
     def parallel_of(self) -> list[NodeRef]:
-        members = _entry_value(self.mapping, "parallel_of")
+        members = entry_value(self.mapping, "parallel_of")
         if not isinstance(members, YSequence):
             return []
-        return [ref for ref in map(_string, members.items) if ref is not None]
+        return [ref for ref in map(string_ref, members.items) if ref is not None]
 
     @cached_property
     def agent_ref(self) -> NodeRef | None:
-        return _string(_entry_value(self.mapping, "agent_ref"))
+        return string_ref(entry_value(self.mapping, "agent_ref"))
 
     @property
     def merge_strategy(self) -> str | None:
@@ -401,115 +401,3 @@ def _declared(entry: YEntry | None) -> YEntry | None:
     if entry is None or (isinstance(entry.value, YScalar) and entry.value.value is None):
         return None
     return entry
-
-
-def _string_scalar(node: YNode | None) -> YScalar | None:
-    if isinstance(node, YScalar) and isinstance(node.value, str):
-        return node
-    return None
-
-
-def _build_node(index: int, mapping: YMapping, source: SourceText) -> NodeDef:
-    node_type = _string(_entry_value(mapping, "type"))
-    node = NodeDef(index, mapping, _string(_entry_value(mapping, "id")),
-                   node_type.id if node_type else None)
-    expression_name = EXPRESSION_FIELDS.get(node.type or "")
-    if expression_name:
-        scalar = _string_scalar(_entry_value(mapping, expression_name))
-        if scalar is not None:
-            node.expression = ExpressionField(scalar, source, node, expression_name)
-    for name in NODE_TEMPLATE_FIELDS.get(node.type or "", ()):
-        scalar = _string_scalar(_entry_value(mapping, name))
-        if scalar is not None:
-            node.templates.append(TemplateField(scalar, source, node, name))
-    return node
-
-
-def _input(index: int, item: YMapping, source: SourceText) -> InputDecl:
-    input_type = _string(_entry_value(item, "type"))
-    return InputDecl(index, item, _string(_entry_value(item, "name")),
-                     input_type.id if input_type else None)
-
-
-def _context(index: int, item: YMapping, source: SourceText) -> ContextDecl:
-    entry = ContextDecl(index, item, _string(_entry_value(item, "key")), None)
-    scalar = _string_scalar(_entry_value(item, "value"))
-    if scalar is not None:
-        entry.value = TemplateField(scalar, source, entry, "value")
-    return entry
-
-
-def _agent(index: int, item: YMapping, source: SourceText) -> AgentDecl:
-    agent = AgentDecl(index, item, _string(_entry_value(item, "id")),
-                      item.get("$ref") is not None, None)
-    scalar = _string_scalar(_entry_value(item, "system_prompt"))
-    if scalar is not None:
-        agent.system_prompt = TemplateField(scalar, source, agent, "system_prompt")
-    return agent
-
-
-def _edge(index: int, item: YMapping, source: SourceText) -> Edge:
-    from_scalar = _string_scalar(_entry_value(item, "from"))
-    return Edge(index, item, ScalarText(from_scalar, source) if from_scalar else None,
-                _string(_entry_value(item, "to")))
-
-
-Decl = TypeVar("Decl", InputDecl, ContextDecl, AgentDecl, NodeDef, Edge)
-
-
-def _section(items: YNode | None, build: Callable[[int, YMapping, SourceText], Decl],
-             previous: list[Decl], source: SourceText) -> list[Decl]:
-    """The declarations of a section's mapping items. One whose mapping is the very object an
-    earlier version's declaration was built from (an incremental read shares the items before
-    the one it read again: same text, same offsets) is that declaration: building it again
-    would give an equal one. Its scalar texts are pointed at this version's source, which has
-    the same text at their spans, so an old source is not kept alive by them."""
-    result = []
-    # An incremental read keeps the items in order, so a shared item's declaration sits at the
-    # same position in `previous`.
-    for position, (index, item) in enumerate(_mappings(items)):
-        decl = previous[position] if position < len(previous) else None
-        if decl is None or decl.mapping is not item or decl.index != index:
-            decl = build(index, item, source)
-        else:
-            _point_at(decl, source)
-        result.append(decl)
-    return result
-
-
-def _point_at(decl: InputDecl | ContextDecl | AgentDecl | NodeDef | Edge,
-              source: SourceText) -> None:
-    for text in decl.scalar_texts():
-        text.source = source
-
-
-def point_back(workflow: Workflow) -> None:
-    """Point the scalar texts of every declaration at the workflow's own source again, after a
-    later version's `build_workflow` took them over and that version was dropped."""
-    for section in (workflow.inputs, workflow.context, workflow.agents, workflow.nodes,
-                    workflow.edges):
-        for decl in section:
-            _point_at(decl, workflow.source)
-
-
-def build_workflow(document: YamlDocument, previous: Workflow | None = None) -> Workflow:
-    """The model of `document`; with `previous` (the model of an earlier version of the same
-    document), declarations whose items the YAML read shared with it are taken over."""
-    source = document.source
-    root = document.root if isinstance(document.root, YMapping) else None
-    body_node = _entry_value(root, "workflow") if root else None
-    body = body_node if isinstance(body_node, YMapping) else None
-
-    def section(name: str, build: Callable[[int, YMapping, SourceText], Decl],
-                earlier: list[Decl]) -> list[Decl]:
-        return _section(_entry_value(body, name), build, earlier, source) if body else []
-
-    return Workflow(
-        source, document, root, body,
-        _string(_entry_value(body, "id")) if body else None,
-        section("inputs", _input, previous.inputs if previous else []),
-        section("context", _context, previous.context if previous else []),
-        section("agents", _agent, previous.agents if previous else []),
-        section("nodes", _build_node, previous.nodes if previous else []),
-        section("edges", _edge, previous.edges if previous else []),
-    )

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from analysis.checks.context import RuleContext
 from analysis.checks.expression_sites import MAX_EXPRESSION_CHARS
 from analysis.document.graph import build_graph
-from analysis.document.model import build_workflow
+from analysis.document.model_build import build_workflow
 from analysis.document.source import SourceText
 from analysis.document.yaml_read import read_yaml
 from tests.analysis.large_workflow import large_workflow

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from analysis.checks.analyze import AnalysisResult, analyze
-from analysis.document.model import NodeRef, build_workflow
+from analysis.document.model import NodeRef
+from analysis.document.model_build import build_workflow
 from analysis.document.scalar_offsets import ScalarText
 from analysis.document.source import SourceText
 from analysis.document.yaml_nodes import YamlDocument, YEntry, YMapping, YNode, YScalar, YSequence

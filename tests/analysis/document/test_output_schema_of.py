@@ -2,7 +2,8 @@
 agent's (`node.output_schema ?? agent.output_schema`, HodeTech/Relavium
 packages/core/src/engine/agent-runner.ts, issue 27 item 9); and its value type."""
 
-from analysis.document.model import Workflow, build_workflow
+from analysis.document.model import Workflow
+from analysis.document.model_build import build_workflow
 from analysis.document.source import SourceText
 from analysis.document.yaml_read import read_yaml
 from analysis.schema.output_schema import node_output_type
