@@ -24,9 +24,13 @@ FORBIDDEN: dict[str, frozenset[str]] = {
     "analysis": frozenset({"server", "pygls", "lsprotocol"}),
     # What the text is and where things sit: below every room that reads documents.
     "analysis/document": frozenset({"analysis.schema", "analysis.checks", "analysis.ide",
-                                    "analysis.dryrun", "analysis.project"}),
+                                    "analysis.dryrun", "analysis.project", "analysis.types"}),
     # The schema is data and its walk: the checks, the editor logic and dry runs build on it.
-    "analysis/schema": frozenset({"analysis.checks", "analysis.ide", "analysis.dryrun"}),
+    "analysis/schema": frozenset({"analysis.checks", "analysis.ide", "analysis.dryrun",
+                                  "analysis.types"}),
+    # Types of what expressions read: built on the document and the schema, read by the checks,
+    # the editor logic and dry runs.
+    "analysis/types": frozenset({"analysis.checks", "analysis.ide", "analysis.dryrun"}),
     # The command line runs without the language server (and without pygls or lsprotocol).
     "server/cli": frozenset({"server.lsp", "pygls", "lsprotocol"}),
 }
