@@ -8,7 +8,8 @@ other constraints (`minLength`, …) applied to them. The forms:
 - `AnyValue()` — anything (`true`, `{}`, a node of annotations only); `NoValue()` — nothing
   (`false`, or an `enum` and a `type` with no member in common);
 - `StringType`, `NumberType` (`integer=True` for `type: integer`), `BooleanType`, `NullType`,
-  each with the bounds the schema states (None when it states none);
+  each with the bounds the schema states (None when it states none); `UndefinedType` — JavaScript's
+  `undefined`, for the types of reads (a key an object may lack), never compiled from a schema;
 - `ArrayType(items, …)`; `ObjectType(properties, required, additional)`: `properties` in authored
   order (a `required` name the schema does not declare is there too, typed as the extra keys
   are), `additional` the type of keys not in `properties`, None when they are forbidden
@@ -20,7 +21,7 @@ other constraints (`minLength`, …) applied to them. The forms:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 JsonScalar = str | int | float | bool | None
 
@@ -64,6 +65,12 @@ class NullType:
 
 
 @dataclass(frozen=True)
+class UndefinedType:
+    """JavaScript's `undefined`, which no JSON value is: what reading a key an object may lack
+    gives (a property the schema does not require), never a schema's own type."""
+
+
+@dataclass(frozen=True)
 class ArrayType:
     items: ValueType = AnyValue()
     min_items: int | None = None
@@ -78,6 +85,8 @@ class ObjectType:
     additional: ValueType | None = AnyValue()
     min_properties: int | None = None
     max_properties: int | None = None
+    # Each declared property's `description`, for completion and hover; not part of the shape.
+    descriptions: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     def property(self, name: str) -> ValueType | None:
         """The type of key `name`'s value: its declared type, else the extra keys' (None when
@@ -98,8 +107,8 @@ class Union:
     options: tuple[ValueType, ...]
 
 
-ValueType = (AnyValue | NoValue | StringType | NumberType | BooleanType | NullType | ArrayType
-             | ObjectType | Literals | Union)
+ValueType = (AnyValue | NoValue | StringType | NumberType | BooleanType | NullType
+             | UndefinedType | ArrayType | ObjectType | Literals | Union)
 
 
 def union_of(options: list[ValueType]) -> ValueType:
