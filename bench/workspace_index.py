@@ -2,12 +2,16 @@
 workflows and 100 agent files in the engine's layout: `analyze()` of every workflow without an
 index against with one (cold: the index reads the agent files as it goes), interleaved ROUNDS
 times; then one agent file changed and one workflow analysed again (what a server does on an
-edit). Prints one table and exits 0; it never asserts a timing.
+edit). Then the language server's start-up indexing of the same project
+(server/lsp/workspace_scan.py, what `serve` runs after `initialized`: the walk `check` does, and
+every agent file read into its project's index), against `relavium-lsp check` of the same folder
+(a process, its start included). Prints one table and exits 0; it never asserts a timing.
 """
 
 from __future__ import annotations
 
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -17,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from analysis.checks.analyze import analyze
 from analysis.project.workspace import WorkspaceIndex
+from server.lsp.workspace_scan import list_project_agents, read_agents, scan_folders
 
 WORKFLOWS = 200
 AGENTS = 100
@@ -57,6 +62,27 @@ def analyse_all(texts: list[tuple[str, str]], index: WorkspaceIndex | None) -> f
     return time.perf_counter() - start
 
 
+def start_up_index(root: Path) -> float:
+    """What the server does at start-up, on fresh indexes: list the files, read the agents."""
+    start = time.perf_counter()
+    scan = scan_folders([(str(root), None)])
+    indexes = {project: WorkspaceIndex(project)
+               for project in {file.project for file in scan.files.values()} if project}
+    read = read_agents(scan.files.values(), indexes.get)
+    list_project_agents(indexes)
+    elapsed = time.perf_counter() - start
+    if len(scan.files) != WORKFLOWS + AGENTS or read != AGENTS:
+        raise SystemExit(f"indexed {len(scan.files)} files, read {read} agents")
+    return elapsed
+
+
+def check_folder(root: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "server", "check", str(root)], check=True,
+                   capture_output=True, cwd=Path(__file__).resolve().parent.parent)
+    return time.perf_counter() - start
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
@@ -76,14 +102,23 @@ def main() -> int:
             index.update(str(changed), changed.read_text(encoding="utf-8"))
             analyze(texts[0][1], texts[0][0], workspace=index)
             edits.append(time.perf_counter() - start)
+        start_up: list[float] = []
+        checks: list[float] = []
+        for _ in range(ROUNDS):
+            start_up.append(start_up_index(root))
+            checks.append(check_folder(root))
     print(f"{WORKFLOWS} workflows ({NODES} agent nodes, {REFS} $refs each), {AGENTS} project "
           f"agent files, {ROUNDS} rounds")
     print(f"{'analysis':<44}{'median s':>10}{'min s':>10}")
     for name, samples in (("every workflow alone (no index)", alone),
                           ("every workflow with a cold index", indexed),
-                          ("one agent edited, one workflow again", edits)):
+                          ("one agent edited, one workflow again", edits),
+                          ("the server's start-up indexing", start_up),
+                          ("relavium-lsp check of the folder", checks)):
         print(f"{name:<44}{statistics.median(samples):>10.4f}{min(samples):>10.4f}")
     print(f"index / alone: {statistics.median(indexed) / statistics.median(alone):.2f}x")
+    print(f"start-up indexing / check: "
+          f"{statistics.median(start_up) / statistics.median(checks):.3f}x")
     return 0
 
 

@@ -32,14 +32,18 @@ class Walk:
     files: list[Path]
     skipped: list[str]
     unreadable: list[str]
+    # the walk stopped at `max_files` (the language server's start-up budget); the rest unknown
+    truncated: bool = False
 
 
 def walk_workflow_files(
-    root: Path, excluded: Callable[[Path, bool], bool] | None = None, gitignore: bool = True
+    root: Path, excluded: Callable[[Path, bool], bool] | None = None, gitignore: bool = True,
+    max_files: int | None = None,
 ) -> Walk:
     """`excluded(path, is_dir)` prunes folders and files (project excludes); with `gitignore`,
     so do the `.gitignore` files of the walked tree and of its folders up to the repository's
-    top (the nearest folder holding `.git`)."""
+    top (the nearest folder holding `.git`). With `max_files`, the walk stops once it has found
+    that many files (`Walk.truncated`)."""
     walk = Walk([], [], [])
     real_root = os.path.realpath(root)
     ignores = {os.path.normpath(root): _inherited_gitignores(root) if gitignore else []}
@@ -72,6 +76,9 @@ def walk_workflow_files(
             refusal = _outside_or_irregular(path, real_root)
             if refusal:
                 walk.skipped.append(f"{path}: skipped: {refusal}")
+            elif max_files is not None and len(walk.files) >= max_files:
+                walk.truncated = True
+                return walk
             else:
                 walk.files.append(path)
     return walk

@@ -29,6 +29,10 @@ DEFAULT_DEBOUNCE = (
 MAX_DEBOUNCE_MS = 10_000
 SEVERITY_NAMES = {severity.label: severity for severity in Severity}
 RULE_OFF = "off"
+# `relavium.diagnostics.scope`: the open documents only (the default: docs/server.md says why),
+# or every workflow and agent file of the workspace
+SCOPE_OPEN = "open"
+SCOPE_WORKSPACE = "workspace"
 # Each problem is a message the editor shows: a settings file with thousands of bad keys gets
 # this many and one line counting the rest.
 MAX_PROBLEMS = 10
@@ -42,6 +46,8 @@ class Settings:
     rules: dict[str, Severity | None] = field(default_factory=dict)
     # an explicit sample-scope file for "run with sample scope"; relative to the workspace root
     sample_scope: str | None = None
+    # which files get diagnostics: SCOPE_OPEN or SCOPE_WORKSPACE
+    diagnostics_scope: str = SCOPE_OPEN
 
     def severity_for(self, rule: str, default: Severity) -> Severity | None:
         """The severity to publish a rule's diagnostic with, or None when the rule is off."""
@@ -64,7 +70,7 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
             f"relavium settings must be an object, got {type(raw).__name__}; using defaults"
         ]
     problems: list[str] = []
-    known = {"debounceMs", "rules", "sampleScope"}
+    known = {"debounceMs", "rules", "sampleScope", "diagnostics"}
     problems.extend(
         f"relavium.{shown_key(key)} is not a setting (known: {', '.join(sorted(known))}); ignored"
         for key in raw
@@ -74,6 +80,7 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
         debounce_ms=_debounce(raw.get("debounceMs"), problems),
         rules=_rules(raw.get("rules"), problems),
         sample_scope=_sample_scope(raw.get("sampleScope"), problems),
+        diagnostics_scope=_diagnostics_scope(raw.get("diagnostics"), problems),
     )
     if len(problems) > MAX_PROBLEMS:
         left = len(problems) - MAX_PROBLEMS + 1
@@ -137,3 +144,24 @@ def _sample_scope(value: Any, problems: list[str]) -> str | None:
         )
         return None
     return value
+
+
+def _diagnostics_scope(value: Any, problems: list[str]) -> str:
+    """`diagnostics: {scope: "open" | "workspace"}` (VS Code sends `relavium.diagnostics.scope`
+    nested so)."""
+    if value is None or value == []:  # [] is how Neovim's Lua sends an empty table
+        return SCOPE_OPEN
+    if not isinstance(value, dict):
+        problems.append(f"relavium.diagnostics must be an object such as "
+                        f'{{"scope": "{SCOPE_WORKSPACE}"}}, got {shown_value(value)}; ignored')
+        return SCOPE_OPEN
+    scope = value.get("scope")
+    if scope is None:
+        return SCOPE_OPEN
+    if scope not in (SCOPE_OPEN, SCOPE_WORKSPACE):
+        problems.append(
+            f'relavium.diagnostics.scope must be "{SCOPE_OPEN}" or "{SCOPE_WORKSPACE}", got '
+            f"{shown_value(scope)}; using {SCOPE_OPEN}"
+        )
+        return SCOPE_OPEN
+    return str(scope)

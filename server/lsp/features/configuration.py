@@ -13,6 +13,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.capabilities import get_capability
 
+from server.lsp.features import workspace_diagnostics
 from server.lsp.features.watched_files import watch_agent_files
 from server.lsp.handlers import guarded
 from server.lsp.language_server import SETTINGS_WAIT_SECONDS, RelaviumLanguageServer
@@ -69,6 +70,7 @@ def register(ls: RelaviumLanguageServer) -> None:
     async def initialized(ls: RelaviumLanguageServer, params: types.InitializedParams) -> None:
         ls.reload_project_config()
         watch_agent_files(ls)
+        workspace_diagnostics.of(ls).start()  # in the background: requests are answered meanwhile
         await fetch_settings(ls)
 
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

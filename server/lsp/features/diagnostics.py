@@ -13,6 +13,7 @@ from server.lsp import project_settings
 from server.lsp.diagnostics import SOURCE, to_lsp_diagnostics
 from server.lsp.documents import Snapshot, is_relavium_uri, uri_to_path
 from server.lsp.dry_run import dry_run_diagnostics
+from server.lsp.features import workspace_diagnostics
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
 from server.lsp.settings import Settings
@@ -70,6 +71,7 @@ def register(ls: RelaviumLanguageServer) -> None:
     @ls.feature(
         types.TEXT_DOCUMENT_DIAGNOSTIC,
         types.DiagnosticOptions(
+            # workspace diagnostics: set by pygls, as features/workspace_diagnostics.py is there
             identifier=SOURCE, inter_file_dependencies=False, workspace_diagnostics=False
         ),
     )
@@ -85,6 +87,14 @@ def register(ls: RelaviumLanguageServer) -> None:
         )
         state = ls.document(uri)
         if snapshot is None or state is None:
+            # closed: under the workspace scope, its disk diagnostics (features/
+            # workspace_diagnostics.py); vscode-languageclient pulls once more on close
+            disk = await workspace_diagnostics.of(ls).closed_document_report(uri)
+            if disk is not None:
+                if params.previous_result_id == disk.result_id:
+                    return types.RelatedUnchangedDocumentDiagnosticReport(result_id=disk.result_id)
+                return types.RelatedFullDocumentDiagnosticReport(items=disk.items,
+                                                                 result_id=disk.result_id)
             return types.RelatedFullDocumentDiagnosticReport(items=[])
         run = state.current_dry_run
         result_id = (

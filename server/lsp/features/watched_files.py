@@ -1,22 +1,29 @@
-"""Agent files changed on disk: the client watches them for the server (registered dynamically,
-when it can be), and each change re-reads them in the workspace agent index and re-diagnoses
-the open workflows of their projects. Without watchers (a client that cannot register them),
-the index reads its project's files again whenever a document of the project is opened or
-saved (`RelaviumLanguageServer.watching_agent_files`)."""
+"""Agent files and workflows changed on disk: the client watches them for the server (registered
+dynamically, when it can be). Each agent file's change re-reads it in the workspace agent index
+and re-diagnoses the open workflows of its project; every change reaches the workspace
+diagnostics (features/workspace_diagnostics.py: a deleted file's are cleared). Without watchers
+(a client that cannot register them), the index reads its project's files again whenever a
+document of the project is opened or saved (`RelaviumLanguageServer.watching_agent_files`)."""
 
 from __future__ import annotations
 
 from concurrent.futures import Future
+from pathlib import PurePath
 
 from lsprotocol import types
 
+from analysis.project.kinds import FileKind, file_kind
+from server.lsp.documents import uri_to_path
+from server.lsp.features import workspace_diagnostics
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
 
 REGISTRATION_ID = "relavium-agent-files"
 # Where a workflow's agents can come from: the project's `.relavium/` (agents, and the
-# `*.agent.yaml` anywhere under it) and `$ref` files, which are agent files by name anywhere.
-AGENT_FILE_GLOBS = ("**/.relavium/**/*.{yaml,yml}", "**/*.agent.{yaml,yml}")
+# `*.agent.yaml` anywhere under it) and `$ref` files, which are agent files by name anywhere;
+# and the workflows outside `.relavium/` (workspace diagnostics).
+WATCHED_GLOBS = ("**/.relavium/**/*.{yaml,yml}", "**/*.agent.{yaml,yml}",
+                 "**/*.relavium.{yaml,yml}")
 
 
 def can_watch(ls: RelaviumLanguageServer) -> bool:
@@ -31,7 +38,7 @@ def watch_agent_files(ls: RelaviumLanguageServer) -> None:
     if not can_watch(ls):
         return
     options = types.DidChangeWatchedFilesRegistrationOptions(
-        watchers=[types.FileSystemWatcher(glob_pattern=glob) for glob in AGENT_FILE_GLOBS])
+        watchers=[types.FileSystemWatcher(glob_pattern=glob) for glob in WATCHED_GLOBS])
     asked = ls.client_register_capability(types.RegistrationParams(registrations=[
         types.Registration(id=REGISTRATION_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                            register_options=options)]))
@@ -56,5 +63,11 @@ def register(ls: RelaviumLanguageServer) -> None:
                                  params: types.DidChangeWatchedFilesParams) -> None:
         # an open file's buffer is what the index holds for it until it is closed
         changed: dict[str, str | None] = {
-            change.uri: None for change in params.changes if ls.document(change.uri) is None}
+            change.uri: None for change in params.changes
+            if ls.document(change.uri) is None and _is_agent_file(change.uri)}
         ls.agent_files_changed(changed)
+        workspace_diagnostics.of(ls).files_changed(params.changes)
+
+
+def _is_agent_file(uri: str) -> bool:
+    return uri.startswith("file:") and file_kind(PurePath(uri_to_path(uri))) is FileKind.AGENT

@@ -58,7 +58,7 @@ async def test_a_watched_agent_file_changed_on_disk_re_diagnoses_its_workflows(
         options = default_converter().structure(registration.register_options,
                                                 types.DidChangeWatchedFilesRegistrationOptions)
         assert [w.glob_pattern for w in options.watchers] == [
-            "**/.relavium/**/*.{yaml,yml}", "**/*.agent.{yaml,yml}"]
+            "**/.relavium/**/*.{yaml,yml}", "**/*.agent.{yaml,yml}", "**/*.relavium.{yaml,yml}"]
 
         agent = project / ".relavium" / "agents" / "drafts.agent.yaml"
         agent.write_text(AGENT.format(id="drafter"), encoding="utf-8")
