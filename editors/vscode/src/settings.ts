@@ -4,7 +4,12 @@
 import { DEFAULT_SERVER_ARGS, type LaunchSettings } from './launch';
 
 /** The keys of the `relavium` section that the server parses (server/lsp/settings.py). */
-export const SERVER_SETTING_KEYS = ['debounceMs', 'rules', 'sampleScope'] as const;
+export const SERVER_SETTING_KEYS = ['debounceMs', 'rules', 'sampleScope', 'diagnostics'] as const;
+
+/** The server's keys that are objects of settings: each contributed as `relavium.<key>.<name>`. */
+export const NESTED_SERVER_SETTINGS: Partial<Record<(typeof SERVER_SETTING_KEYS)[number], string[]>> = {
+  diagnostics: ['scope'],
+};
 
 /** The keys only the extension reads, to start the server; they never reach the server. */
 export const LAUNCH_SETTING_KEYS = ['server.path', 'server.args', 'python'] as const;

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { LAUNCH_SETTING_KEYS, RESTART_SETTINGS, SERVER_SETTING_KEYS } from '../src/settings';
+import {
+  LAUNCH_SETTING_KEYS,
+  NESTED_SERVER_SETTINGS,
+  RESTART_SETTINGS,
+  SERVER_SETTING_KEYS,
+} from '../src/settings';
 import { RELAVIUM_GLOBS } from '../src/workflowFiles';
 
 // The checks shared by the source manifest and the one packaged into the .vsix.
@@ -28,7 +33,10 @@ export function checkManifest(manifest: any, packagedFiles?: string[]): void {
   assert.match(trust.description, /Restricted Mode/);
 
   const properties = manifest.contributes.configuration.properties;
-  const expectedSettings = [...LAUNCH_SETTING_KEYS, ...SERVER_SETTING_KEYS].map(
+  const serverSettings = SERVER_SETTING_KEYS.flatMap(
+    (key) => NESTED_SERVER_SETTINGS[key]?.map((name) => `${key}.${name}`) ?? [key],
+  );
+  const expectedSettings = [...LAUNCH_SETTING_KEYS, ...serverSettings].map(
     (key) => `relavium.${key}`,
   );
   assert.deepEqual(Object.keys(properties).sort(), expectedSettings.sort());

@@ -144,3 +144,24 @@ def test_thousands_of_bad_keys_give_a_bounded_number_of_messages() -> None:
     assert len(problems) == MAX_PROBLEMS
     assert problems[-1] == f"and {5000 - MAX_PROBLEMS + 1} more invalid relavium settings; ignored"
     assert problems[0].startswith("relavium.key0 is not a setting")
+
+
+@pytest.mark.parametrize(
+    ("raw", "scope", "problem"),
+    [
+        ({}, "open", None),  # the default (docs/server.md: what linters in VS Code do)
+        ({"diagnostics": {"scope": "workspace"}}, "workspace", None),
+        ({"diagnostics": {"scope": "open"}}, "open", None),
+        ({"diagnostics": {}}, "open", None),
+        ({"diagnostics": []}, "open", None),  # Neovim's Lua sends an empty table as []
+        ({"diagnostics": {"scope": "everything"}}, "open", "relavium.diagnostics.scope must be"),
+        ({"diagnostics": "workspace"}, "open", "relavium.diagnostics must be an object"),
+    ],
+)
+def test_the_diagnostics_scope(raw: dict[str, object], scope: str, problem: str | None) -> None:
+    settings, problems = parse_settings(raw)
+    assert settings.diagnostics_scope == scope
+    if problem is None:
+        assert problems == []
+    else:
+        assert len(problems) == 1 and problems[0].startswith(problem), problems
