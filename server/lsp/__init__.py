@@ -30,6 +30,11 @@ Each of these imports only the ones before it: `boot`, `worker`, `session`, `pro
   `ls.agent_resolution(uri, workflow)` (hover, definition, completion, references) resolve
   `agent_ref`s with; open agent files' buffers feed it, and `features/watched_files` (or, for a
   client that cannot watch, each open/save) tells it of changes on disk (docs/server.md).
+- Start-up indexing and workspace diagnostics: after `initialized`,
+  `features/workspace_diagnostics` runs `workspace_indexing` (progress) over `workspace_scan`
+  (`check`'s walk of each workspace folder; the agent files read into their indexes), then, under
+  `relavium.diagnostics.scope: "workspace"`, analyses every file not open from disk, behind the
+  open documents, for `workspace/diagnostic` or publishing.
 
 Adding a feature
 ----------------

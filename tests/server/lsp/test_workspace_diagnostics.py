@@ -18,7 +18,9 @@ from pygls.protocol import default_converter
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig
 
+from tests.analysis.large_workflow import large_workflow
 from tests.server.conftest import SERVER_COMMAND, RelaviumClient, make_client, profile_capabilities
+from tests.server.lsp.test_large_documents import LARGE
 from tests.server.lsp.test_workspace_agents import AGENT, unknown_agents, workflow
 
 WORKSPACE_SCOPE = {"relavium": {"debounceMs": 0, "diagnostics": {"scope": "workspace"}}}
@@ -239,5 +241,42 @@ async def test_an_agent_edit_re_diagnoses_open_workflows_with_the_start_up_index
         elapsed = time.perf_counter() - began
         # the keystroke budget: debounce (0 here) plus one analysis of each; 1 s on a loaded box
         assert elapsed < 1.0, f"{elapsed:.3f} s"
+    finally:
+        await client.shutdown_session()
+
+
+async def test_open_documents_go_before_the_files_on_disk_and_a_large_one_is_diagnosed_too(
+        tmp_path: Path) -> None:
+    """Many files on disk are still being analysed when an open document's edit comes: its
+    diagnostics do not wait for them. A large file on disk is diagnosed in the analysis
+    process, as an open one is."""
+    root = tmp_path / "many"
+    root.mkdir()
+    disk = [root / f"w{number:03}.relavium.yaml" for number in range(150)]
+    for path in disk:
+        path.write_text(large_workflow(3), encoding="utf-8")
+    large = root / "large.relavium.yaml"
+    large.write_text(LARGE, encoding="utf-8")
+    client = await start(root, "neovim", WORKSPACE_SCOPE)
+    disk_uris = {uri(path) for path in disk}
+    try:
+        await client.wait_for(lambda: disk_uris & set(client.published) or None,
+                              "the first file on disk diagnosed")
+        opened = uri(root / "open.relavium.yaml")
+        (root / "open.relavium.yaml").write_text(workflow("writer"), encoding="utf-8")
+        client.open(opened, workflow("writer"))
+        await client.diagnostics_for(opened)
+        version = client.replace_all(opened, workflow("writer", "nobody"))
+        diagnostics = await client.diagnostics_for(opened)
+        assert client.documents[opened].version == version
+        assert unknown_agents(diagnostics, workflow("writer", "nobody")) == ["nobody"]
+        done_by_then = len(disk_uris & set(client.published))
+        assert done_by_then < len(disk_uris), "the disk files were all analysed first"
+
+        large_uri = uri(large)
+        await client.wait_for(lambda: client.published.get(large_uri) or None,
+                              "the large file diagnosed")
+        [report] = client.published[large_uri]
+        assert [d.code for d in report.diagnostics] == ["invalid-value"]
     finally:
         await client.shutdown_session()
