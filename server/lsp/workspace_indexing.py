@@ -85,9 +85,9 @@ def workspace_folders(ls: RelaviumLanguageServer) -> list[tuple[str, ProjectConf
 
 
 async def index_workspace(ls: RelaviumLanguageServer, with_progress: bool) -> Scan:
-    """List the workspace's files and read its agent files into their projects' indexes,
-    reporting progress when `with_progress` and the client supports it; logs what it found, in
-    how long, and the bound that stopped it, if one did."""
+    """List the workspace's files and read its agent files into their projects' indexes; with
+    `with_progress` (at start-up) report progress when the client supports it, and log what it
+    found and in how long. Logs the bound that stopped it, if one did."""
     began = time.perf_counter()
     progress = await Progress.begin(ls, PROGRESS_TITLE, with_progress)
     try:
@@ -118,6 +118,8 @@ async def index_workspace(ls: RelaviumLanguageServer, with_progress: bool) -> Sc
     if scan.limit is not None:
         ls.log_warning(f"{scan.limit}; the rest are read when a workflow needs them and get no "
                        "workspace diagnostics")
+    if not with_progress:
+        return scan  # a listing again: the start-up line said what the workspace holds
     workflows = len(scan.files) - len(agents)
     ls.log(f"relavium-lsp: indexed {workflows:,} workflows and {len(agents):,} agent files "
            f"({scan.total_bytes:,} bytes) in {seconds:.2f} s")

@@ -14,7 +14,7 @@ agent file it listed that is not open then gets diagnostics from its text on dis
   the workspace report leaves open documents out and nothing is published for them, so no
   client has to choose between two reports of one file;
 - kept per file: the LSP diagnostics and the stamp they were made from (size and mtime on disk,
-  the settings generation, its project's agent epoch), never a parse tree.
+  the settings, its project's agent epoch), never a parse tree.
 
 Closing a document reads it from disk again (its disk diagnostics show again; a pull for the
 closed document answers them, as vscode-languageclient pulls once more on close); a file
@@ -239,7 +239,9 @@ class WorkspaceDiagnostics:
         if disk is None:
             self.forget(file.uri)
             return
-        stamp = (disk, ls.settings_generation, self.epochs.get(file.project or "", 0))
+        # the settings themselves, not their generation: a configuration answer that changes
+        # nothing analyses nothing again
+        stamp = (disk, ls.settings, self.epochs.get(file.project or "", 0))
         report = self.reports.get(file.uri)
         if report is None or report.stamp != stamp:
             try:
