@@ -281,3 +281,31 @@ async def test_open_documents_go_before_the_files_on_disk_and_a_large_one_is_dia
         assert [d.code for d in report.diagnostics] == ["invalid-value"]
     finally:
         await client.shutdown_session()
+
+
+async def test_requests_are_answered_while_the_workspace_is_indexed(tmp_path: Path) -> None:
+    """A document outside the project being indexed is diagnosed, and a hover answered, before
+    the indexing of 1,500 agent files ends."""
+    root = tmp_path / "big"
+    agents = root / "project" / ".relavium" / "agents"
+    agents.mkdir(parents=True)
+    for number in range(1500):
+        (agents / f"a{number:04}.agent.yaml").write_text(AGENT.format(id=f"a{number}"),
+                                                         encoding="utf-8")
+    (root / "loose").mkdir()
+    client = await start(root, "neovim", OPEN_SCOPE)
+    try:
+        opened = uri(root / "loose" / "alone.relavium.yaml")
+        text = workflow("writer", "nobody")
+        client.open(opened, text)
+        assert unknown_agents(await client.diagnostics_for(opened), text) == ["nobody"]
+        hover = await client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=opened),
+            position=types.Position(line=1, character=2)))
+        answered_before = indexed_line(client) is None
+        line = await indexed(client)
+        assert "1,500 agent files" in line
+        assert hover is not None
+        assert answered_before, f"answered only after the indexing ({line})"
+    finally:
+        await client.shutdown_session()
