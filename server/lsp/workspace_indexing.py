@@ -84,12 +84,12 @@ def workspace_folders(ls: RelaviumLanguageServer) -> list[tuple[str, ProjectConf
     return folders
 
 
-async def index_workspace(ls: RelaviumLanguageServer, with_progress: bool) -> Scan:
-    """List the workspace's files and read its agent files into their projects' indexes; with
-    `with_progress` (at start-up) report progress when the client supports it, and log what it
-    found and in how long. Logs the bound that stopped it, if one did."""
+async def index_workspace(ls: RelaviumLanguageServer, start_up: bool) -> Scan:
+    """List the workspace's files and read its agent files into their projects' indexes; at
+    `start_up`, report progress when the client supports it, and log what the walk skipped, what
+    it found and in how long. Logs the bound that stopped it, if one did."""
     began = time.perf_counter()
-    progress = await Progress.begin(ls, PROGRESS_TITLE, with_progress)
+    progress = await Progress.begin(ls, PROGRESS_TITLE, start_up)
     try:
         folders = await asyncio.to_thread(workspace_folders, ls)
         scan = await asyncio.to_thread(scan_folders, folders)
@@ -113,13 +113,13 @@ async def index_workspace(ls: RelaviumLanguageServer, with_progress: bool) -> Sc
         seconds = time.perf_counter() - began
         with contextlib.suppress(Exception):  # the connection may be closing
             progress.end(f"done in {seconds:.2f} s")
-    for note in scan.notes:
-        ls.log(f"relavium-lsp: {note}")
     if scan.limit is not None:
         ls.log_warning(f"{scan.limit}; the rest are read when a workflow needs them and get no "
                        "workspace diagnostics")
-    if not with_progress:
-        return scan  # a listing again: the start-up line said what the workspace holds
+    if not start_up:
+        return scan  # a listing again: the start-up lines said what the workspace holds
+    for note in scan.notes:
+        ls.log(f"relavium-lsp: {note}")
     workflows = len(scan.files) - len(agents)
     ls.log(f"relavium-lsp: indexed {workflows:,} workflows and {len(agents):,} agent files "
            f"({scan.total_bytes:,} bytes) in {seconds:.2f} s")

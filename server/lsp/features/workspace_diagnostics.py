@@ -108,7 +108,7 @@ class WorkspaceDiagnostics:
 
     async def _run(self) -> None:
         try:
-            self._take(await index_workspace(self.ls, with_progress=True))
+            self._take(await index_workspace(self.ls, start_up=True))
             self.indexed.set()
             await self.ls.settled_settings()
             self.wake(quiet=False)
@@ -175,7 +175,7 @@ class WorkspaceDiagnostics:
         while self._rescan_again:
             self._rescan_again = False
             try:
-                self._take(await index_workspace(self.ls, with_progress=False))
+                self._take(await index_workspace(self.ls, start_up=False))
             except Exception:
                 logger.exception("listing the workspace's files failed")
             self.wake(quiet=False)
