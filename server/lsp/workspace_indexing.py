@@ -89,9 +89,11 @@ async def index_workspace(ls: RelaviumLanguageServer, start_up: bool) -> Scan:
     `start_up`, report progress when the client supports it, and log what the walk skipped, what
     it found and in how long. Logs the bound that stopped it, if one did."""
     began = time.perf_counter()
+    folders = await asyncio.to_thread(workspace_folders, ls)
+    # no progress (and no line) for a client that opened no folder: nothing to index
+    start_up = start_up and bool(folders)
     progress = await Progress.begin(ls, PROGRESS_TITLE, start_up)
     try:
-        folders = await asyncio.to_thread(workspace_folders, ls)
         scan = await asyncio.to_thread(scan_folders, folders)
         agents = scan.of_kind(FileKind.AGENT)
         progress.report(f"{len(scan.files):,} files found", 10)
