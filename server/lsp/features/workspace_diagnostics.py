@@ -16,11 +16,11 @@ agent file it listed that is not open then gets diagnostics from its text on dis
 - kept per file: the LSP diagnostics and the stamp they were made from (size and mtime on disk,
   the settings, its project's agent epoch), never a parse tree.
 
-Closing a document reads it from disk again (its disk diagnostics show again; a pull for the
-closed document answers them, as vscode-languageclient pulls once more on close); a file
-deleted (watched) is cleared; switching the scope to `open` clears every file not open. An edit
-to an open agent file, or an agent file changed on disk, re-diagnoses its project's files on disk
-once edits pause for `QUIET_SECONDS`.
+A workspace folder added or removed lists the files again. Closing a document reads it from
+disk again (its disk diagnostics show again; a pull for the closed document answers them, as
+vscode-languageclient pulls once more on close); a file deleted (watched) is cleared; switching
+the scope to `open` clears every file not open. An edit to an open agent file, or an agent file
+changed on disk, re-diagnoses its project's files on disk once edits pause for `QUIET_SECONDS`.
 """
 
 from __future__ import annotations
@@ -357,6 +357,12 @@ def register(ls: RelaviumLanguageServer) -> None:
     ls.on_analysis(state.analysed)
     ls.on_close(state.closed)
     ls.on_settings_changed(state.settings_changed)
+
+    @ls.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    @guarded()
+    def folders_changed(ls: RelaviumLanguageServer,
+                        params: types.DidChangeWorkspaceFoldersParams) -> None:
+        of(ls).rescan()  # pygls has updated `ls.workspace.folders` before calling this
 
     @ls.feature(types.WORKSPACE_DIAGNOSTIC)
     @guarded(empty=lambda: types.WorkspaceDiagnosticReport(items=[]))

@@ -309,3 +309,28 @@ async def test_requests_are_answered_while_the_workspace_is_indexed(tmp_path: Pa
         assert answered_before, f"answered only after the indexing ({line})"
     finally:
         await client.shutdown_session()
+
+
+async def test_a_folder_added_to_the_workspace_is_listed_and_diagnosed(
+        project: Path, tmp_path: Path) -> None:
+    added = tmp_path / "added"
+    added.mkdir()
+    (added / "more.relavium.yaml").write_text(workflow("nobody"), encoding="utf-8")
+    more = uri(added / "more.relavium.yaml")
+    client = await start(project, "neovim", WORKSPACE_SCOPE)
+    try:
+        await indexed(client)
+        assert more not in client.published
+        client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=uri(added), name="added")], removed=[])))
+        await client.wait_for(lambda: client.published.get(more) or None, "the added folder")
+        assert unknown_agents(client.published[more][-1].diagnostics, workflow("nobody")) == [
+            "nobody"]
+        client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[], removed=[types.WorkspaceFolder(uri=uri(added), name="added")])))
+        await client.wait_for(lambda: not client.published[more][-1].diagnostics or None,
+                              "the removed folder's file cleared")
+    finally:
+        await client.shutdown_session()
