@@ -109,15 +109,19 @@ class WorkspaceDiagnostics:
     async def _run(self) -> None:
         try:
             self._take(await index_workspace(self.ls, start_up=True))
-            self.indexed.set()
-            await self.ls.settled_settings()
-            self.wake(quiet=False)
-            await self._pass_loop()
-        except asyncio.CancelledError:
-            raise
         except Exception:
             logger.exception("workspace indexing failed")
             self.ls.log_error("relavium-lsp: indexing the workspace failed; see the server's "
+                              "stderr (open documents are diagnosed as before)")
+        # set even after a failure (with no files): a workspace pull waits for it
+        self.indexed.set()
+        await self.ls.settled_settings()
+        self.wake(quiet=False)
+        try:
+            await self._pass_loop()
+        except Exception:
+            logger.exception("workspace diagnostics failed")
+            self.ls.log_error("relavium-lsp: workspace diagnostics stopped; see the server's "
                               "stderr (open documents are diagnosed as before)")
 
     def wake(self, quiet: bool) -> None:
