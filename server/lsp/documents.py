@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import PurePosixPath
+from pathlib import PurePath, PurePosixPath
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
 from pygls.uris import to_fs_path
 
-from analysis.project.kinds import file_kind
+from analysis.project.kinds import FileKind, file_kind
 from server.lsp.positions import LineIndex
 
 if TYPE_CHECKING:
@@ -23,6 +23,12 @@ def is_relavium_uri(uri: str) -> bool:
     for `file:` and unsaved (`untitled:`) URIs; the analysis tells the two apart by the same
     function on the document's path."""
     return file_kind(PurePosixPath(unquote(urlparse(uri).path))) is not None
+
+
+def is_agent_uri(uri: str) -> bool:
+    """Whether a `file:` URI names an agent file (`analysis.project.kinds.file_kind`)."""
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    return path is not None and file_kind(PurePath(path)) is FileKind.AGENT
 
 
 def uri_to_path(uri: str) -> str:

@@ -19,7 +19,6 @@ import socket
 import sys
 from collections.abc import Awaitable, Callable
 from importlib.metadata import version
-from pathlib import PurePath
 from threading import Event
 from typing import Any, BinaryIO, TypeVar
 
@@ -33,14 +32,14 @@ from analysis.document.model import Workflow
 from analysis.document.yaml_profile import MAX_SOURCE_BYTES
 from analysis.project.config import ProjectConfig
 from analysis.project.files import SourceTooLarge, read_regular_file
-from analysis.project.kinds import NOT_A_WORKFLOW, FileKind, file_kind
+from analysis.project.kinds import NOT_A_WORKFLOW, FileKind
 from analysis.project.workspace import Resolution, WorkspaceIndex, find_project
 from sandbox import WorkerPool
 from server.lsp import project_settings
 from server.lsp.analysis_queue import AnalysisQueue
 from server.lsp.boot.early_initialize import Opening
 from server.lsp.boot.transport import Dropped, FrameReader, read_in_thread, serve, stdin_frames
-from server.lsp.documents import Snapshot, is_relavium_uri, uri_to_path
+from server.lsp.documents import Snapshot, is_agent_uri, is_relavium_uri, uri_to_path
 from server.lsp.protocol import RelaviumProtocol
 from server.lsp.session import DocumentClosed, Session
 from server.lsp.settings import Settings, parse_settings
@@ -266,7 +265,7 @@ class RelaviumLanguageServer(LanguageServer):
         if not projects:
             return
         affected = [session for session in self.documents.values()
-                    if session.uri not in besides and not _is_agent_file(session.uri)
+                    if session.uri not in besides and not is_agent_uri(session.uri)
                     and (index := self.workspace_index(session.uri)) is not None
                     and index.root in projects]
         for session in affected:
@@ -359,7 +358,7 @@ class RelaviumLanguageServer(LanguageServer):
         self.documents[item.uri] = session
         self._unwatched_disk_may_differ(item.uri)
         session.open()
-        if _is_agent_file(item.uri):
+        if is_agent_uri(item.uri):
             self.agent_files_changed({item.uri: item.text})
         asyncio.get_running_loop().call_soon(self.protocol.prepare_keystrokes)
 
@@ -370,7 +369,7 @@ class RelaviumLanguageServer(LanguageServer):
             return None
         version = params.text_document.version
         clamped = session.change(params.content_changes, version, self.position_encoding)
-        if _is_agent_file(session.uri):
+        if is_agent_uri(session.uri):
             # debounced as the agent file's own analysis is
             self.agent_files_changed({session.uri: session.text}, session.pending_delay_ms)
         if clamped:
@@ -385,7 +384,7 @@ class RelaviumLanguageServer(LanguageServer):
         if session is not None:
             self._unwatched_disk_may_differ(uri)
             session.save()
-            if _is_agent_file(uri):  # the file on disk is the buffer now
+            if is_agent_uri(uri):  # the file on disk is the buffer now
                 self.agent_files_changed({uri: None})
 
     def close_document(self, uri: str) -> None:
@@ -395,7 +394,7 @@ class RelaviumLanguageServer(LanguageServer):
         session.close()
         for listener in self._close_listeners:
             listener(uri)
-        if _is_agent_file(uri):  # what a workflow resolves is the file on disk again
+        if is_agent_uri(uri):  # what a workflow resolves is the file on disk again
             self.agent_files_changed({uri: None})
 
     # -- settings ------------------------------------------------------------------------------
@@ -468,11 +467,6 @@ class RelaviumLanguageServer(LanguageServer):
                 listener(snapshot)
             except Exception:  # one feature's bug must not stop the others hearing
                 logger.exception("analysis listener %r failed", listener)
-
-
-def _is_agent_file(uri: str) -> bool:
-    path = to_fs_path(uri) if uri.startswith("file:") else None
-    return path is not None and file_kind(PurePath(path)) is FileKind.AGENT
 
 
 class _SocketWriter:

@@ -8,12 +8,10 @@ document of the project is opened or saved (`RelaviumLanguageServer.watching_age
 from __future__ import annotations
 
 from concurrent.futures import Future
-from pathlib import PurePath
 
 from lsprotocol import types
 
-from analysis.project.kinds import FileKind, file_kind
-from server.lsp.documents import uri_to_path
+from server.lsp.documents import is_agent_uri
 from server.lsp.features import workspace_diagnostics
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
@@ -64,10 +62,6 @@ def register(ls: RelaviumLanguageServer) -> None:
         # an open file's buffer is what the index holds for it until it is closed
         changed: dict[str, str | None] = {
             change.uri: None for change in params.changes
-            if ls.document(change.uri) is None and _is_agent_file(change.uri)}
+            if ls.document(change.uri) is None and is_agent_uri(change.uri)}
         ls.agent_files_changed(changed)
         workspace_diagnostics.of(ls).files_changed(params.changes)
-
-
-def _is_agent_file(uri: str) -> bool:
-    return uri.startswith("file:") and file_kind(PurePath(uri_to_path(uri))) is FileKind.AGENT
