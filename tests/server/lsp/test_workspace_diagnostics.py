@@ -334,3 +334,34 @@ async def test_a_folder_added_to_the_workspace_is_listed_and_diagnosed(
                               "the removed folder's file cleared")
     finally:
         await client.shutdown_session()
+
+
+async def test_files_created_and_agents_changed_on_disk_reach_the_files_not_open(
+        project: Path) -> None:
+    client = await start(project, "neovim", WORKSPACE_SCOPE)
+    flows = project / ".relavium" / "workflows"
+    clean = uri(flows / "clean.relavium.yaml")
+    try:
+        await client.wait_for(lambda: client.published.get(clean) or None, "the first pass")
+        assert list(client.published[clean][-1].diagnostics) == []
+
+        # an agent renamed on disk: the closed workflow that used it now names no agent
+        agent = project / ".relavium" / "agents" / "helper.agent.yaml"
+        agent.write_text(AGENT.format(id="renamed"), encoding="utf-8")
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=uri(agent), type=types.FileChangeType.Changed)]))
+        await client.wait_for(lambda: unknown_agents(client.published[clean][-1].diagnostics,
+                                                     workflow("helper")) == ["helper"] or None,
+                              "the closed workflow re-diagnosed")
+
+        # a workflow created: listed and diagnosed
+        created = flows / "new.relavium.yaml"
+        created.write_text(workflow("renamed", "ghost"), encoding="utf-8")
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=uri(created), type=types.FileChangeType.Created)]))
+        await client.wait_for(lambda: client.published.get(uri(created)) or None,
+                              "the created file diagnosed")
+        assert unknown_agents(client.published[uri(created)][-1].diagnostics,
+                              workflow("renamed", "ghost")) == ["ghost"]
+    finally:
+        await client.shutdown_session()
