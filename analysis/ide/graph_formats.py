@@ -1,10 +1,10 @@
 """The workflow graph as text: Mermaid (for a pull request: GitHub renders it), Graphviz dot, and
 one self-contained HTML page (the renderer bundle and the graph JSON inline).
 
-Every node id and label is escaped for the format (ids become `n0`, `n1`, … in Mermaid, whose
-bare ids cannot hold every character a node id can), so no id, label or `when` breaks the
-diagram. Control edges are solid, data edges dashed; leaks red; parallel groups are boxes
-(subgraphs, clusters); with a dry run each node's status colours it.
+Every node id and label is escaped for the format (ids become `n0`, `n1`, …: neither Mermaid's
+bare ids nor dot's names can hold every character a node id can; the label shows the id), so no
+id, label or `when` breaks the diagram. Control edges are solid, data edges dashed; leaks red;
+parallel groups are boxes (subgraphs, clusters); with a dry run each node's status colours it.
 """
 
 from __future__ import annotations
@@ -91,8 +91,9 @@ def _caption(node: Any) -> str:
 
 def _dot_text(text: str) -> str:
     """A dot double-quoted string: backslashes and quotes escaped (a label reads `\\n` and the
-    like as escapes), line breaks as `\\n`."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    like as escapes), `&` as `&amp;` (Graphviz decodes HTML entities in names and labels), line
+    breaks as `\\n`."""
+    escaped = text.replace("&", "&amp;").replace("\\", "\\\\").replace('"', '\\"')
     return '"' + escaped.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n") + '"'
 
 
@@ -101,16 +102,18 @@ def to_dot(model: WorkflowGraph) -> str:
              "  rankdir=TB;",
              '  node [fontname="Helvetica", fontsize=11, style=filled, fillcolor="#f8fafc"];',
              '  edge [fontname="Helvetica", fontsize=9];']
-    known = {node.id for node in model.nodes}
+    # ids as `n0`, `n1`, …: Graphviz reads escapes in labels but not in names (a name ending in
+    # a backslash would swallow its closing quote)
+    ids = {node.id: f"n{index}" for index, node in enumerate(model.nodes)}
     grouped: set[str] = set()
     for index, group in enumerate(model.groups):
-        members = [m for m in group.members if m in known and m not in grouped]
+        members = [m for m in group.members if m in ids and m not in grouped]
         if not members:
             continue
         grouped.update(members)
         lines.append(f"  subgraph cluster_{index} {{")
         lines.append(f"    label={_dot_text('parallel ' + group.parallel)}; style=dashed;")
-        lines.extend(f"    {_dot_text(member)};" for member in members)
+        lines.extend(f"    {ids[member]};" for member in members)
         lines.append("  }")
     for node in model.nodes:
         attributes = [f"label={_dot_text(_caption(node))}",
@@ -122,15 +125,17 @@ def to_dot(model: WorkflowGraph) -> str:
                 attributes.append(f"tooltip={_dot_text(node.status.value)}")
         if node.leaked:
             attributes.append(f'color="{LEAK_COLOUR}", penwidth=3')
-        lines.append(f"  {_dot_text(node.id)} [{', '.join(attributes)}];")
+        lines.append(f"  {ids[node.id]} [{', '.join(attributes)}];")
     for edge in model.edges:
+        if edge.source not in ids or edge.target not in ids:
+            continue
         attributes = [] if edge.control else ["style=dashed"]
         if edge.label:
             attributes.append(f"label={_dot_text(edge.label)}")
         if edge.leak:
             attributes.append(f'color="{LEAK_COLOUR}", fontcolor="{LEAK_COLOUR}", penwidth=2')
         suffix = f" [{', '.join(attributes)}]" if attributes else ""
-        lines.append(f"  {_dot_text(edge.source)} -> {_dot_text(edge.target)}{suffix};")
+        lines.append(f"  {ids[edge.source]} -> {ids[edge.target]}{suffix};")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

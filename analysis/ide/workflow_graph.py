@@ -178,7 +178,8 @@ def workflow_graph(
     nodes = [_graph_node(node_id, node, source)
              for node_id, node in workflow.nodes_by_id.items() if node.id_ref is not None]
     by_id = {node.id: node for node in nodes}
-    for gate in gates:
+    depth = graph.ancestors
+    for gate in sorted(gates, key=lambda gate: len(depth(gate.condition))):  # outermost first
         for node_id in sorted(gate.gated, key=graph.positions.__getitem__):
             by_id[node_id].gated_by.append(gate.label)
             by_id[node_id].leaked |= node_id in gate.runs_anyway
