@@ -162,6 +162,7 @@ _BOOT = """
   var started = performance.now();
   window.relaviumGraphView = RelaviumGraph.render(document.getElementById("graph"), graph, {
     onReady: function (info) {
+      document.body.setAttribute("data-layout-ms", String(info.layoutMs));
       document.body.setAttribute("data-render-ms", String(performance.now() - started));
     }
   });

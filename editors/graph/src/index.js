@@ -61,7 +61,8 @@ function check(graph) {
 function layout(graph) {
   const compound = graph.nodes.length <= COMPOUND_LIMIT;
   const g = new dagre.graphlib.Graph({ compound, multigraph: true });
-  g.setGraph({ rankdir: "TB", nodesep: 30, ranksep: 45, edgesep: 12, marginx: 20, marginy: 20 });
+  // an edge label takes a rank of its own in dagre: half the usual separation keeps it compact
+  g.setGraph({ rankdir: "TB", nodesep: 30, ranksep: 24, edgesep: 12, marginx: 20, marginy: 20 });
   g.setDefaultEdgeLabel(() => ({}));
   const known = new Set();
   for (const node of graph.nodes) {
@@ -194,6 +195,7 @@ class View {
     this.graph = graph;
     this.statuses = new Map(graph.nodes.filter((n) => n.status).map((n) => [n.id, n.status]));
     this.layout = layout(graph);
+    this.layoutMs = performance.now() - started;
     this._draw();
     if (!this._placed) {
       this.fit();
@@ -201,7 +203,9 @@ class View {
     }
     this.renderMs = performance.now() - started;
     if (this.highlighted) this.highlight(this.highlighted);
-    if (this.options.onReady) this.options.onReady({ renderMs: this.renderMs });
+    if (this.options.onReady) {
+      this.options.onReady({ renderMs: this.renderMs, layoutMs: this.layoutMs });
+    }
     return this;
   }
 
@@ -314,8 +318,14 @@ class View {
   }
 
   _moveTooltip(event) {
-    this.tooltip.style.left = `${event.clientX + 14}px`;
-    this.tooltip.style.top = `${event.clientY + 14}px`;
+    // beside the pointer, on whichever side keeps it inside the window
+    const { offsetWidth: width, offsetHeight: height } = this.tooltip;
+    const left = event.clientX + 14 + width > window.innerWidth ? event.clientX - 14 - width
+      : event.clientX + 14;
+    const top = event.clientY + 14 + height > window.innerHeight ? event.clientY - 14 - height
+      : event.clientY + 14;
+    this.tooltip.style.left = `${Math.max(0, left)}px`;
+    this.tooltip.style.top = `${Math.max(0, top)}px`;
   }
 
   setStatuses(statuses) {
