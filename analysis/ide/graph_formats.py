@@ -16,7 +16,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from analysis.ide.workflow_graph import WorkflowGraph
+from analysis.ide.workflow_graph import Group, WorkflowGraph
 
 MERMAID_SHAPES = {
     "input": ('(["', '"])'), "agent": ('["', '"]'), "condition": ('{"', '"}'),
@@ -35,6 +35,19 @@ _MERMAID_ENTITIES = {'"': "#quot;", "#": "#35;", "`": "#96;", "<": "#lt;", ">": 
                      "&": "#amp;"}
 
 
+def _boxes(model: WorkflowGraph, ids: dict[str, str]) -> list[tuple[int, Group, list[str]]]:
+    """Each parallel group's box with the members no earlier box holds (a node is drawn in one
+    box only, as both formats require), by the group's index."""
+    grouped: set[str] = set()
+    boxes = []
+    for index, group in enumerate(model.groups):
+        members = [m for m in group.members if m in ids and m not in grouped]
+        if members:
+            grouped.update(members)
+            boxes.append((index, group, members))
+    return boxes
+
+
 def _mermaid_text(text: str) -> str:
     flat = " ".join(text.split())
     return "".join(_MERMAID_ENTITIES.get(char, char) for char in flat)
@@ -43,12 +56,7 @@ def _mermaid_text(text: str) -> str:
 def to_mermaid(model: WorkflowGraph) -> str:
     ids = {node.id: f"n{index}" for index, node in enumerate(model.nodes)}
     lines = ["flowchart TD"]
-    grouped: set[str] = set()
-    for index, group in enumerate(model.groups):
-        members = [m for m in group.members if m in ids and m not in grouped]
-        if not members:
-            continue
-        grouped.update(members)
+    for index, group, members in _boxes(model, ids):
         lines.append(f'  subgraph g{index}["{_mermaid_text("parallel " + group.parallel)}"]')
         lines.extend(f"    {ids[member]}" for member in members)
         lines.append("  end")
@@ -105,12 +113,7 @@ def to_dot(model: WorkflowGraph) -> str:
     # ids as `n0`, `n1`, …: Graphviz reads escapes in labels but not in names (a name ending in
     # a backslash would swallow its closing quote)
     ids = {node.id: f"n{index}" for index, node in enumerate(model.nodes)}
-    grouped: set[str] = set()
-    for index, group in enumerate(model.groups):
-        members = [m for m in group.members if m in ids and m not in grouped]
-        if not members:
-            continue
-        grouped.update(members)
+    for index, group, members in _boxes(model, ids):
         lines.append(f"  subgraph cluster_{index} {{")
         lines.append(f"    label={_dot_text('parallel ' + group.parallel)}; style=dashed;")
         lines.extend(f"    {ids[member]};" for member in members)

@@ -84,10 +84,8 @@ def register(ls: RelaviumLanguageServer) -> None:
         if parsed is None:
             return _failure(ls, USAGE)
         uri, format_, dry_run, scope = parsed
-        state = ls.document(uri)
         try:
-            snapshot = await ls.fresh_snapshot(uri) if state is not None else None
-            result = snapshot.result if snapshot is not None else await ls.command_analysis(uri)
+            snapshot, result = await ls.command_snapshot(uri)
         except CommandFailed as failure:
             return _failure(ls, str(failure))
         lines = (snapshot.lines if snapshot is not None else
