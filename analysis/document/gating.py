@@ -18,7 +18,8 @@ in-edges of gated nodes from outside them that surely carry a live edge on a run
 condition completed and routed away from the target, and `runs_anyway` the gated nodes that then
 surely run. `leaks(graph)` → one `Leak` per bypassing edge, with the innermost branch it
 bypasses (nested conditions gate the same node) and the enclosing ones: what the leaked-branch
-rule reports and the workflow graph draws in red.
+rule reports and the workflow graph draws in red. `gates_by_node(graph)` → each gated node's
+gates, outermost first: what hover says and the graph tints.
 "Surely": the condition's dominators completed (every path to it passes them), roots run, and
 any other condition's choice is unknown, so what hangs on it is neither live nor dead.
 """
@@ -76,6 +77,19 @@ def leaks(graph: Graph, gates: Iterable[BranchGate] | None = None) -> list[Leak]
         found.sort(key=lambda gate: len(depth(gate.condition)), reverse=True)
         result.append(Leak(edge, found[0], tuple(found[1:])))
     return result
+
+
+def gates_by_node(graph: Graph, gates: Iterable[BranchGate] | None = None
+                  ) -> dict[str, list[BranchGate]]:
+    """Each gated node's gates, the outermost (the condition with the fewest ancestors) first."""
+    depth = graph.ancestors
+    found: dict[str, list[BranchGate]] = {}
+    ordered = sorted(branch_gates(graph) if gates is None else gates,
+                     key=lambda gate: len(depth(gate.condition)))
+    for gate in ordered:
+        for node in gate.gated:
+            found.setdefault(node, []).append(gate)
+    return found
 
 
 def branch_gates(graph: Graph) -> list[BranchGate]:

@@ -29,7 +29,7 @@ from typing import Any
 
 from analysis.checks.analyze import AnalysisResult
 from analysis.diagnostics import Position, Range
-from analysis.document.gating import BranchGate, Leak, branch_gates, leaks
+from analysis.document.gating import BranchGate, Leak, branch_gates, gates_by_node, leaks
 from analysis.document.graph import CONTROL_TYPES, Graph, GraphEdge
 from analysis.document.model import Edge, NodeDef, NodeRef, Workflow
 from analysis.document.source import SourceText
@@ -178,11 +178,9 @@ def workflow_graph(
     nodes = [_graph_node(node_id, node, source)
              for node_id, node in workflow.nodes_by_id.items() if node.id_ref is not None]
     by_id = {node.id: node for node in nodes}
-    depth = graph.ancestors
-    for gate in sorted(gates, key=lambda gate: len(depth(gate.condition))):  # outermost first
-        for node_id in sorted(gate.gated, key=graph.positions.__getitem__):
-            by_id[node_id].gated_by.append(gate.label)
-            by_id[node_id].leaked |= node_id in gate.runs_anyway
+    for node_id, gating in gates_by_node(graph, gates).items():  # hover's facts
+        by_id[node_id].gated_by = [gate.label for gate in gating]
+        by_id[node_id].leaked = any(node_id in gate.runs_anyway for gate in gating)
     edges = _drawn_edges(workflow, graph, source, {leak.edge for leak in found})
     result = WorkflowGraph(workflow.id, nodes, edges, _groups(workflow, graph), gates, found,
                            [source.range(*leak.edge.span) for leak in found])
