@@ -7,7 +7,8 @@ Contract: `workflow_graph(workflow, graph, run=None)` never raises and gives a `
 - `edges`: the graph's edges (`analysis.document.graph`, the union the engine builds), one
   control edge per pair of nodes (a condition's branch edge and an explicit `cond:handle` edge to
   the same target are one edge, labelled with the handles) and one data edge per pair, with
-  every read that makes it (the field and its range);
+  every read that makes it (the field and its range); a control edge's label is its handles and
+  the explicit edges' own `label`s;
 - `groups`: each parallel with its members and the merge that pairs with it (the merge whose
   `branches` begin with those members, `Graph.fan_in_branches`);
 - `gates`: the condition branches and the nodes each gates, and `leaks`: the edges that bypass a
@@ -31,7 +32,7 @@ from analysis.checks.analyze import AnalysisResult
 from analysis.diagnostics import Position, Range
 from analysis.document.gating import BranchGate, Leak, branch_gates, gates_by_node, leaks
 from analysis.document.graph import CONTROL_TYPES, Graph, GraphEdge
-from analysis.document.model import Edge, NodeDef, NodeRef, Workflow
+from analysis.document.model import Edge, NodeDef, NodeRef, Workflow, entry_value, string_ref
 from analysis.document.source import SourceText
 from analysis.dryrun.launch import why_no_workflow
 from analysis.dryrun.results import WorkflowRun
@@ -77,6 +78,7 @@ class DrawnEdge:
     target: str
     kind: str  # explicit | condition | parallel | data
     handles: list[str] = field(default_factory=list)  # a branch edge's `when`s / "default"
+    notes: list[str] = field(default_factory=list)  # the explicit edges' own `label`s
     reads: list[Read] = field(default_factory=list)  # a data edge's reads
     ranges: list[Range] = field(default_factory=list)  # where each edge is written
     leak: bool = False
@@ -89,7 +91,7 @@ class DrawnEdge:
     def label(self) -> str:
         if self.kind == "data":
             return ", ".join(dict.fromkeys(read.field or "template" for read in self.reads))
-        return " | ".join(self.handles)
+        return " · ".join(part for part in (" | ".join(self.handles), *self.notes) if part)
 
 
 @dataclass
@@ -164,6 +166,7 @@ def _edge_json(edge: DrawnEdge, span: Callable[[Range], Any]) -> dict[str, Any]:
                              "ranges": [span(where) for where in edge.ranges]}
     if edge.control:
         entry["handles"] = edge.handles
+        entry["notes"] = edge.notes
     else:
         entry["reads"] = [{"field": read.field, "range": span(read.range)}
                           for read in edge.reads]
@@ -220,6 +223,9 @@ def _drawn_edges(workflow: Workflow, graph: Graph, source: SourceText,
         handle = _handle(edge, workflow, declared)
         if handle is not None and handle not in current.handles:
             current.handles.append(handle)
+        note = _authored_label(edge, declared)
+        if note and note not in current.notes:
+            current.notes.append(note)
         if not control:
             current.reads.append(Read(edge.read_field, where))
     return list(drawn.values())
@@ -239,6 +245,13 @@ def _handle(edge: GraphEdge, workflow: Workflow, declared: dict[int, Edge]) -> s
         return "default"
     branch = next((b for b in condition.branches if b.target is edge.written), None)
     return branch.handle if branch is not None else None
+
+
+def _authored_label(edge: GraphEdge, declared: dict[int, Edge]) -> str | None:
+    """An explicit edge's own `label` (the engine's edge schema carries one)."""
+    decl = declared.get(id(edge.written)) if edge.kind == "explicit" else None
+    ref = string_ref(entry_value(decl.mapping, "label")) if decl is not None else None
+    return ref.id if ref is not None else None
 
 
 def _groups(workflow: Workflow, graph: Graph) -> list[Group]:

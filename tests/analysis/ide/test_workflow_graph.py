@@ -142,3 +142,15 @@ def test_a_file_with_errors_still_draws_what_its_model_holds() -> None:
     model = model_of(text)
     assert any(d.severity.name == "ERROR" for d in analyze(text, "w.relavium.yaml").diagnostics)
     assert "transfrom" in {n.type for n in model.nodes}
+
+
+def test_an_explicit_edges_own_label_is_drawn_after_its_handle() -> None:
+    text = LEAK.replace("- { from: 'route:urgent', to: escalate }",
+                        "- { from: 'route:urgent', to: escalate, label: Page on-call }")
+    assert text != LEAK
+    drawn = model_of(text).to_json()["edges"]
+    edge = next(e for e in drawn if (e["source"], e["target"]) == ("route", "escalate"))
+    assert (edge["kind"], edge["handles"], edge["notes"], edge["label"]) == (
+        "condition", ["urgent"], ["Page on-call"], "urgent · Page on-call")
+    other = next(e for e in drawn if (e["source"], e["target"]) == ("route", "enrich"))
+    assert other["notes"] == [] and other["label"] == "normal | default"
