@@ -180,4 +180,14 @@ def test_the_api_the_webview_uses(tmp_path: Path) -> None:
         said = page.evaluate("""() => { try { window.view.update({version: 99, nodes: []}); }
                                      catch (error) { return error.message; } }""")
         assert said == "RelaviumGraph: graph JSON version 99, this renderer reads 1"
+        # an empty graph and an edge to an unknown node draw what there is, without an error
+        page.evaluate("""() => window.view.update({version: 1, nodes: [], edges: []})""")
+        assert page.locator("g.node[data-id]").count() == 0
+        assert "NaN" not in page.get_attribute("g.viewport", "transform")
+        assert "Infinity" not in page.get_attribute("g.viewport", "transform")
+        page.evaluate("""() => window.view.update({version: 1, edges: [
+          {source: "a", target: "gone", kind: "data", label: "x"}],
+          nodes: [{id: "a", type: "future_type", label: "a"}]})""")
+        assert page.locator("g.node[data-id]").count() == 1
+        assert page.locator("path.edge").count() == 0
         assert page.errors == []

@@ -365,6 +365,12 @@ class View {
 
   fit() {
     const size = this.layout.g.graph();
+    if (!(size.width > 0 && size.height > 0 && Number.isFinite(size.width))) {
+      this.scale = 1; // nothing drawn (no nodes): dagre's size is not a number
+      this.tx = this.ty = 0;
+      this._apply();
+      return this;
+    }
     const rect = this.svg.getBoundingClientRect();
     const width = rect.width || 800, height = rect.height || 600;
     // never smaller than a readable label: a large graph starts at its top, to be panned
