@@ -13,6 +13,8 @@ import json
 import threading
 from typing import Any
 
+from lsprotocol import types
+
 from analysis.checks.analyze import AnalysisResult
 from analysis.diagnostics import Position
 from analysis.dryrun.launch import DryRunError, run_whole
@@ -53,7 +55,10 @@ def _parsed(argument: Any) -> tuple[str, str, bool, Any] | None:
 def _answer(model: WorkflowGraph, format_: str, lines: LineIndex, title: str) -> Any:
     # written out here: pygls's own conversion of a 500-node answer took most of a second
     if format_ == "json":
-        return JsonText(json_text(model.to_json(lambda position: _client_column(lines, position))))
+        # every unit counts one code point of an ASCII text (and UTF-32's always): no conversion
+        same = lines.text.isascii() or lines.encoding == types.PositionEncodingKind.Utf32
+        column = None if same else (lambda position: _client_column(lines, position))
+        return JsonText(json_text(model.to_json(column)))
     return JsonText(json_text({"format": format_, "text": render_text(model, format_, title)}))
 
 
