@@ -109,6 +109,8 @@ def test_twenty_nodes_with_a_leak_and_a_dry_run(tmp_path: Path) -> None:
         assert f"value: {node['status']['value']}" in tooltip
         page.hover('g.node[data-id="b0-escalate"]')
         assert "leaked-branch" in page.inner_text("div.relavium-graph-tooltip")
+        legend = page.inner_text("div.relavium-graph-legend")
+        assert "data edge" in legend and all(state in legend for state in STATUS_FILL)
         shot = tmp_path / "graph-20.png"
         page.screenshot(path=str(shot))
     print(f"\n20-node graph: rendered in {took:.0f} ms; screenshot {shot}")

@@ -155,6 +155,33 @@ function tooltipText(node, statuses, gates) {
   return lines.join("\n");
 }
 
+function legendOf() {
+  const box = document.createElement("div");
+  box.className = "relavium-graph-legend";
+  Object.assign(box.style, {
+    position: "absolute", right: "8px", bottom: "8px", padding: "6px 8px", borderRadius: "4px",
+    font: "11px/1.5 sans-serif", background: "rgba(255,255,255,0.92)", color: "#0f172a",
+    border: "1px solid #cbd5e1", pointerEvents: "none",
+  });
+  const rows = [
+    ["—", EDGE, "control edge (label: the branch's when)"],
+    ["- -", EDGE, "data edge (label: the field that reads)"],
+    ["—", LEAK, "leak: runs off its branch (leaked-branch)"],
+    ...Object.entries(STATUS_COLOUR).map(([state, colour]) => ["●", colour, state]),
+  ];
+  for (const [mark, colour, text] of rows) {
+    const row = document.createElement("div");
+    const sign = document.createElement("span");
+    sign.textContent = mark + " ";
+    sign.style.color = colour;
+    sign.style.fontWeight = "bold";
+    row.appendChild(sign);
+    row.appendChild(document.createTextNode(text));
+    box.appendChild(row);
+  }
+  return box;
+}
+
 class View {
   constructor(container, graph, options) {
     this.container = container;
@@ -185,6 +212,10 @@ class View {
     });
     container.appendChild(this.svg);
     container.appendChild(this.tooltip);
+    if (this.options.legend !== false) {
+      this.legend = legendOf();
+      container.appendChild(this.legend);
+    }
     this._panZoom();
     this.update(graph);
   }
@@ -399,6 +430,7 @@ class View {
       this.scale = scale;
       this._apply();
     }, { passive: false });
+    this.svg.addEventListener("dblclick", () => this.fit());
     this.svg.addEventListener("pointerdown", (event) => {
       drag = { x: event.clientX - this.tx, y: event.clientY - this.ty };
       this.svg.style.cursor = "grabbing";
@@ -418,6 +450,7 @@ class View {
   destroy() {
     this.svg.remove();
     this.tooltip.remove();
+    if (this.legend) this.legend.remove();
   }
 }
 
