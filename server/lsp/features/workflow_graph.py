@@ -4,7 +4,9 @@ object, with positions in the negotiated position encoding; "html", "mermaid" an
 `{"format", "text"}`. With `dryRun`, the whole workflow is dry-run first (as
 `relavium.dryRunWorkflow`, without placing its results in the document) and each node carries its
 status; `scope` is the samples, as an object (the samples file's content) or a samples file's
-path. A request that cannot be answered gets `{"ok": false, "error": {"code", "message"}}`."""
+path. An open document whose YAML does not read is drawn from its last version that did, with
+`"stale": true`. A request that cannot be answered gets `{"ok": false, "error": {"code",
+"message"}}`, and no window message (a graph view asks at every edit and shows the reason)."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from analysis.dryrun.values import json_text
 from analysis.ide.graph_formats import TEXT_FORMATS, render_text
 from analysis.ide.workflow_graph import NotDrawable, WorkflowGraph, result_graph
 from server.lsp.documents import uri_to_path
-from server.lsp.features.run_with_sample_scope import explicit_scope, internal_error, run_failure
+from server.lsp.features.run_with_sample_scope import explicit_scope, internal_error
 from server.lsp.handlers import guarded
 from server.lsp.language_server import CommandFailed, RelaviumLanguageServer
 from server.lsp.positions import LineIndex
@@ -35,8 +37,9 @@ USAGE = ('expected one argument {"uri": "<workflow uri>", "format"?: "json" | "h
 SCOPE_ARGUMENT = "the `scope` argument"
 
 
-def _failure(ls: RelaviumLanguageServer, message: str) -> dict[str, Any]:
-    return run_failure(ls, "Workflow graph", message)
+def _failure(message: str) -> dict[str, Any]:
+    """No window/showMessage: a graph view asks again at every edit, and shows the reason."""
+    return {"ok": False, "error": {"code": "invalid_request", "message": message}}
 
 
 def _parsed(argument: Any) -> tuple[str, str, bool, Any] | None:
@@ -52,14 +55,19 @@ def _parsed(argument: Any) -> tuple[str, str, bool, Any] | None:
     return uri, format_, dry_run, scope
 
 
-def _answer(model: WorkflowGraph, format_: str, lines: LineIndex, title: str) -> Any:
+def _answer(model: WorkflowGraph, format_: str, lines: LineIndex, title: str,
+            stale: bool) -> Any:
     # written out here: pygls's own conversion of a 500-node answer took most of a second
     if format_ == "json":
         # every unit counts one code point of an ASCII text (and UTF-32's always): no conversion
         same = lines.text.isascii() or lines.encoding == types.PositionEncodingKind.Utf32
         column = None if same else (lambda position: _client_column(lines, position))
-        return JsonText(json_text(model.to_json(column)))
-    return JsonText(json_text({"format": format_, "text": render_text(model, format_, title)}))
+        answer = model.to_json(column)
+    else:
+        answer = {"format": format_, "text": render_text(model, format_, title)}
+    if stale:
+        answer["stale"] = True
+    return JsonText(json_text(answer))
 
 
 def _client_column(lines: LineIndex, position: Position) -> int:
@@ -87,12 +95,18 @@ def register(ls: RelaviumLanguageServer) -> None:
     async def workflow_graph(ls: RelaviumLanguageServer, *args: Any) -> Any:
         parsed = _parsed(args[0]) if len(args) == 1 else None
         if parsed is None:
-            return _failure(ls, USAGE)
+            return _failure(USAGE)
         uri, format_, dry_run, scope = parsed
         try:
             snapshot, result = await ls.command_snapshot(uri)
         except CommandFailed as failure:
-            return _failure(ls, str(failure))
+            return _failure(str(failure))
+        good = ls.last_good_snapshot(uri) if snapshot is not None else None
+        stale = (not dry_run and result.workflow is None and good is not None
+                 and good.result.workflow is not None)
+        if stale:  # half-way through typing: the last version whose YAML read
+            assert good is not None
+            snapshot, result = good, good.result
         lines = (snapshot.lines if snapshot is not None else
                  LineIndex(result.source.text, ls.position_encoding, result.source.line_starts))
         path = uri_to_path(uri)
@@ -105,9 +119,9 @@ def register(ls: RelaviumLanguageServer) -> None:
             else:
                 model = _drawn(result, path, scope, False, ls, stop)
         except (NotDrawable, DryRunError, SampleScopeError) as error:
-            return _failure(ls, str(error))
+            return _failure(str(error))
         except asyncio.CancelledError:
             stop.set()  # the run stops before its next node
             raise
         title = f"{model.workflow_id or path} · workflow graph"
-        return _answer(model, format_, lines, title)
+        return _answer(model, format_, lines, title, stale)

@@ -79,8 +79,25 @@ async def test_requests_it_cannot_answer(client: RelaviumClient, workspace: Work
     answer = await graph(client, {"uri": uri, "dryRun": True, "scope": {"bogus": 1}})
     assert answer["ok"] is False and "unknown key `bogus`" in answer["error"]["message"]
     broken = workspace.open("broken-graph.relavium.yaml", "workflow: [unclosed\n")
+    shown = len(client.messages)
     answer = await graph(client, {"uri": broken})
     assert answer["ok"] is False and answer["error"]["message"].startswith("nothing to draw")
+    assert len(client.messages) == shown  # the view shows the reason: no window message
+
+
+async def test_half_way_through_typing_the_last_good_version_is_drawn(
+    client: RelaviumClient, workspace: Workspace
+) -> None:
+    uri = workspace.open("typing-graph.relavium.yaml", WORKFLOW)
+    await client.diagnostics_for(uri)
+    fresh = await graph(client, {"uri": uri})
+    assert "stale" not in fresh
+    client.replace_all(uri, WORKFLOW + "  edges: [unclosed\n")
+    await client.diagnostics_for(uri)
+    answer = await graph(client, {"uri": uri, "format": "mermaid"})
+    assert answer["stale"] is True and answer["text"].startswith("flowchart TD")
+    drawn = await graph(client, {"uri": uri})
+    assert drawn["stale"] is True and drawn["nodes"] == fresh["nodes"]
 
 
 async def test_the_500_node_graph_answers_fast(
