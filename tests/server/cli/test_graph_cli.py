@@ -4,6 +4,7 @@ with `--scope`, `-o`, and the exit codes and messages of what it cannot draw."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES
+from tests.server.cli.test_check_formats import doc_block
 
 LEAK = EXAMPLES / "broken" / "ticket-triage-leak.relavium.yaml"
 SAMPLES = EXAMPLES / "ticket-triage.samples.json"
@@ -105,3 +107,21 @@ def test_usage_errors(tmp_path: Path) -> None:
     refused = graph(LEAK, "--dry-run", "--scope", bad_samples)
     assert refused.returncode == 2 and "unknown key `bogus`" in refused.stderr
     assert graph(LEAK, "--format", "svg").returncode == 2
+
+
+def keys_of(value: object) -> set[str]:
+    if isinstance(value, dict):
+        return set(value) | {key for item in value.values() for key in keys_of(item)}
+    if isinstance(value, list):
+        return {key for item in value for key in keys_of(item)}
+    return set()
+
+
+def test_the_documented_graph_json_names_every_key_the_command_writes() -> None:
+    documented = doc_block("### The graph JSON", "jsonc")
+    named = set(re.findall(r'"(\w+)":', documented))
+    result = graph(LEAK, "--format", "json", "--dry-run", "--scope", SAMPLES)
+    written = keys_of(json.loads(result.stdout))
+    assert written - named == set()  # nothing undocumented
+    # and nothing documented that neither format writes (`stale` is the server's)
+    assert named - written - {"stale"} == {"error"}  # no node failed
