@@ -13,6 +13,7 @@ from analysis.checks.analyze import analyze
 from analysis.ide.graph_formats import to_mermaid
 from analysis.ide.workflow_graph import result_graph
 from tests.analysis.ide.test_graph_formats import NASTY_IDS, WHEN, nasty
+from tests.analysis.ide.test_workflow_graph import LEAK
 from tests.analysis.large_workflow import large_workflow
 from tests.conftest import REPO_ROOT
 from tests.graph.browser import chromium_page, missing
@@ -35,7 +36,11 @@ def rendered(page: object, text: str) -> dict[str, object]:
         document.body.innerHTML = svg;
         return { ok: true, nodes: [...document.querySelectorAll("g.node")].map(
           (n) => n.textContent.trim()),
-          edgeLabels: [...document.querySelectorAll(".edgeLabel")].map((l) => l.textContent) };
+          edgeLabels: [...document.querySelectorAll(".edgeLabel")].map((l) => l.textContent),
+          redLinks: [...document.querySelectorAll("path")].filter(
+            (p) => (p.getAttribute("style") || "").includes("stroke:#dc2626")).length,
+          dashedLinks: document.querySelectorAll("path.edge-pattern-dotted").length,
+          links: document.querySelectorAll("path.flowchart-link").length };
       } catch (error) { return { ok: false, error: String(error) }; }
     }""", text)  # type: ignore[attr-defined, no-any-return]
 
@@ -61,3 +66,14 @@ def test_the_500_node_graph_renders_in_mermaid() -> None:
         answer = rendered(page, to_mermaid(model))
         assert answer["ok"], answer.get("error")
         assert len(answer["nodes"]) == 501
+
+
+def test_the_leak_is_the_one_red_link_and_data_edges_are_dashed() -> None:
+    text = to_mermaid(result_graph(analyze(LEAK, "w.relavium.yaml")))
+    with chromium_page() as page:
+        page.set_content("<!DOCTYPE html><html><body></body></html>")
+        page.add_script_tag(path=str(MERMAID))
+        answer = rendered(page, text)
+    assert answer["ok"], answer.get("error")
+    assert answer["redLinks"] == 1  # linkStyle counted the links as Mermaid does
+    assert (answer["dashedLinks"], answer["links"]) == (2, 13)
