@@ -9,9 +9,22 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from tests.analysis.large_workflow import large_workflow
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
+
+
+def engine_ceiling() -> str:
+    """A clean generated workflow of 500 nodes, the most the engine loads (50 blocks of ten and
+    the input node, less the last block's last node): 649 edges, 50 parallel groups."""
+    text = large_workflow(50)
+    last = ("    - id: b49-pass\n      type: transform\n      transform: "
+            "'[run.outputs[\"b49-note\"], run.outputs[\"b49-escalate\"] ?? null]'\n")
+    edge = "    - { from: b49-note, to: b49-pass }\n"
+    assert last in text and edge in text
+    return text.replace(last, "").replace(edge, "")
 
 
 def missing() -> str | None:

@@ -16,7 +16,7 @@ import pytest
 
 from analysis.ide.graph_formats import renderer_bundle
 from tests.analysis.large_workflow import large_workflow
-from tests.graph.browser import chromium_page, missing, open_graph
+from tests.graph.browser import chromium_page, engine_ceiling, missing, open_graph
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=str(missing()))
 
@@ -116,15 +116,15 @@ def test_twenty_nodes_with_a_leak_and_a_dry_run(tmp_path: Path) -> None:
     print(f"\n20-node graph: rendered in {took:.0f} ms; screenshot {shot}")
 
 
-def test_the_500_node_ceiling(tmp_path: Path) -> None:
-    html, answer = drawn(tmp_path, large_workflow(50))
+def test_the_engines_500_node_ceiling(tmp_path: Path) -> None:
+    html, answer = drawn(tmp_path, engine_ceiling())
     with chromium_page() as page:
         took = open_graph(page, html)
         seen = shapes(page)
         assert page.errors == []
-        assert len(answer["nodes"]) == 501 and sorted(seen["ids"]) == sorted(
+        assert len(answer["nodes"]) == 500 and sorted(seen["ids"]) == sorted(
             node["id"] for node in answer["nodes"])
-        assert len(seen["edges"]) == len(answer["edges"]) == 650
+        assert len(seen["edges"]) == len(answer["edges"]) == 649
         assert len(seen["groups"]) == 50
         # no two nodes drawn on top of each other
         overlaps = page.evaluate("""() => {

@@ -14,9 +14,8 @@ from analysis.ide.graph_formats import to_mermaid
 from analysis.ide.workflow_graph import result_graph
 from tests.analysis.ide.test_graph_formats import NASTY_IDS, WHEN, nasty
 from tests.analysis.ide.test_workflow_graph import LEAK
-from tests.analysis.large_workflow import large_workflow
 from tests.conftest import REPO_ROOT
-from tests.graph.browser import chromium_page, missing
+from tests.graph.browser import chromium_page, engine_ceiling, missing
 
 MERMAID = REPO_ROOT / "editors" / "graph" / "node_modules" / "mermaid" / "dist" / "mermaid.min.js"
 
@@ -59,13 +58,13 @@ def test_every_awkward_id_and_when_survives_mermaid(tmp_path: Path) -> None:
 
 
 def test_the_500_node_graph_renders_in_mermaid() -> None:
-    model = result_graph(analyze(large_workflow(50), "w.relavium.yaml"))
+    model = result_graph(analyze(engine_ceiling(), "w.relavium.yaml"))
     with chromium_page() as page:
         page.set_content("<!DOCTYPE html><html><body></body></html>")
         page.add_script_tag(path=str(MERMAID))
         answer = rendered(page, to_mermaid(model))
         assert answer["ok"], answer.get("error")
-        assert len(answer["nodes"]) == 501
+        assert len(answer["nodes"]) == 500
 
 
 def test_the_leak_is_the_one_red_link_and_data_edges_are_dashed() -> None:
