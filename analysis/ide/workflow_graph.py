@@ -200,7 +200,11 @@ def workflow_graph(
 def _graph_node(node_id: str, node: NodeDef, source: SourceText) -> GraphNode:
     assert node.id_ref is not None
     label = node.string("label") or node_id
-    return GraphNode(node_id, node.type or "unknown", label, source.range(*node.mapping.span),
+    start, end = node.mapping.span
+    # a block mapping's span runs on to the next item's indentation: the declaration ends at its
+    # last character, so a cursor before the next `- ` is not in it
+    end = start + len(source.text[start:end].rstrip())
+    return GraphNode(node_id, node.type or "unknown", label, source.range(start, end),
                      source.range(*node.id_ref.scalar.span))
 
 

@@ -27,6 +27,14 @@ def test_nodes_edges_and_labels_of_the_leaking_example() -> None:
         ("start", "input"), ("classify", "agent"), ("route", "condition"),
         ("escalate", "human_gate")]
     assert model.node("start") is not None and model.node("start").label == "Ticket received"
+    lines = LEAK.splitlines()
+    classify = model.node("classify")
+    assert classify is not None
+    first, last = classify.range.start, classify.range.end
+    assert lines[first.line][first.character:].startswith("id: classify")
+    # the declaration ends at its last character, not at the next item's indentation
+    assert last.line == lines.index("    - id: route") - 1 and last.character == len(
+        lines[last.line])
     edges = {(e.source, e.target, e.kind): e for e in model.edges}
     # the explicit `route:urgent` edge and the branch edge are one, labelled with the handle
     assert edges[("route", "escalate", "condition")].handles == ["urgent"]
