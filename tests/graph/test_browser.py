@@ -174,6 +174,17 @@ def test_the_api_the_webview_uses(tmp_path: Path) -> None:
         page.evaluate('window.view.setStatuses({"b1-join": {"state": "failed", "error": "e"}})')
         assert page.get_attribute('g.node[data-id="b1-join"]', "data-status") == "failed"
         assert page.locator("circle.status").count() == 1
+        # a dry run's own answer: its statuses, never its values (an input node holds secrets)
+        page.evaluate("""() => window.view.setStatuses(RelaviumGraph.statusesFromDryRun({
+          ok: false, nodes: [{id: "start", type: "input", status: "ran",
+                              value: {topic: "x", token: "SECRET"}},
+                             {id: "b0-route", status: "failed",
+                              error: {code: "timeout", message: "too slow"}}]}))""")
+        assert page.get_attribute('g.node[data-id="start"]', "data-status") == "ran"
+        page.hover('g.node[data-id="start"]')
+        assert "SECRET" not in page.inner_text("div.relavium-graph-tooltip")
+        page.hover('g.node[data-id="b0-route"]')
+        assert "error: timeout: too slow" in page.inner_text("div.relavium-graph-tooltip")
         smaller = {**answer, "nodes": [n for n in answer["nodes"] if not n["id"].startswith("b1")]}
         page.evaluate("(graph) => window.view.update(graph)", smaller)
         assert page.locator("g.node[data-id]").count() == 11

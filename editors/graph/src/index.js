@@ -182,6 +182,35 @@ function legendOf() {
   return box;
 }
 
+const VALUE_LIMIT = 120; // as the graph JSON's previews
+
+// a status as the graph JSON writes it: `state` (or a dry run's `status`), text for the rest
+function normalStatus(status) {
+  const normal = { state: String(status.state ?? status.status ?? "not-run") };
+  if (status.reason != null) normal.reason = String(status.reason);
+  if (status.value !== undefined) {
+    const text = typeof status.value === "string" ? status.value : JSON.stringify(status.value);
+    normal.value = clip(text, VALUE_LIMIT);
+  }
+  if (status.error != null) {
+    const error = status.error;
+    normal.error = typeof error === "string" ? error : `${error.code}: ${error.message}`;
+  }
+  return normal;
+}
+
+// the statuses of a `relavium.dryRunWorkflow` answer, without values: that answer carries each
+// node's whole value, an input node's secret inputs included; the graph JSON's previews
+// (`relavium.workflowGraph` with `dryRun`) are the ones with secrets taken out
+export function statusesFromDryRun(answer) {
+  const statuses = {};
+  for (const node of (answer && answer.nodes) || []) {
+    const { value, ...rest } = node;
+    statuses[node.id] = normalStatus(rest);
+  }
+  return statuses;
+}
+
 class View {
   constructor(container, graph, options) {
     this.container = container;
@@ -360,7 +389,8 @@ class View {
   }
 
   setStatuses(statuses) {
-    this.statuses = new Map(Object.entries(statuses || {}));
+    this.statuses = new Map(Object.entries(statuses || {}).map(([id, status]) =>
+      [id, normalStatus(status)]));
     this._paintStatuses();
     return this;
   }
