@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from analysis.document.gating import branch_gates
+from analysis.document.gating import gates_by_node
 from analysis.document.graph import Graph
 from analysis.document.model import AgentDecl, ContextDecl, InputDecl, NodeDef, Workflow
 from analysis.document.yaml_nodes import YMapping, YNode, YScalar, YSequence, plain_value
@@ -167,7 +167,7 @@ def node_summary(workflow: Workflow, node: NodeDef) -> str:
 
 
 def gating_summary(graph: Graph, node_id: str) -> str | None:
-    gates = [gate for gate in branch_gates(graph) if node_id in gate.gated]
+    gates = gates_by_node(graph).get(node_id, [])
     if not gates:
         return None
     text = "gated by " + ", ".join(code_span(gate.label) for gate in gates)

@@ -329,6 +329,14 @@ class RelaviumLanguageServer(LanguageServer):
             raise CommandFailed(NOT_A_WORKFLOW)
         return result
 
+    async def command_snapshot(self, uri: str) -> tuple[Snapshot | None, AnalysisResult]:
+        """For a command on a document: the open document's fresh snapshot and its analysis,
+        else (not open) None and the saved file's (`command_analysis`)."""
+        snapshot = await self.fresh_snapshot(uri) if self.document(uri) is not None else None
+        if snapshot is not None:
+            return snapshot, snapshot.result
+        return None, await self.command_analysis(uri)
+
     # -- events ---------------------------------------------------------------------------------
 
     def on_dry_run(self, listener: SettingsListener) -> None:

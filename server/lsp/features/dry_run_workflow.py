@@ -78,8 +78,7 @@ def register(ls: RelaviumLanguageServer) -> None:
             return _failure(ls, USAGE)
         state = ls.document(uri)
         try:
-            snapshot = await ls.fresh_snapshot(uri) if state is not None else None
-            result = snapshot.result if snapshot is not None else await ls.command_analysis(uri)
+            snapshot, result = await ls.command_snapshot(uri)
         except CommandFailed as failure:
             return _failure(ls, str(failure))
         path = uri_to_path(uri)
