@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,7 @@ from typing import Any
 from analysis.diagnostics import Severity
 from analysis.document.model import InputDecl, NodeDef, Workflow
 from analysis.document.source import SourceText
-from analysis.document.yaml_nodes import YamlDocument, plain_value
+from analysis.document.yaml_nodes import YamlDocument, YMapping, plain_value
 from analysis.document.yaml_profile import MAX_SOURCE_BYTES
 from analysis.document.yaml_read import read_yaml
 from analysis.project.kinds import SIDECAR_SUFFIXES
@@ -88,6 +88,10 @@ SCHEMA_PLACEHOLDERS: dict[str, Any] = {
     "array": [],
     "null": None,
 }
+
+
+# An agent id → the mapping of the agent file it resolves to (`Resolution.file_agent`).
+FileAgent = Callable[[str], YMapping | None]
 
 
 class SampleScopeError(ValueError):
@@ -313,10 +317,12 @@ def input_field(decl: InputDecl, name: str) -> Any:
     return plain_value(entry.value) if entry else None
 
 
-def synthesized_output(workflow: Workflow, node: NodeDef) -> Any:
+def synthesized_output(workflow: Workflow, node: NodeDef, file_agent: FileAgent | None = None
+                       ) -> Any:
     """A skeleton of the `output_schema` the node's output is held to (an agent node's own, else
-    its agent's: `node.output_schema ?? agent.output_schema`), or None when there is none."""
-    entry = workflow.output_schema_of(node)
+    its agent's: `node.output_schema ?? agent.output_schema`, the agent inline or, with
+    `file_agent` (`AnalysisResult.file_agent`), in an agent file), or None when there is none."""
+    entry = workflow.output_schema_of(node, file_agent)
     return _from_schema(plain_value(entry.value)) if entry else None
 
 
@@ -336,14 +342,14 @@ def _from_schema(schema: Any, depth: int = 0) -> Any:
     return SCHEMA_PLACEHOLDERS.get(kind) if isinstance(kind, str) else None
 
 
-def synthesized(workflow: Workflow, node: NodeDef) -> Any:
+def synthesized(workflow: Workflow, node: NodeDef, file_agent: FileAgent | None = None) -> Any:
     """What a dry run uses for an agent or gate without a pin: the engine's shapes — a gate's
     approval, a skeleton of the agent node's `output_schema` (or its agent's), else text (an
     agent without a schema answers text)."""
     if node.type == "human_gate":
         return dict(GATE_APPROVAL)
-    if workflow.output_schema_of(node) is not None:
-        return synthesized_output(workflow, node)
+    if workflow.output_schema_of(node, file_agent) is not None:
+        return synthesized_output(workflow, node, file_agent)
     return f"(sample text from {node.id})"
 
 

@@ -72,7 +72,8 @@ def register(ls: RelaviumLanguageServer) -> None:
             async with ls.sandbox_turns:
                 skeleton = await asyncio.get_running_loop().run_in_executor(
                     ls.thread_pool, sidecar_skeleton, workflow, graph,
-                    pool_evaluator(ls.sandbox_pool),
+                    pool_evaluator(ls.sandbox_pool), lambda: False,
+                    usable.file_agent if usable is not None else None,
                 )
             try:
                 target = write_sidecar(Path(path), skeleton.text, roots)
