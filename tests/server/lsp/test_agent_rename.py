@@ -15,6 +15,7 @@ from pygls.uris import to_fs_path
 from server.lsp.positions import LineIndex
 from tests.server.conftest import RelaviumClient, Workspace
 from tests.server.cursor import identifier, position
+from tests.server.lsp.test_workspace_agents import write_agent
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -29,15 +30,6 @@ def workflow(*uses: str, agents: str = "[]") -> str:
     lines += [f"    - {{ id: n{i}, type: agent, agent_ref: {use} }}" for i, use in enumerate(uses)]
     lines += ["  edges:"] + [f"    - {{ from: start, to: n{i} }}" for i in range(len(uses))]
     return "\n".join(lines) + "\n"
-
-
-def write(client: RelaviumClient, workspace: Workspace, name: str, text: str) -> Path:
-    """Write a file as another program would: a client watching files reports it."""
-    path = workspace.write(name, text)
-    if any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in client.registrations):
-        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-            types.FileEvent(uri=workspace.uri(name), type=types.FileChangeType.Created)]))
-    return path
 
 
 def places(found: list[types.Location] | None, root: Path) -> set[tuple[str, int, str]]:
@@ -106,7 +98,7 @@ def applied(client: RelaviumClient, edit: types.WorkspaceEdit) -> dict[str, str]
 
 async def test_references_of_an_agent_reach_workflows_that_are_not_open(
         client: RelaviumClient, workspace: Workspace) -> None:
-    write(client, workspace, ".relavium/agents/scout.agent.yaml", agent("scout"))
+    write_agent(client, workspace, ".relavium/agents/scout.agent.yaml", agent("scout"))
     closed = workflow("scout", "scout")
     workspace.write(".relavium/workflows/closed-scout.relavium.yaml", closed)
     # an inline `scout` hides the file's: not a reference to it
@@ -140,7 +132,7 @@ async def test_references_of_an_agent_reach_workflows_that_are_not_open(
 
 async def test_rename_an_agent_across_files_and_its_file_name(
         client: RelaviumClient, workspace: Workspace) -> None:
-    write(client, workspace, ".relavium/agents/summarizer.agent.yaml", agent("summarizer"))
+    write_agent(client, workspace, ".relavium/agents/summarizer.agent.yaml", agent("summarizer"))
     closed = workspace.write(".relavium/workflows/closed-sum.relavium.yaml",
                              workflow("summarizer"))
     # a $ref names the file: it follows the rename
@@ -183,8 +175,8 @@ async def test_rename_an_agent_across_files_and_its_file_name(
 ])
 async def test_an_agent_rename_the_engine_would_refuse_is_refused(
         client: RelaviumClient, workspace: Workspace, new_name: str, message: str) -> None:
-    write(client, workspace, ".relavium/agents/keeper.agent.yaml", agent("keeper"))
-    write(client, workspace, ".relavium/agents/taken.agent.yaml", agent("taken"))
+    write_agent(client, workspace, ".relavium/agents/keeper.agent.yaml", agent("keeper"))
+    write_agent(client, workspace, ".relavium/agents/taken.agent.yaml", agent("taken"))
     text = workflow("keeper")
     uri = workspace.open(f".relavium/workflows/refuse-{new_name}.relavium.yaml", text)
     await client.diagnostics_for(uri)
