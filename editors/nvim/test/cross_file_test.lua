@@ -6,15 +6,9 @@
 -- file at its id, and a rename changes the id and every agent_ref, in the open buffers and the
 -- workflow never opened. The file keeps its name: Neovim 0.11 takes no `documentChanges`, which
 -- a resource rename needs (LSP 3.17), so the server sends none.
-local here = vim.fs.dirname(vim.fs.abspath(debug.getinfo(1, 'S').source:sub(2)))
-local config_dir = vim.fs.dirname(here)
-local repo = vim.fs.dirname(vim.fs.dirname(config_dir))
-local WAIT_MS = 20000
-
-vim.opt.runtimepath:prepend(config_dir)
-vim.cmd.runtime('plugin/relavium_lsp.lua')
-vim.env.PATH = repo .. '/.venv/bin:' .. vim.env.PATH
-vim.lsp.enable('relavium_lsp')
+local setup = dofile(vim.fs.dirname(vim.fs.abspath(debug.getinfo(1, 'S').source:sub(2)))
+  .. '/setup.lua')
+local WAIT_MS = setup.WAIT_MS
 
 local project = vim.fn.tempname()
 local agent_path = project .. '/.relavium/agents/reviewer.agent.yaml'
