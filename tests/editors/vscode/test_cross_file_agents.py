@@ -1,6 +1,7 @@
 """Cross-file agent features in the real VS Code (code-server, the built .vsix, the real
 server): in a project in the engine's layout, hover on an `agent_ref` shows the agent defined in
-`.relavium/agents/`, and go to definition (F12) opens that file at its `id`."""
+`.relavium/agents/`, go to definition (F12) opens that file at its `id`, and the quick fix
+"Create agent `x`" writes the agent file through the server's command."""
 
 from __future__ import annotations
 
@@ -46,3 +47,32 @@ def test_hover_and_definition_reach_an_agent_in_another_file(
                lambda: vscode.page.locator(
                    '.tab.active[data-resource-name="reviewer.agent.yaml"]').count())
     wait_until("the cursor on the agent's id", vscode.cursor, holds=lambda at: at == (1, 5))
+
+
+def test_the_create_agent_quick_fix_writes_the_agent_file(launch_vscode: LaunchVSCode) -> None:
+    """The code action runs the server's `relavium.createFiles` through the client, as a user's
+    Ctrl+. does; the new agent resolves, so the warning goes."""
+    missing = FLOW.replace("agent_ref: reviewer", "agent_ref: scout")
+    vscode = launch_vscode(files={AGENT_FILE: AGENT, FLOW_FILE: missing})
+    vscode.open_file(FLOW_FILE)
+    [problem] = vscode.wait_for_problems(
+        lambda found: any("agent_ref 'scout'" in p.message for p in found))
+    vscode.go_to(problem.line, problem.column + 1)
+    vscode.press("Control+.")
+    fixes = vscode.page.locator(".action-widget .monaco-list-row")
+    wait_until("the Create agent fix", lambda: fixes.filter(has_text="Create agent").count())
+    # by keyboard, as the widget's pointer guard takes clicks: down until it is the focused entry
+    focused = vscode.page.locator(".action-widget .monaco-list-row.focused")
+    for _ in range(fixes.count()):
+        before = focused.inner_text() if focused.count() else ""
+        if "Create agent" in before:
+            break
+        vscode.page.keyboard.press("ArrowDown")
+        wait_until("the focus to move", lambda: focused.inner_text() if focused.count() else "",
+                   holds=lambda now, before=before: now != before)
+    assert "Create agent" in focused.inner_text()
+    vscode.page.keyboard.press("Enter")
+    created = vscode.workspace / ".relavium" / "agents" / "scout.agent.yaml"
+    wait_until("the agent file", created.exists)
+    assert created.read_text(encoding="utf-8").startswith("id: scout\n")
+    vscode.wait_for_problems(lambda found: not any("'scout'" in p.message for p in found))
