@@ -61,13 +61,22 @@ def _resolves_here(resolution: Resolution, agent: AgentEntry) -> bool:
     return isinstance(found, AgentEntry) and found.path == agent.path
 
 
+def _resolved(index: WorkspaceIndex, workflows: Sequence[ProjectWorkflow]
+              ) -> list[tuple[ProjectWorkflow, Resolution]]:
+    return [(item, index.resolve(item.path, item.workflow)) for item in workflows
+            if item.workflow is not None]
+
+
 def agent_uses(index: WorkspaceIndex, agent: AgentEntry,
                workflows: Sequence[ProjectWorkflow]) -> list[AgentUse]:
+    return _uses(agent, _resolved(index, workflows))
+
+
+def _uses(agent: AgentEntry, resolved: list[tuple[ProjectWorkflow, Resolution]]
+          ) -> list[AgentUse]:
     uses: list[AgentUse] = []
-    for item in workflows:
-        if item.workflow is None:
-            continue
-        resolution = index.resolve(item.path, item.workflow)
+    for item, resolution in resolved:
+        assert item.workflow is not None
         if not _resolves_here(resolution, agent):
             continue
         places = [place for place in symbol_index(item.workflow).references(
@@ -91,7 +100,8 @@ def plan_agent_rename(index: WorkspaceIndex, agent: AgentEntry,
     if new_id == agent.id:
         return plan
     _refuse_unreadable(agent, workflows)
-    _refuse_taken(index, agent, workflows, new_id)
+    resolved = _resolved(index, workflows)
+    _refuse_taken(index, agent, resolved, new_id)
     id_scalar = agent.mapping.get("id")
     assert id_scalar is not None and isinstance(id_scalar.value, YScalar)
     id_text = ScalarText(id_scalar.value, agent.source)
@@ -99,7 +109,7 @@ def plan_agent_rename(index: WorkspaceIndex, agent: AgentEntry,
         raise RenameRefused(f"the id in {agent.path} is written in a way the server cannot map "
                             "exactly; rename it there by hand first")
     plan.edits[agent.path] = [renamed_in(id_text, (0, len(id_text.value)), new_id)]
-    for use in agent_uses(index, agent, workflows):
+    for use in _uses(agent, resolved):
         replaced = []
         for place in use.places:
             if not place.exact:
@@ -116,7 +126,7 @@ def plan_agent_rename(index: WorkspaceIndex, agent: AgentEntry,
                 raise RenameRefused(f"{target} already exists, so the agent file cannot take "
                                     "its new id's name; rename or remove that file first")
             plan.file_rename = (agent.path, target)
-            _rewrite_refs(index, agent, workflows, new_id + suffix, plan)
+            _rewrite_refs(agent, resolved, new_id + suffix, plan)
     return plan
 
 
@@ -130,16 +140,14 @@ def _refuse_unreadable(agent: AgentEntry, workflows: Sequence[ProjectWorkflow]) 
 
 
 def _refuse_taken(index: WorkspaceIndex, agent: AgentEntry,
-                  workflows: Sequence[ProjectWorkflow], new_id: str) -> None:
+                  resolved: list[tuple[ProjectWorkflow, Resolution]], new_id: str) -> None:
     project = index.project_of(agent.path)
-    if project is not None:
-        for other in index.folder_agents(project)[1].get(new_id, []):
-            raise RenameRefused(f"the agent file {other.path} already defines '{new_id}'; pick "
-                                "another id")
-    for item in workflows:
-        if item.workflow is None:
-            continue
-        resolution = index.resolve(item.path, item.workflow)
+    taken = index.folder_agents(project)[1].get(new_id) if project is not None else None
+    if taken:
+        raise RenameRefused(f"the agent file {taken[0].path} already defines '{new_id}'; pick "
+                            "another id")
+    for item, resolution in resolved:
+        assert item.workflow is not None
         sees = any(file.path == agent.path
                    for file in [*resolution.folder, *(ref.file for ref in resolution.refs)])
         if not sees:
@@ -155,14 +163,13 @@ def _refuse_taken(index: WorkspaceIndex, agent: AgentEntry,
                                 "over its agent_refs to this agent; pick another id")
 
 
-def _rewrite_refs(index: WorkspaceIndex, agent: AgentEntry,
-                  workflows: Sequence[ProjectWorkflow], new_name: str, plan: AgentRename) -> None:
+def _rewrite_refs(agent: AgentEntry, resolved: list[tuple[ProjectWorkflow, Resolution]],
+                  new_name: str, plan: AgentRename) -> None:
     """Each `$ref` naming the renamed file gets its new name (the path's last part)."""
     old_name = os.path.basename(agent.path)
-    for item in workflows:
-        if item.workflow is None:
-            continue
-        for ref in index.resolve(item.path, item.workflow).refs:
+    for item, resolution in resolved:
+        assert item.workflow is not None
+        for ref in resolution.refs:
             if ref.file.path != agent.path:
                 continue
             text = ScalarText(ref.value, item.workflow.source)
