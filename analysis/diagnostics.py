@@ -55,14 +55,27 @@ class Edit:
 
 
 @dataclass(frozen=True)
+class NewFile:
+    """A file a fix creates: `name` holding `text` in `base` (an existing folder, absolute)
+    and its sub-folders `folders`, made when missing."""
+
+    base: str
+    folders: tuple[str, ...]
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Fix:
     """One way to resolve a diagnostic. `safe`: the edits keep the workflow's meaning but for the
     mistake they correct, so a tool may apply them unasked (`--fix`); an unsafe fix is a guess
-    (a closest name among several) offered for the author to choose."""
+    (a closest name among several) offered for the author to choose. A fix that `creates` files
+    is the editor's alone: `check --fix` writes the files it checks and never creates one."""
 
     title: str
     edits: tuple[Edit, ...]
     safe: bool
+    creates: tuple[NewFile, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -65,10 +65,10 @@ from analysis.document.graph import Graph, build_graph
 from analysis.document.model import Workflow
 from analysis.document.model_build import build_workflow, point_back
 from analysis.document.source import SourceText
-from analysis.document.yaml_nodes import YamlDocument, YNode
+from analysis.document.yaml_nodes import YamlDocument, YMapping, YNode
 from analysis.document.yaml_read import read_yaml
 from analysis.project.kinds import FileKind, document_kind
-from analysis.project.workspace import WorkspaceIndex
+from analysis.project.workspace import Resolution, WorkspaceIndex
 from analysis.schema.agent_file import validate_agent_file
 from analysis.schema.walk import SchemaMemo
 
@@ -92,6 +92,14 @@ class AnalysisResult:
     # not read keeps the previous one's).
     schema_memo: SchemaMemo | None = field(default=None, repr=False, compare=False)
     kind: FileKind = FileKind.WORKFLOW
+    # What the workflow's agent_refs resolve to across files (with a workspace index and a path)
+    resolution: Resolution | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def file_agent(self) -> Callable[[str], YMapping | None] | None:
+        """An agent id → the valid agent file's mapping it resolves to (`Resolution.file_agent`),
+        for `node_output_type` and the dry run; None judged alone."""
+        return self.resolution.file_agent if self.resolution is not None else None
 
     def last_good(self, previous: AnalysisResult | None) -> AnalysisResult | None:
         """This result if it has a model, else `previous` (the last one that had)."""
@@ -218,4 +226,5 @@ def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult
     kept, suppressed = apply_suppressions(context, found)
     return AnalysisResult(source, path, document, workflow, graph,
                           sorted(kept, key=_sort_key), sorted(suppressed, key=_sort_key),
-                          schema_memo=context.schema_memo or earlier_schema)
+                          schema_memo=context.schema_memo or earlier_schema,
+                          resolution=context.resolution)

@@ -41,9 +41,10 @@ class FixOutcome:
 
 def applicable(diagnostic: Diagnostic, unsafe: bool) -> Fix | None:
     """The fix `--fix` makes for the diagnostic: its first safe one (or its first, with
-    `unsafe`); a diagnostic's fixes are alternatives, so at most one is made."""
+    `unsafe`) that creates no file; a diagnostic's fixes are alternatives, so at most one is
+    made."""
     for candidate in diagnostic.fixes:
-        if candidate.edits and (candidate.safe or unsafe):
+        if candidate.edits and not candidate.creates and (candidate.safe or unsafe):
             return candidate
     return None
 

@@ -85,7 +85,8 @@ def prepare(
             return alone, Scope.from_json(alone.scope)
         ancestors = set(result.graph.ancestors(node_id)) - {node_id}
         upstream = run_workflow(
-            result.workflow, result.graph, pool_evaluator(pool), samples, members=ancestors
+            result.workflow, result.graph, pool_evaluator(pool), samples, members=ancestors,
+            file_agent=result.file_agent,
         )
         if upstream.error is not None:
             # the run failed before any node (its context): the node would never run
@@ -128,7 +129,8 @@ def run_whole(
         )
     try:
         run = run_workflow(
-            result.workflow, result.graph, pool_evaluator(pool), samples, cancelled=cancelled
+            result.workflow, result.graph, pool_evaluator(pool), samples, cancelled=cancelled,
+            file_agent=result.file_agent,
         )
     except SampleScopeError as error:  # inputs the engine's admission refuses
         raise DryRunError(str(error)) from None

@@ -63,6 +63,7 @@ from analysis.dryrun.samples import (
     GATE_INPUT_PROVIDED,
     PINNED_TYPES,
     SYNTHESIZED,
+    FileAgent,
     Samples,
     synthesized,
 )
@@ -95,8 +96,10 @@ class _Runner:
         evaluate: Evaluate,
         cancelled: Callable[[], bool],
         budget_s: float,
+        file_agent: FileAgent | None = None,
     ) -> None:
         self.workflow = workflow
+        self.file_agent = file_agent
         self.graph = graph
         self.samples = samples
         self.evaluate = evaluate
@@ -467,7 +470,7 @@ class _Runner:
                 entry.value = dict(GATE_INPUT_PROVIDED)
             return
         entry.status = "synthesized"
-        entry.value = synthesized(self.workflow, node)
+        entry.value = synthesized(self.workflow, node, self.file_agent)
 
 
 def run_workflow(
@@ -479,10 +482,13 @@ def run_workflow(
     members: set[str] | None = None,
     cancelled: Callable[[], bool] = lambda: False,
     budget_s: float = RUN_BUDGET_S,
+    file_agent: FileAgent | None = None,
 ) -> WorkflowRun:
     """Dry-run the workflow (or only `members`, e.g. a node's ancestors). The graph must be
-    acyclic (the engine refuses a cycle before running)."""
-    runner = _Runner(workflow, graph, samples, evaluate, cancelled, budget_s)
+    acyclic (the engine refuses a cycle before running). `file_agent` (`AnalysisResult.
+    file_agent`) gives an agent node whose agent is in an agent file that agent's
+    `output_schema`."""
+    runner = _Runner(workflow, graph, samples, evaluate, cancelled, budget_s, file_agent)
     result = runner.run(members)
     result.stale = stale_outputs(result, samples)
     if result.stale is not None:

@@ -20,11 +20,9 @@ Contract:
 
 from __future__ import annotations
 
-import errno
 import json
-import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,10 +30,11 @@ from typing import Any
 from analysis.diagnostics import Severity
 from analysis.document.model import InputDecl, NodeDef, Workflow
 from analysis.document.source import SourceText
-from analysis.document.yaml_nodes import YamlDocument, plain_value
+from analysis.document.yaml_nodes import YamlDocument, YMapping, plain_value
 from analysis.document.yaml_profile import MAX_SOURCE_BYTES
 from analysis.document.yaml_read import read_yaml
 from analysis.project.kinds import SIDECAR_SUFFIXES
+from analysis.project.new_files import CreateRefused, create_new_file
 
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml", ".yaml", ".yml")
 
@@ -89,6 +88,10 @@ SCHEMA_PLACEHOLDERS: dict[str, Any] = {
     "array": [],
     "null": None,
 }
+
+
+# An agent id → the mapping of the agent file it resolves to (`Resolution.file_agent`).
+FileAgent = Callable[[str], YMapping | None]
 
 
 class SampleScopeError(ValueError):
@@ -314,10 +317,12 @@ def input_field(decl: InputDecl, name: str) -> Any:
     return plain_value(entry.value) if entry else None
 
 
-def synthesized_output(workflow: Workflow, node: NodeDef) -> Any:
+def synthesized_output(workflow: Workflow, node: NodeDef, file_agent: FileAgent | None = None
+                       ) -> Any:
     """A skeleton of the `output_schema` the node's output is held to (an agent node's own, else
-    its agent's: `node.output_schema ?? agent.output_schema`), or None when there is none."""
-    entry = workflow.output_schema_of(node)
+    its agent's: `node.output_schema ?? agent.output_schema`, the agent inline or, with
+    `file_agent` (`AnalysisResult.file_agent`), in an agent file), or None when there is none."""
+    entry = workflow.output_schema_of(node, file_agent)
     return _from_schema(plain_value(entry.value)) if entry else None
 
 
@@ -337,68 +342,27 @@ def _from_schema(schema: Any, depth: int = 0) -> Any:
     return SCHEMA_PLACEHOLDERS.get(kind) if isinstance(kind, str) else None
 
 
-def synthesized(workflow: Workflow, node: NodeDef) -> Any:
+def synthesized(workflow: Workflow, node: NodeDef, file_agent: FileAgent | None = None) -> Any:
     """What a dry run uses for an agent or gate without a pin: the engine's shapes — a gate's
     approval, a skeleton of the agent node's `output_schema` (or its agent's), else text (an
     agent without a schema answers text)."""
     if node.type == "human_gate":
         return dict(GATE_APPROVAL)
-    if workflow.output_schema_of(node) is not None:
-        return synthesized_output(workflow, node)
+    if workflow.output_schema_of(node, file_agent) is not None:
+        return synthesized_output(workflow, node, file_agent)
     return f"(sample text from {node.id})"
 
 
 def write_sidecar(workflow_path: Path, text: str, roots: Iterable[Path]) -> Path:
     """Create the workflow's sidecar `<stem>.samples.json` holding `text`; returns its path.
 
-    A repository controls its own tree, so it can plant a link where the sidecar goes: the file is
-    only created inside one of `roots` (the workspace folders; the workflow's own folder when
-    there are none) with every link on the way resolved, never through a symbolic link (dangling
-    or not), and never over anything that exists: `O_CREAT|O_EXCL|O_NOFOLLOW` relative to the
-    resolved folder, so a file or link that appears after the checks is refused too. Raises
-    `SampleScopeError` naming the file."""
+    Inside one of `roots` (the workspace folders; the workflow's own folder when there are
+    none), never through a symbolic link, never over anything that exists
+    (`analysis.project.new_files.create_new_file`). Raises `SampleScopeError` naming the file."""
     target = sidecar_path(workflow_path)
-    folder = target.parent
     try:
-        resolved = folder.resolve(strict=True)
-    except (OSError, RuntimeError) as error:
-        raise SampleScopeError(f"cannot write {target} ({_reason(error)})") from None
-    if not within(resolved, roots):
-        raise SampleScopeError(
-            f"refusing to write {target}: it is outside the workspace folder(s)"
-        )
-    try:
-        directory = os.open(resolved, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    except OSError as error:
-        raise SampleScopeError(f"cannot write {target} ({_reason(error)})") from None
-    try:
-        descriptor = os.open(
-            target.name,
-            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
-            0o644,
-            dir_fd=directory,
-        )
-    except OSError as error:
-        if error.errno in (errno.EEXIST, errno.ELOOP):
-            what = "a symbolic link" if target.is_symlink() else "something that already exists"
-            raise SampleScopeError(
-                f"refusing to write {target}: it is {what}; remove it or write the samples "
-                "file yourself"
-            ) from None
-        raise SampleScopeError(f"cannot write {target} ({_reason(error)})") from None
-    finally:
-        os.close(directory)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    return target
+        return create_new_file(target.parent, (), target.name, text, roots,
+                               "remove it or write the samples file yourself")
+    except CreateRefused as refused:
+        raise SampleScopeError(str(refused)) from None
 
-
-def within(path: Path, roots: Iterable[Path]) -> bool:
-    """Whether `path`, links resolved, is one of `roots` or inside one (links resolved too)."""
-    real = Path(os.path.realpath(path))
-    real_roots = [Path(os.path.realpath(root)) for root in roots]
-    return any(real == root or root in real.parents for root in real_roots)
-
-
-def _reason(error: BaseException) -> str:
-    return getattr(error, "strerror", None) or str(error)

@@ -33,6 +33,7 @@ from analysis.dryrun.runner import Evaluate, run_workflow
 from analysis.dryrun.samples import (
     PINNED_TYPES,
     SAMPLES_MAX_BYTES,
+    FileAgent,
     Samples,
     context_input_reads,
     input_field,
@@ -63,13 +64,15 @@ PLACEHOLDER_SECRET = "placeholder-not-a-secret"
 
 def sidecar_skeleton(
     workflow: Workflow, graph: Graph, evaluate: Evaluate,
-    cancelled: Callable[[], bool] = lambda: False,
+    cancelled: Callable[[], bool] = lambda: False, file_agent: FileAgent | None = None,
 ) -> Skeleton:
+    """`file_agent` (`AnalysisResult.file_agent`): an agent node whose agent is in an agent file
+    starts from that agent's `output_schema`."""
     notes: list[str] = []
     inputs = _inputs(workflow, notes)
     samples = Samples("synthesized", None, inputs)
     ctx = _ctx(workflow, graph, samples, notes)
-    outputs = _outputs(workflow, graph, samples, evaluate, cancelled, notes)
+    outputs = _outputs(workflow, graph, samples, evaluate, cancelled, notes, file_agent)
     notes.append(HOW_IT_IS_USED)
     skeleton = {"inputs": inputs, "ctx": ctx, "outputs": outputs, "nodes": {}, "notes": notes}
     text = json_text(skeleton, ensure_ascii=False, indent=2)
@@ -156,13 +159,15 @@ def _outputs(
     evaluate: Evaluate,
     cancelled: Callable[[], bool],
     notes: list[str],
+    file_agent: FileAgent | None,
 ) -> dict[str, Any]:
     runs: dict[str, NodeRun] = {}
     if graph.cycle is not None:
         notes.append("the workflow has a dependency cycle, so it cannot run: only agent and "
                      "human_gate outputs are written")
     else:
-        run = run_workflow(workflow, graph, evaluate, samples, cancelled=cancelled)
+        run = run_workflow(workflow, graph, evaluate, samples, cancelled=cancelled,
+                           file_agent=file_agent)
         runs = {entry.id: entry for entry in run.nodes}
     outputs: dict[str, Any] = {}
     for node in workflow.nodes:
@@ -177,7 +182,7 @@ def _outputs(
             notes.append(f"`{node_id}` (input) stores the inputs above, secrets masked; "
                          "not repeated")
         elif node.type in PINNED_TYPES:
-            outputs[node_id] = synthesized(workflow, node)
+            outputs[node_id] = synthesized(workflow, node, file_agent)
             if entry is not None and entry.status not in ("synthesized", "pinned"):
                 notes.append(f"`{node_id}` ({node.type}) {entry.status} in the dry run "
                              f"({_why(entry.reason, entry.error)}); its output is a starter")

@@ -166,13 +166,14 @@ class _Facts:
     def nodes(self, ids: list[str], typed: str, *, reader: str | None = None,
               relation: str = "") -> list[Candidate]:
         found = []
+        file_agent = self.resolution.file_agent if self.resolution is not None else None
         for node_id in ids:
             node = self.workflow.node(node_id)
             if node is None:
                 continue
             detail = f"{node.type or 'node'}" + (f" · {relation}" if relation else "")
             found.append(Candidate(node_id, CandidateKind.NODE, detail, self.span(typed),
-                                   node_summary(self.workflow, node)))
+                                   node_summary(self.workflow, node, file_agent)))
         return found
 
     def secret_refusal(self) -> str | None:

@@ -20,6 +20,7 @@ Contract:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from analysis.document.gating import gates_by_node
 from analysis.document.graph import Graph
@@ -130,15 +131,17 @@ def _first_line(text: str, limit: int = 60) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def node_summary(workflow: Workflow, node: NodeDef) -> str:
-    """`agent` · label, plus what the node does in a few words."""
+def node_summary(workflow: Workflow, node: NodeDef,
+                 file_agent: Callable[[str], YMapping | None] | None = None) -> str:
+    """`agent` · label, plus what the node does in a few words (an agent node's output
+    properties from its `output_schema`, or its agent's, with `file_agent` an agent file's)."""
     parts = [code_span(node.type or "unknown type")]
     label = _scalar_text(node, "label")
     if label:
         parts.append(label)
     if node.type == "agent" and node.agent_ref is not None:
         parts.append(f"agent {code_span(node.agent_ref.id)}")
-        schema = workflow.output_schema_of(node)
+        schema = workflow.output_schema_of(node, file_agent)
         fields = plain_value(schema.value) if schema is not None else None
         properties = fields.get("properties") if isinstance(fields, dict) else None
         if isinstance(properties, dict) and properties:

@@ -1,11 +1,16 @@
-"""Renaming a node id everywhere it is written, or a clear refusal.
+"""Renaming a node id, or an inline agent's id, everywhere the workflow writes it, or a clear
+refusal (an agent file's agent, named across files: `analysis.ide.agent_places`).
 
 Contract:
-- `rename_target(index, offset)` → the node-id occurrence under the cursor that can be renamed,
-  or raises `RenameRefused` saying why not (not a node id, or no node declares it).
-- `plan_rename(index, occurrence, new_id)` → replacements `(start, end, text)` in document offsets,
-  one per place (`symbol_index` lists them), or raises `RenameRefused` with a message naming the
-  problem: a new id that is not kebab-case, one another node already has, or a place whose source
+- `rename_target(index, offset)` → the node-id or agent-id occurrence under the cursor that can
+  be renamed, or raises `RenameRefused` saying why not (neither, or nothing in the workflow
+  declares it: an `agent_ref` to another file's agent is the caller's to resolve first).
+- `plan_rename(index, occurrence, new_id, taken_elsewhere)` → replacements `(start, end, text)`
+  in document offsets, one per place (`symbol_index` lists them), or raises `RenameRefused` with a
+  message naming the problem: a new id that is not kebab-case (the engine's `kebabIdSchema` for
+  node and agent ids alike, packages/shared/src/common.ts 839f2bd), one another node (agent)
+  already has — for an agent also one of `taken_elsewhere`, the agent files the workflow
+  resolves, whose `agent_ref`s the inline agent would then capture — or a place whose source
   cannot be mapped exactly.
 - The result stays valid YAML and means the same: a plain scalar whose new value would resolve to a
   number/boolean/null is quoted; `run.outputs.old` in an expression becomes
@@ -17,11 +22,13 @@ Contract:
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from functools import cached_property
 
 from analysis.document.edits import Replacement
 from analysis.document.expressions import ReadForm
 from analysis.document.expressions.js_text import JS_WHITESPACE
+from analysis.document.scalar_offsets import ScalarText
 from analysis.document.yaml_nodes import YMapping, YNode, YScalar, YSequence
 from analysis.document.yaml_profile import resolve_plain
 from analysis.ide.navigation import Occurrence, Role, SymbolIndex, SymbolKind
@@ -34,36 +41,52 @@ class RenameRefused(ValueError):
     """Why a rename cannot be done, worded for the user."""
 
 
+RENAMEABLE = (SymbolKind.NODE, SymbolKind.AGENT)
+
+
 def rename_target(index: SymbolIndex, offset: int) -> Occurrence:
     occurrence = index.at(offset)
-    if occurrence is None or occurrence.kind is not SymbolKind.NODE:
-        raise RenameRefused("only node ids can be renamed: put the cursor on a node id")
-    if index.definition(SymbolKind.NODE, occurrence.name) is None:
+    if occurrence is None or occurrence.kind not in RENAMEABLE:
+        raise RenameRefused("only node and agent ids can be renamed: put the cursor on a node "
+                            "id, an agent id or an agent_ref")
+    if index.definition(occurrence.kind, occurrence.name) is None:
         raise RenameRefused(
-            f"no node has the id '{occurrence.name}', so there is nothing to rename; "
-            "fix the reference instead"
+            f"no {occurrence.kind} has the id '{occurrence.name}', so there is nothing to "
+            "rename; fix the reference instead"
         )
     return occurrence
 
 
-def plan_rename(index: SymbolIndex, occurrence: Occurrence, new_id: str) -> list[Replacement]:
-    old_id = occurrence.name
+def check_new_id(kind: SymbolKind, new_id: str) -> None:
+    """Refuse an id the engine would refuse (`kebabIdSchema`)."""
     if not KEBAB.match(new_id):
         suggestion = kebab_suggestion(new_id)
         hint = f", e.g. '{suggestion}'" if suggestion and suggestion != new_id else ""
         raise RenameRefused(
-            f"'{new_id}' is not a valid node id: use kebab-case (lowercase letters and digits "
+            f"'{new_id}' is not a valid {kind} id: use kebab-case (lowercase letters and digits "
             f"joined by single hyphens){hint}"
         )
+
+
+def plan_rename(index: SymbolIndex, occurrence: Occurrence, new_id: str,
+                taken_elsewhere: Collection[str] = ()) -> list[Replacement]:
+    old_id = occurrence.name
+    kind = occurrence.kind
+    check_new_id(kind, new_id)
     if new_id == old_id:
         return []
-    taken = index.definition(SymbolKind.NODE, new_id)
+    taken = index.definition(kind, new_id)
     if taken is not None:
         line = index.workflow.source.position(taken.start).line + 1
         raise RenameRefused(
-            f"a node with id '{new_id}' already exists (line {line}); pick another id"
+            f"a {kind} with id '{new_id}' already exists (line {line}); pick another id"
         )
-    places = index.references(SymbolKind.NODE, old_id)
+    if new_id in taken_elsewhere:
+        raise RenameRefused(
+            f"an agent file this workflow resolves already defines '{new_id}', whose "
+            "agent_refs the inline agent would take over; pick another id"
+        )
+    places = index.references(kind, old_id)
     in_flow = _FlowScalars(index)
     replacements = [_replacement(index, place, new_id, in_flow) for place in places]
     return sorted(replacements)
@@ -120,14 +143,20 @@ def _replacement(
                 f"run.outputs[\"{place.name}\"] there first, or pick an id without hyphens"
             )
         return _bracketed(index, place, new_id, in_flow)
-    scalar = place.text.scalar
-    value = place.text.value
-    start, end = place.decoded
-    new_value = value[:start] + new_id + value[end:]
+    return renamed_in(place.text, place.decoded, new_id)
+
+
+def renamed_in(text: ScalarText, decoded: tuple[int, int], new: str) -> Replacement:
+    """The replacement writing `new` over decoded characters `[start, end)` of an exactly
+    mapped scalar, keeping what it reads as a string."""
+    scalar = text.scalar
+    value = text.value
+    start, end = decoded
+    new_value = value[:start] + new + value[end:]
     if scalar.style is None and not isinstance(resolve_plain(new_value), str):
         # `id: 42` would be a number: quote the whole scalar
         return (scalar.content_start, scalar.end, f"'{new_value}'")
-    return (place.start, place.end, new_id)
+    return (*text.source_span(start, end), new)
 
 
 def _bracketed(

@@ -28,6 +28,7 @@ from analysis.project.config import ConfigError, configured_sample_scope
 from analysis.project.files import SourceTooLarge, read_source
 from sandbox import WorkerPool
 from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_json_text, print_safely
+from server.cli.project_agents import workspace_of
 
 NAME = "run"
 HELP = "Dry-run the workflow (or one node's expression) in the sandbox with sample data."
@@ -50,7 +51,8 @@ def main(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as error:
         print_safely(f"relavium-lsp run: {args.file}: cannot read it ({error})", sys.stderr)
         return EXIT_USAGE
-    result = analyze(text, args.file)
+    # a node whose agent is in an agent file gets its output_schema (the same index as check)
+    result = analyze(text, args.file, workspace=workspace_of(args.file))
     with WorkerPool() as pool:
         try:
             explicit = args.scope or configured_sample_scope(Path(args.file))

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.dryrun import samples
 from analysis.dryrun.samples import SampleScopeError, write_sidecar
+from analysis.project import new_files
 
 SKELETON = '{"inputs": {}}\n'
 
@@ -122,7 +122,7 @@ def test_something_planted_after_the_checks_is_refused_by_o_excl(
     workspace, outside = tree
     name = workspace / "flow.samples.json"
     aim = outside / "planted"
-    checked = samples.within
+    checked = new_files.within
 
     def check_then_plant(path: Path, roots: object) -> bool:
         answer = checked(path, roots)  # type: ignore[arg-type]
@@ -132,7 +132,7 @@ def test_something_planted_after_the_checks_is_refused_by_o_excl(
             name.symlink_to(aim)
         return answer
 
-    monkeypatch.setattr(samples, "within", check_then_plant)
+    monkeypatch.setattr(new_files, "within", check_then_plant)
     refused(workspace / "flow.relavium.yaml", [workspace], "")
     assert not aim.exists()
     if planted == "file":

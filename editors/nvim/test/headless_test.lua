@@ -2,15 +2,9 @@
 --   nvim --headless --clean -l editors/nvim/test/headless_test.lua
 -- Puts editors/nvim on 'runtimepath' and the repository's .venv/bin on PATH (as a user's setup
 -- would), then drives a copy of editors/fixtures/problems.relavium.yaml.
-local here = vim.fs.dirname(vim.fs.abspath(debug.getinfo(1, 'S').source:sub(2)))
-local config_dir = vim.fs.dirname(here)
-local repo = vim.fs.dirname(vim.fs.dirname(config_dir))
-local WAIT_MS = 20000
-
-vim.opt.runtimepath:prepend(config_dir)
-vim.cmd.runtime('plugin/relavium_lsp.lua')
-vim.env.PATH = repo .. '/.venv/bin:' .. vim.env.PATH
-vim.lsp.enable('relavium_lsp')
+local setup = dofile(vim.fs.dirname(vim.fs.abspath(debug.getinfo(1, 'S').source:sub(2)))
+  .. '/setup.lua')
+local repo, WAIT_MS = setup.repo, setup.WAIT_MS
 -- As the README's copy-paste setup: a rule switched off must be off from the first diagnostics.
 vim.lsp.config('relavium_lsp', {
   settings = { relavium = { rules = { ['unreachable-node'] = 'off' } } },

@@ -1,7 +1,8 @@
 """Quick fixes for the diagnostics under the cursor: each diagnostic's own fixes (built by the
 rule that found it), then the "Ignore …" suppression comments every diagnostic gets, converted
 to code actions on the current analysis (so an edit never applies to text the client no longer
-has)."""
+has). A fix that creates files is the `relavium.createFiles` command (features/create_files.py):
+the server writes them, inside the workspace only."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from analysis.diagnostics import Range
 from analysis.project.kinds import FileKind
 from server.lsp.diagnostics import to_lsp
 from server.lsp.edits import text_edits, workspace_edit
+from server.lsp.features.create_files import command_for
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
 
@@ -67,7 +69,9 @@ def register(ls: RelaviumLanguageServer) -> None:
                         is_preferred=(index == 0 and bool(diagnostic.fixes)) or None,
                         edit=workspace_edit(
                             ls.client_capabilities, snapshot, text_edits(snapshot, fix.edits)
-                        ),
+                        ) if fix.edits or not fix.creates else None,
+                        # the server makes the files a fix creates (features/create_files.py)
+                        command=command_for(snapshot.uri, fix) if fix.creates else None,
                     )
                 )
         return actions

@@ -13,8 +13,9 @@ from pygls.capabilities import get_capability
 from pygls.uris import from_fs_path, to_fs_path
 
 from analysis.dryrun.launch import pool_evaluator
-from analysis.dryrun.samples import SampleScopeError, existing_sidecar, within, write_sidecar
+from analysis.dryrun.samples import SampleScopeError, existing_sidecar, write_sidecar
 from analysis.dryrun.skeleton import sidecar_skeleton
+from analysis.project.new_files import within
 from server.lsp.handlers import guarded
 from server.lsp.language_server import CommandFailed, RelaviumLanguageServer
 
@@ -26,7 +27,7 @@ def _failure(ls: RelaviumLanguageServer, message: str) -> dict[str, Any]:
     return {"created": False, "message": message}
 
 
-def _roots(ls: RelaviumLanguageServer, workflow: Path) -> list[Path]:
+def workspace_roots(ls: RelaviumLanguageServer, workflow: Path) -> list[Path]:
     """Where a sidecar may be written: the workspace folders, else the workflow's own folder."""
     folders = [to_fs_path(folder.uri) for folder in ls.workspace.folders.values()]
     folders.append(ls.workspace.root_path)
@@ -55,7 +56,7 @@ def register(ls: RelaviumLanguageServer) -> None:
         graph = usable.graph if usable is not None else None
         if workflow is None or graph is None:
             return _failure(ls, "fix the YAML syntax error first")
-        roots = _roots(ls, Path(path))
+        roots = workspace_roots(ls, Path(path))
         existing = existing_sidecar(Path(path))
         created = existing is None
         answer: dict[str, Any] = {"created": created}
@@ -71,7 +72,8 @@ def register(ls: RelaviumLanguageServer) -> None:
             async with ls.sandbox_turns:
                 skeleton = await asyncio.get_running_loop().run_in_executor(
                     ls.thread_pool, sidecar_skeleton, workflow, graph,
-                    pool_evaluator(ls.sandbox_pool),
+                    pool_evaluator(ls.sandbox_pool), lambda: False,
+                    usable.file_agent if usable is not None else None,
                 )
             try:
                 target = write_sidecar(Path(path), skeleton.text, roots)

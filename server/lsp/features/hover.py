@@ -49,7 +49,8 @@ def _node_text(view: View, occurrence: Occurrence) -> str:
     node = workflow.node(occurrence.name)
     if node is None or graph is None:
         return f"**{code_span(occurrence.name)}**: no node has this id"
-    lines = [f"**node {code_span(occurrence.name)}** · {node_summary(workflow, node)}"]
+    summary = node_summary(workflow, node, view.result.file_agent)
+    lines = [f"**node {code_span(occurrence.name)}** · {summary}"]
     before = graph.predecessors.get(occurrence.name, [])
     after = graph.successors.get(occurrence.name, [])
     if before or after:

@@ -1,21 +1,33 @@
 """Go to definition, find references and rename for node ids (and definition/references for
 `inputs.x`, `ctx.x`, `agent_ref` and an edge's `cond:handle`), over `analysis.ide.navigation`'s
 symbol index. An `agent_ref` to an agent file's agent goes to that file's `id` (the workspace
-agent index, `RelaviumLanguageServer.agent_resolution`), and its references are that `id` and
-the `agent_ref`s of every open workflow resolving to the same file."""
+agent index, `RelaviumLanguageServer.agent_resolution`); its references, from an `agent_ref` or
+from the `id` in the open agent file, are that `id` and the `agent_ref`s of every workflow of
+the project resolving to the same file, open or not, and its rename changes them all
+(`server.lsp.agent_places`). An inline agent's id is renamed in its workflow."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from analysis.ide.agent_places import agent_uses, plan_agent_rename
 from analysis.ide.navigation import Occurrence, SymbolIndex, SymbolKind, symbol_index
 from analysis.ide.rename import RenameRefused, plan_rename, rename_target
-from analysis.project.workspace import AgentEntry
+from analysis.project.workspace import AgentEntry, WorkspaceIndex
+from server.lsp.agent_places import (
+    agent_file_target,
+    location,
+    project_texts,
+    rename_edit,
+    takes_file_renames,
+)
 from server.lsp.edits import offset_edits, workspace_edit
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
@@ -60,39 +72,74 @@ def _agent_location(ls: RelaviumLanguageServer, agent: AgentEntry) -> types.Loca
 
 
 async def _file_agent_references(
-    ls: RelaviumLanguageServer, view: View, name: str, include_declaration: bool
-) -> list[types.Location] | None:
-    """For an agent file's agent: its `id`, and the `agent_ref`s to it in every open workflow
-    that resolves `name` to the same file (None: not an agent file's agent)."""
-    agent = await _file_agent(ls, view, name)
-    if agent is None:
-        return None
+    ls: RelaviumLanguageServer, index: WorkspaceIndex, agent: AgentEntry,
+    include_declaration: bool,
+) -> list[types.Location]:
+    """An agent file's agent: its `id`, and the `agent_ref`s resolving to it in every workflow
+    of its project, open (the buffer's text) or not (the disk's)."""
+    texts = await project_texts(ls, index)
+    uses = await asyncio.to_thread(agent_uses, index, agent, texts.workflows)
     found = [_agent_location(ls, agent)] if include_declaration else []
-    for uri in list(ls.documents):
-        other = view if uri == view.snapshot.uri else await view_of(ls, uri)
-        if other is None:
-            continue
-        same = await _file_agent(ls, other, name)
-        if same is None or same.path != agent.path:
-            continue
-        found += [location for place in symbol_index(other.workflow).references(
-                      SymbolKind.AGENT, name)
-                  if not place.is_definition and (location := _location(other, place))]
+    for use in uses:
+        path, text = use.workflow.path, use.workflow.text
+        assert text is not None  # a workflow with a model was read
+        found += [location(ls, path, text, place.start, place.end) for place in use.places]
     return found
+
+
+async def _agent_rename(ls: RelaviumLanguageServer, index: WorkspaceIndex, agent: AgentEntry,
+                        new_id: str) -> types.WorkspaceEdit:
+    texts = await project_texts(ls, index)
+    plan = await asyncio.to_thread(plan_agent_rename, index, agent, texts.workflows, new_id,
+                                   takes_file_renames(ls.client_capabilities))
+    return rename_edit(ls, plan, texts, agent)
+
+
+@dataclass(frozen=True)
+class _InWorkflow:
+    """A node id or an inline agent's id, renamed in its workflow alone."""
+
+    view: View
+    index: SymbolIndex
+    occurrence: Occurrence
+    taken_elsewhere: set[str]  # the agent ids the workflow's agent files define
+
+
+@dataclass(frozen=True)
+class _FileAgent:
+    """An agent file's agent, renamed across its project."""
+
+    index: WorkspaceIndex
+    agent: AgentEntry
+    range: types.Range | None  # the name under the cursor
 
 
 async def _rename_target(
     ls: RelaviumLanguageServer, uri: str, position: types.Position
-) -> tuple[View, SymbolIndex, Occurrence] | None:
-    """The node id to rename (None for a document that is not an open workflow); edits must
-    apply to exactly the text the client has."""
+) -> _InWorkflow | _FileAgent | None:
+    """What to rename (None for a document that is neither an open workflow nor an open agent
+    file's id); edits must apply to exactly the text the client has."""
+    in_agent_file = agent_file_target(ls, uri, position)
+    if in_agent_file is not None:
+        return _FileAgent(*in_agent_file)
     view = await view_of(ls, uri)
     if view is None:
         return None
     if not view.current:
         raise RenameRefused("the YAML does not parse right now; fix the syntax error, then rename")
     index = symbol_index(view.workflow)
-    return view, index, rename_target(index, view.live_offset(position))
+    occurrence = index.at(view.live_offset(position))
+    if occurrence is not None and occurrence.kind is SymbolKind.AGENT and \
+            index.definition(SymbolKind.AGENT, occurrence.name) is None:
+        agent = await _file_agent(ls, view, occurrence.name)
+        workspace = ls.workspace_index(uri)
+        if agent is not None and workspace is not None:
+            return _FileAgent(workspace, agent, view.client_range(occurrence.start,
+                                                                  occurrence.end))
+    occurrence = rename_target(index, view.live_offset(position))
+    resolution = await ls.agent_resolution(uri, view.workflow)
+    elsewhere = resolution.known_ids() if resolution is not None else set()
+    return _InWorkflow(view, index, occurrence, elsewhere)
 
 
 class _Refused:
@@ -148,17 +195,22 @@ def register(ls: RelaviumLanguageServer) -> None:
     async def references(
         ls: RelaviumLanguageServer, params: types.ReferenceParams
     ) -> list[types.Location]:
+        include = params.context.include_declaration
+        in_agent_file = agent_file_target(ls, params.text_document.uri, params.position)
+        if in_agent_file is not None:
+            index, open_agent, _ = in_agent_file
+            return await _file_agent_references(ls, index, open_agent, include)
         found = await _under_cursor(ls, params.text_document.uri, params.position)
         if found is None:
             return []
         view, occurrence = found
         if occurrence.kind is SymbolKind.AGENT:
-            across = await _file_agent_references(ls, view, occurrence.name,
-                                                  params.context.include_declaration)
-            if across is not None:
-                return across
+            agent = await _file_agent(ls, view, occurrence.name)
+            workspace = ls.workspace_index(view.snapshot.uri)
+            if agent is not None and workspace is not None:
+                return await _file_agent_references(ls, workspace, agent, include)
         places = symbol_index(view.workflow).references(occurrence.kind, occurrence.name)
-        if not params.context.include_declaration:
+        if not include:
             places = [place for place in places if not place.is_definition]
         return [loc for place in places if (loc := _location(view, place)) is not None]
 
@@ -168,13 +220,15 @@ def register(ls: RelaviumLanguageServer) -> None:
         ls: RelaviumLanguageServer, params: types.PrepareRenameParams
     ) -> types.PrepareRenamePlaceholder | None:
         target = await _rename_target(ls, params.text_document.uri, params.position)
-        if target is None:
+        if isinstance(target, _FileAgent):
+            found, name = target.range, target.agent.id
+        elif target is not None:
+            occurrence = target.occurrence
+            found = target.view.client_range(occurrence.start, occurrence.end)
+            name = occurrence.name
+        if target is None or found is None:
             return None
-        view, _, occurrence = target
-        found = view.client_range(occurrence.start, occurrence.end)
-        if found is None:
-            return None
-        return types.PrepareRenamePlaceholder(range=found, placeholder=occurrence.name)
+        return types.PrepareRenamePlaceholder(range=found, placeholder=name)
 
     @ls.feature(types.TEXT_DOCUMENT_RENAME, types.RenameOptions(prepare_provider=True))
     @_refusable
@@ -184,8 +238,11 @@ def register(ls: RelaviumLanguageServer) -> None:
         target = await _rename_target(ls, params.text_document.uri, params.position)
         if target is None:
             return None
-        view, index, occurrence = target
-        replacements = plan_rename(index, occurrence, params.new_name)
+        if isinstance(target, _FileAgent):
+            return await _agent_rename(ls, target.index, target.agent, params.new_name)
+        replacements = plan_rename(target.index, target.occurrence, params.new_name,
+                                   target.taken_elsewhere)
+        snapshot = target.view.snapshot
         return workspace_edit(
-            ls.client_capabilities, view.snapshot, offset_edits(view.snapshot, replacements)
+            ls.client_capabilities, snapshot, offset_edits(snapshot, replacements)
         )

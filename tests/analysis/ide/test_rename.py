@@ -88,7 +88,7 @@ def test_refusals(new_id: str, message: str) -> None:
 
 
 def test_refuses_what_is_not_a_declared_node() -> None:
-    with pytest.raises(RenameRefused, match="only node ids can be renamed"):
+    with pytest.raises(RenameRefused, match="only node and agent ids can be renamed"):
         renamed(EXAMPLE, "inputs.severity_floor", "x", skip=8)
     dangling = EXAMPLE.replace("{ from: escalate, to: done }", "{ from: escalate, to: donne }")
     with pytest.raises(RenameRefused, match="no node has the id 'donne'"):

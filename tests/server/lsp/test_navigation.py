@@ -203,7 +203,7 @@ async def test_prepare_rename_refuses_what_is_not_a_node(
                 position=position(client, EXAMPLE, "inputs.severity_floor", at=9),
             )
         )
-    assert "only node ids can be renamed" in raised.value.message
+    assert "only node and agent ids can be renamed" in raised.value.message
 
 
 async def test_navigation_with_emoji_and_accents(

@@ -189,3 +189,18 @@ async def test_references_of_an_agent_files_agent_span_the_open_workflows(
     assert await references(False) == uses
     agent = workspace.uri(".relavium/agents/critic.agent.yaml")
     assert await references(True) == uses | {(agent, 0)}
+
+
+async def test_a_node_hover_names_its_file_agents_output_properties(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    """The node has no output_schema: its agent file's is the node's output (the engine's
+    `node.output_schema ?? agent.output_schema`, engine/agent-runner.ts 839f2bd)."""
+    write_agent(client, workspace, ".relavium/agents/judge.agent.yaml",
+                REVIEWER.replace("id: reviewer", "id: judge"))
+    text = workflow("judge")
+    uri = workspace.open(".relavium/workflows/node-hover.relavium.yaml", text)
+    await client.diagnostics_for(uri)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=identifier(uri), position=position(client, text, "id: n0", at=5)))
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "agent `judge` · outputs `verdict`" in hover.contents.value
