@@ -1,20 +1,14 @@
 -- Headless end-to-end test of the shipped config against the real server:
 --   nvim --headless --clean -l editors/nvim/test/headless_test.lua
--- Puts editors/nvim on 'runtimepath' and the repository's .venv/bin on PATH (as a user's setup
--- would), then drives a copy of editors/fixtures/problems.relavium.yaml.
+-- Drives a copy of editors/fixtures/problems.relavium.yaml (harness.lua: the setup).
 local here = vim.fs.dirname(vim.fs.abspath(debug.getinfo(1, 'S').source:sub(2)))
-local config_dir = vim.fs.dirname(here)
-local repo = vim.fs.dirname(vim.fs.dirname(config_dir))
-local WAIT_MS = 20000
-
-vim.opt.runtimepath:prepend(config_dir)
-vim.cmd.runtime('plugin/relavium_lsp.lua')
-vim.env.PATH = repo .. '/.venv/bin:' .. vim.env.PATH
-vim.lsp.enable('relavium_lsp')
+package.path = here .. '/?.lua;' .. package.path
+local harness = require('harness')
+local repo, WAIT_MS = harness.repo, harness.WAIT_MS
+local find, relavium_client, wait_for, test =
+  harness.find, harness.relavium_client, harness.wait_for, harness.test
 -- As the README's copy-paste setup: a rule switched off must be off from the first diagnostics.
-vim.lsp.config('relavium_lsp', {
-  settings = { relavium = { rules = { ['unreachable-node'] = 'off' } } },
-})
+harness.setup({ relavium = { rules = { ['unreachable-node'] = 'off' } } })
 
 -- The first non-empty diagnostics each buffer receives, by file name.
 local first_diagnostics = {}
@@ -36,31 +30,6 @@ vim.fn.mkdir(scratch .. '/.relavium', 'p')
 local fixture = scratch .. '/problems.relavium.yaml'
 for _, name in ipairs({ 'problems.relavium.yaml', 'problems.samples.json' }) do
   vim.fn.writefile(vim.fn.readfile(repo .. '/editors/fixtures/' .. name), scratch .. '/' .. name)
-end
-
-local function find(lines, needle)
-  for index, line in ipairs(lines) do
-    local col = line:find(needle, 1, true)
-    if col then
-      return index - 1, col - 1
-    end
-  end
-  error('fixture has no ' .. needle)
-end
-
-local function relavium_client(bufnr)
-  return vim.lsp.get_clients({ bufnr = bufnr, name = 'relavium_lsp' })[1]
-end
-
-local function wait_for(what, predicate)
-  if not vim.wait(WAIT_MS, predicate, 50) then
-    error('timed out waiting for ' .. what)
-  end
-end
-
-local tests = {}
-local function test(name, body)
-  table.insert(tests, { name = name, body = body })
 end
 
 local function codes_of(diagnostics)
@@ -433,26 +402,4 @@ test(':RelaviumCreateSampleScope writes a sidecar skeleton next to the workflow'
   assert(type(skeleton.inputs) == 'table' and skeleton.inputs.ticket ~= nil, vim.inspect(skeleton))
 end)
 
--- io.stdout, not print(): print goes through Neovim's message area, whose newlines come before
--- a message, which would glue the closing line to the previous one.
-local function say(text)
-  io.stdout:write(text, '\n')
-end
-
-local passed, failed = 0, 0
-for _, case in ipairs(tests) do
-  local ok, err = xpcall(case.body, debug.traceback)
-  if ok then
-    passed = passed + 1
-    say('ok - ' .. case.name)
-  else
-    failed = failed + 1
-    say('not ok - ' .. case.name .. '\n' .. tostring(err))
-  end
-end
-for _, client in ipairs(vim.lsp.get_clients()) do
-  client:stop(true)
-end
-vim.fn.delete(scratch, 'rf')
-say(('%d passed, %d failed'):format(passed, failed))
-os.exit(failed == 0 and 0 or 1)
+harness.run(scratch)
