@@ -113,6 +113,7 @@ test('workflow and agent files are YAML and attach; other YAML does not', functi
     'RelaviumShowResult',
     'RelaviumCreateSampleScope',
     'RelaviumDryRun',
+    'RelaviumGraph',
   }) do
     assert(vim.api.nvim_buf_get_commands(bufnr, {})[command], command .. ' is not buffer-local')
   end
@@ -400,6 +401,53 @@ test(':RelaviumCreateSampleScope writes a sidecar skeleton next to the workflow'
   end)
   local skeleton = vim.json.decode(table.concat(vim.fn.readfile(sidecar), '\n'))
   assert(type(skeleton.inputs) == 'table' and skeleton.inputs.ticket ~= nil, vim.inspect(skeleton))
+end)
+
+--- Runs :RelaviumGraph (with `bang`) in `bufnr` with vim.ui.open stubbed (it would start a
+--- browser); the page it opened and that page's text.
+local function graph_page(bufnr, bang)
+  local opened = {}
+  local ui_open = vim.ui.open
+  vim.ui.open = function(path)
+    table.insert(opened, path)
+    return nil, nil
+  end
+  vim.b[bufnr].relavium_last_graph = nil
+  local ok, err = pcall(function()
+    -- in that buffer: a window/showDocument may still bring another forward
+    vim.api.nvim_buf_call(bufnr, function()
+      vim.cmd(bang and 'RelaviumGraph!' or 'RelaviumGraph')
+    end)
+    wait_for(':RelaviumGraph', function()
+      return #opened > 0
+    end)
+  end)
+  vim.ui.open = ui_open
+  assert(ok, err)
+  assert(#opened == 1, vim.inspect(opened))
+  return opened[1], table.concat(vim.fn.readfile(opened[1], 'b'), '\n')
+end
+
+test(':RelaviumGraph writes the graph page under the cache folder and opens it', function()
+  local bufnr = vim.fn.bufnr(fixture)
+  local page, html = graph_page(bufnr, false)
+  assert(vim.startswith(page, vim.fn.stdpath('cache') .. '/relavium_lsp/graphs/'), page)
+  assert(page == vim.b[bufnr].relavium_last_graph, page)
+  assert(vim.startswith(vim.fs.basename(page), 'problems.relavium-'), page)
+  assert(html:find('<html', 1, true) and html:find('Content-Security-Policy', 1, true), page)
+  local ids = {}
+  for _, line in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
+    table.insert(ids, line:match('^%s*%- { id: ([%w_]+)') or line:match('^%s*%- id: ([%w_]+)'))
+  end
+  assert(#ids == 5, vim.inspect(ids))
+  for _, id in ipairs(ids) do
+    assert(html:find('"' .. id .. '"', 1, true), id .. ' is not in ' .. page)
+  end
+  -- with a dry run, nodes carry their statuses: classify ran
+  local _, with_run = graph_page(bufnr, true)
+  assert(not html:find('"state"', 1, true), 'statuses without a dry run')
+  assert(with_run:find('"state": *"ran"'), 'no dry-run status in ' .. page)
+  vim.fn.delete(page)
 end)
 
 harness.run(scratch)
