@@ -11,6 +11,7 @@ import {
   DidChangeConfigurationNotification,
   ErrorAction,
   LanguageClient,
+  ExecuteCommandRequest,
   State,
   type LanguageClientOptions,
   type Middleware,
@@ -40,6 +41,7 @@ import {
   offeredNodes,
   positionArgument,
 } from './serverCommands';
+import { GraphView } from './graphView';
 import { RESTART_SETTINGS, readLaunchSettings, serverSection } from './settings';
 import { DOCUMENT_SELECTOR, fileKind, isWorkflowPath } from './workflowFiles';
 
@@ -51,11 +53,16 @@ const SETTINGS_QUERY = '@ext:relavium.relavium-lsp';
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
 let restrictedModeNoted = false;
+let graphView: GraphView | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   output = vscode.window.createOutputChannel('Relavium', { log: true });
+  graphView = new GraphView(context.extensionUri, { request: quietServerCommand, warn });
+  const shownGraph = graphView;
   context.subscriptions.push(
     output,
+    shownGraph,
+    vscode.commands.registerCommand('relavium.showWorkflowGraph', () => shownGraph.show()),
     vscode.commands.registerCommand('relaviumLsp.runWithSampleScope', runWithSampleScope),
     vscode.commands.registerCommand('relaviumLsp.createSampleScope', createSampleScope),
     vscode.commands.registerCommand('relaviumLsp.dryRunWorkflow', dryRunWorkflow),
@@ -282,7 +289,9 @@ async function dryRunWorkflow(): Promise<void> {
     warn('Dry-run workflow: open a Relavium workflow file (*.relavium.yaml) first.');
     return;
   }
-  await serverCommand(SERVER_DRY_RUN, documentArgument(editor.document.uri.toString()));
+  const uri = editor.document.uri.toString();
+  // the graph view colours its nodes with the last dry run of the document
+  graphView?.dryRunFinished(uri, await serverCommand(SERVER_DRY_RUN, documentArgument(uri)));
 }
 
 /** Runs a server command through the VS Code command vscode-languageclient registers for it. */
@@ -297,6 +306,15 @@ async function serverCommand(command: string, argument: object): Promise<unknown
     return undefined;
   }
   return vscode.commands.executeCommand(command, argument);
+}
+
+/** A server command sent in the background (the graph view's redraws): nothing to say when the
+ *  server is not running (undefined), an older server's refusal rejects. */
+async function quietServerCommand(command: string, argument: object): Promise<unknown> {
+  if (client === undefined || !client.isRunning()) {
+    return undefined;
+  }
+  return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [argument] });
 }
 
 async function restartServer(): Promise<void> {
