@@ -16,7 +16,9 @@ ones the wiring means to run only on that branch: the target, and every node who
 in-edges (explicit, condition, parallel; not data) all come from gated nodes. `bypasses` are the
 in-edges of gated nodes from outside them that surely carry a live edge on a run where the
 condition completed and routed away from the target, and `runs_anyway` the gated nodes that then
-surely run.
+surely run. `leaks(graph)` → one `Leak` per bypassing edge, with the innermost branch it
+bypasses (nested conditions gate the same node) and the enclosing ones: what the leaked-branch
+rule reports and the workflow graph draws in red.
 "Surely": the condition's dominators completed (every path to it passes them), roots run, and
 any other condition's choice is unknown, so what hangs on it is neither live nor dead.
 """
@@ -52,6 +54,28 @@ class BranchGate:
     def label(self) -> str:
         """`route:urgent` (`route:normal|default` when several branches select the target)."""
         return f"{self.condition}:{'|'.join(self.handles)}"
+
+
+@dataclass(frozen=True)
+class Leak:
+    edge: GraphEdge
+    gate: BranchGate  # the innermost branch the edge bypasses
+    enclosing: tuple[BranchGate, ...]  # the other branches it bypasses, innermost first
+
+
+def leaks(graph: Graph, gates: Iterable[BranchGate] | None = None) -> list[Leak]:
+    """Each bypassing edge once, in the order the gates list them (`gates`: `branch_gates(graph)`
+    when the caller has them already)."""
+    bypassed: dict[GraphEdge, list[BranchGate]] = {}
+    for gate in branch_gates(graph) if gates is None else gates:
+        for edge in gate.bypasses:
+            bypassed.setdefault(edge, []).append(gate)
+    depth = graph.ancestors
+    result = []
+    for edge, found in bypassed.items():
+        found.sort(key=lambda gate: len(depth(gate.condition)), reverse=True)
+        result.append(Leak(edge, found[0], tuple(found[1:])))
+    return result
 
 
 def branch_gates(graph: Graph) -> list[BranchGate]:

@@ -32,7 +32,15 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from analysis.document.model import DATA_EDGE_FIELDS, AgentDecl, Edge, NodeDef, NodeRef, Workflow
+from analysis.document.model import (
+    DATA_EDGE_FIELDS,
+    AgentDecl,
+    Edge,
+    NodeDef,
+    NodeRef,
+    TemplateField,
+    Workflow,
+)
 from analysis.document.scalar_offsets import ScalarText
 from analysis.document.templates import TemplateRef
 
@@ -57,6 +65,14 @@ class GraphEdge:
             return self.written.span
         template, start, end = self.written
         return template.source_span(start, end)
+
+    @property
+    def read_field(self) -> str | None:
+        """The template field a data edge's read is written in (None for a control edge)."""
+        if isinstance(self.written, NodeRef):
+            return None
+        template = self.written[0]
+        return template.name if isinstance(template, TemplateField) else None
 
 
 class NodeSet(Set[str]):

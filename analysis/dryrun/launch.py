@@ -32,19 +32,27 @@ def nothing_to_run(why: str) -> str:
     return f"nothing to dry-run: {why}; `relavium-lsp check` lists every problem"
 
 
+def why_no_workflow(result: AnalysisResult) -> str:
+    """Why an analysed file has no workflow model: its first error, in `check`'s words."""
+    problem = next((d for d in result.diagnostics if d.severity == Severity.ERROR), None)
+    return (f"{problem.message.strip()} (line {problem.range.start.line + 1})"
+            if problem is not None else "it has no `workflow` mapping")
+
+
 def load(
-    result: AnalysisResult, path: str | None, explicit_scope: str | None
+    result: AnalysisResult, path: str | None, explicit_scope: str | None,
+    given: Samples | None = None,
 ) -> tuple[AnalysisResult, Samples]:
-    """The samples for a run; raises DryRunError when the run cannot start."""
+    """The samples for a run (`given`, else found as `find_samples` finds them); raises
+    DryRunError when the run cannot start."""
     if result.kind is FileKind.AGENT:
         raise DryRunError(NOT_A_WORKFLOW)
     if result.workflow is None or result.graph is None or result.workflow.body is None:
         # not a workflow (broken or oversized YAML, no `workflow` mapping): a run of it would
         # run nothing and report success; say what `check` says instead
-        problem = next((d for d in result.diagnostics if d.severity == Severity.ERROR), None)
-        why = (f"{problem.message.strip()} (line {problem.range.start.line + 1})"
-               if problem is not None else "it has no `workflow` mapping")
-        raise DryRunError(nothing_to_run(why))
+        raise DryRunError(nothing_to_run(why_no_workflow(result)))
+    if given is not None:
+        return result, given
     try:
         return result, find_samples(path, explicit_scope)
     except SampleScopeError as error:
@@ -107,9 +115,11 @@ def run_whole(
     explicit_scope: str | None,
     pool: WorkerPool,
     cancelled: Callable[[], bool] = lambda: False,
+    samples: Samples | None = None,
 ) -> WorkflowRun:
-    """The whole-workflow dry run (blocking); raises DryRunError when it cannot start."""
-    result, samples = load(result, path, explicit_scope)
+    """The whole-workflow dry run (blocking) with `samples`, else the samples found from
+    `explicit_scope`; raises DryRunError when it cannot start."""
+    result, samples = load(result, path, explicit_scope, samples)
     assert result.workflow is not None and result.graph is not None
     if result.graph.cycle is not None:
         raise DryRunError(

@@ -23,6 +23,7 @@ SUBCOMMANDS = {
     "run": "server.cli.run",
     "eval": "server.cli.eval_cmd",
     "schema": "server.cli.schema_cmd",
+    "graph": "server.cli.graph",
 }
 
 

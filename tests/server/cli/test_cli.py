@@ -29,7 +29,7 @@ def test_no_subcommand_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> N
     assert "serve" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("name", ["serve", "check", "run", "eval", "schema"])
+@pytest.mark.parametrize("name", ["serve", "check", "run", "eval", "schema", "graph"])
 def test_every_subcommand_has_help(name: str) -> None:
     result = run_cli(name, "--help")
     assert result.returncode == 0, result.stderr
@@ -96,7 +96,7 @@ def test_run_loads_no_language_server_module(tmp_path: Path) -> None:
 def test_every_subcommand_is_listed_in_the_help() -> None:
     result = run_cli("--help")
     assert result.returncode == 0
-    for name in ("serve", "check", "run", "eval", "schema"):
+    for name in ("serve", "check", "run", "eval", "schema", "graph"):
         assert f"    {name} " in result.stdout
 
 

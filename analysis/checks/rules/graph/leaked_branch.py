@@ -2,7 +2,7 @@
 outside the branch, so the engine runs it whichever way the condition goes.
 
 The facts (which nodes a branch gates, which in-edges bypass it) are
-`analysis.document.gating.branch_gates`; one finding per bypassing edge, at the read or the
+`analysis.document.gating` (`leaks`); one finding per bypassing edge, at the read or the
 edge's `to`, with the branch as related information. No fix: the value has to come through a
 node on the branch, which only the author can choose."""
 
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.document.gating import BranchGate, branch_gates
+from analysis.document.gating import BranchGate, leaks
 from analysis.document.graph import GraphEdge
 from analysis.document.model import AgentDecl, NodeRef, TemplateField
 
@@ -23,16 +23,8 @@ SUMMARY = ("A node a condition branch gates also has a live in-edge from outside
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     if not ctx.nodes_of("condition"):
         return
-    bypassed: dict[GraphEdge, list[BranchGate]] = {}
-    for gate in branch_gates(ctx.graph):
-        for edge in gate.bypasses:
-            bypassed.setdefault(edge, []).append(gate)
-    depth = ctx.graph.ancestors
-    for edge, gates in bypassed.items():
-        # one finding per edge, naming the innermost branch it bypasses (nested conditions
-        # gate the same node)
-        gates.sort(key=lambda gate: len(depth(gate.condition)), reverse=True)
-        yield _finding(ctx, gates[0], edge, gates[1:])
+    for leak in leaks(ctx.graph):
+        yield _finding(ctx, leak.gate, leak.edge, list(leak.enclosing))
 
 
 def _finding(ctx: RuleContext, gate: BranchGate, edge: GraphEdge,
@@ -65,7 +57,7 @@ def _finding(ctx: RuleContext, gate: BranchGate, edge: GraphEdge,
     )
     data = {"condition": gate.condition, "branch": list(gate.handles), "target": gate.target,
             "node": edge.target, "source": edge.source, "edge": edge.kind,
-            "field": _field_name(edge), "enclosing": [other.label for other in outer]}
+            "field": edge.read_field, "enclosing": [other.label for other in outer]}
     related = [(*span, f"branch {gate.label} selects `{gate.target}` here")
                for span in _branch_spans(ctx, gate)]
     return ctx.diagnostic(RULE_ID, SEVERITY, start, end, message, data, related)
@@ -77,11 +69,6 @@ def _template(edge: GraphEdge) -> TemplateField | None:
         return None
     template = edge.written[0]
     return template if isinstance(template, TemplateField) else None
-
-
-def _field_name(edge: GraphEdge) -> str | None:
-    template = _template(edge)
-    return template.name if template is not None else None
 
 
 def _field(edge: GraphEdge) -> str | None:
