@@ -228,6 +228,16 @@ function reportFailure(message: string): void {
 }
 
 const middleware: Middleware = {
+  // Every dry run (the command, the code lens) passes here: the graph view colours its nodes
+  // with the last one of each document.
+  executeCommand: async (command, args, next) => {
+    const answer = await next(command, args);
+    const uri = (args[0] as { uri?: unknown } | undefined)?.uri;
+    if (command === SERVER_DRY_RUN && typeof uri === 'string') {
+      graphView?.dryRunFinished(uri, answer);
+    }
+    return answer;
+  },
   workspace: {
     // VS Code answers with the whole section; the server reads only its own keys.
     configuration: async (params, token, next) => {
@@ -289,9 +299,7 @@ async function dryRunWorkflow(): Promise<void> {
     warn('Dry-run workflow: open a Relavium workflow file (*.relavium.yaml) first.');
     return;
   }
-  const uri = editor.document.uri.toString();
-  // the graph view colours its nodes with the last dry run of the document
-  graphView?.dryRunFinished(uri, await serverCommand(SERVER_DRY_RUN, documentArgument(uri)));
+  await serverCommand(SERVER_DRY_RUN, documentArgument(editor.document.uri.toString()));
 }
 
 /** Runs a server command through the VS Code command vscode-languageclient registers for it. */
