@@ -238,6 +238,10 @@ const middleware: Middleware = {
     }
     return answer;
   },
+  didChange: async (event, next) => {
+    await next(event);
+    graphView?.documentChanged(event.document);
+  },
   workspace: {
     // VS Code answers with the whole section; the server reads only its own keys.
     configuration: async (params, token, next) => {

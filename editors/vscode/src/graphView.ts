@@ -52,12 +52,6 @@ export class GraphView implements vscode.Disposable {
   constructor(private readonly extensionUri: vscode.Uri, private readonly host: GraphViewHost) {
     this.subscriptions = [
       vscode.window.onDidChangeActiveTextEditor((editor) => this.follow(editor)),
-      vscode.workspace.onDidChangeTextDocument((event) => {
-        // the server answers once it has analysed this version: as its diagnostics go out
-        if (event.document === this.document && event.contentChanges.length > 0) {
-          this.refreshes.request();
-        }
-      }),
       vscode.window.onDidChangeTextEditorSelection((event) => {
         if (event.textEditor.document === this.document) {
           this.highlightAt(event.selections[0]?.active);
@@ -83,6 +77,18 @@ export class GraphView implements vscode.Disposable {
       this.panel.reveal(vscode.ViewColumn.Beside, true);
     }
     this.follow(editor);
+  }
+
+  /**
+   * The client has sent the server an edit of `document` (its didChange middleware): a request
+   * sent now reaches the server after the edit, which answers it once it has analysed that
+   * version, as its diagnostics go out. (VS Code's own change event may come before the client
+   * sends the edit: a request then would draw the text before it.)
+   */
+  documentChanged(document: vscode.TextDocument): void {
+    if (document === this.document) {
+      this.refreshes.request();
+    }
   }
 
   /** Keeps a dry run's statuses for its document and shows them when it is the one drawn. */
