@@ -92,7 +92,7 @@ local function report_project(project)
     })
     return
   end
-  vim.health.ok(('%s (project folder %s)'):format(shown(project.path), project.root))
+  vim.health.ok(('%s (project folder %s)'):format(shown(project.path), shown(project.root)))
   local excludes = vim.list_extend({}, project.exclude or {})
   vim.list_extend(excludes, project.extendExclude or {})
   vim.health.info(('exclude: %s'):format(#excludes > 0 and table.concat(excludes, ', ') or 'none'))
