@@ -81,6 +81,8 @@ class RelaviumLanguageServer(LanguageServer):
         self.settings = Settings()
         # the `relavium` section as the editor sent it; `settings` adds the project file under it
         self.editor_settings = Settings()
+        # what was wrong with the editor's last settings (shown as warnings; relavium.status)
+        self.settings_problems: list[str] = []
         self.project_config: ProjectConfig | None = None
         # bumped on every settings change, so cached results (pull result ids) can tell
         self.settings_generation = 0
@@ -411,7 +413,7 @@ class RelaviumLanguageServer(LanguageServer):
         settings, problems = parse_settings(raw)
         for problem in problems:
             self.show_message(f"relavium-lsp ({source}): {problem}", types.MessageType.Warning)
-        self.editor_settings = settings
+        self.editor_settings, self.settings_problems = settings, problems
         self.settings = project_settings.merged(settings, self.project_config)
         self.settings_generation += 1
         for listener in self._settings_listeners:

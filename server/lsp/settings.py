@@ -7,6 +7,10 @@ A workspace's `.vscode/settings.json` chooses these values, so a message quotes 
 (`shown_value`: 3 levels, 5 items, 60 characters) and names at most `MAX_PROBLEMS` fields; a
 value nested past the wire's depth limit arrives as `server.lsp.boot.wire_json.TOO_DEEP` and is
 reported as a value of the wrong type.
+
+Every setting that takes a mapping (the section itself, `rules`) reads it through `mapping`: an
+empty JSON array is an empty mapping there, because that is how Lua encodes `{}` and Neovim's
+`settings = { relavium = { rules = {} } }` arrives as `"rules": []`.
 """
 
 from __future__ import annotations
@@ -54,10 +58,21 @@ class Settings:
         return self.rules.get(rule, default)
 
 
+def mapping(value: Any) -> dict[Any, Any] | None:
+    """`value` as a settings mapping: itself when it is one, `{}` for an empty array (Lua's `{}`),
+    None for anything else (the caller names the setting in its message)."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, list) and not value:
+        return {}
+    return None
+
+
 def section_of(raw: Any) -> Any:
     """`initializationOptions` may hold the section itself or wrap it under `relavium`."""
-    if isinstance(raw, dict) and isinstance(raw.get(SECTION), dict):
-        return raw[SECTION]
+    wrapped = mapping(raw)
+    if wrapped is not None and mapping(wrapped.get(SECTION)) is not None:
+        return wrapped[SECTION]
     return raw
 
 
@@ -65,7 +80,8 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
     """Settings from a client's `relavium` section, plus one message per invalid field."""
     if raw is None:
         return Settings(), []
-    if not isinstance(raw, dict):
+    section = mapping(raw)
+    if section is None:
         return Settings(), [
             f"relavium settings must be an object, got {type(raw).__name__}; using defaults"
         ]
@@ -73,14 +89,14 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
     known = {"debounceMs", "rules", "sampleScope", "diagnostics"}
     problems.extend(
         f"relavium.{shown_key(key)} is not a setting (known: {', '.join(sorted(known))}); ignored"
-        for key in raw
+        for key in section
         if key not in known
     )
     settings = Settings(
-        debounce_ms=_debounce(raw.get("debounceMs"), problems),
-        rules=_rules(raw.get("rules"), problems),
-        sample_scope=_sample_scope(raw.get("sampleScope"), problems),
-        diagnostics_scope=_diagnostics_scope(raw.get("diagnostics"), problems),
+        debounce_ms=_debounce(section.get("debounceMs"), problems),
+        rules=_rules(section.get("rules"), problems),
+        sample_scope=_sample_scope(section.get("sampleScope"), problems),
+        diagnostics_scope=_diagnostics_scope(section.get("diagnostics"), problems),
     )
     if len(problems) > MAX_PROBLEMS:
         left = len(problems) - MAX_PROBLEMS + 1
@@ -110,14 +126,15 @@ def _debounce(value: Any, problems: list[str]) -> int | None:
 def _rules(value: Any, problems: list[str]) -> dict[str, Severity | None]:
     if value is None:
         return {}
-    if not isinstance(value, dict):
+    levels = mapping(value)
+    if levels is None:
         problems.append(
             'relavium.rules must map rule ids to "error", "warning", "information", "hint" or '
             f'"off", got {shown_value(value)}; ignored'
         )
         return {}
     rules: dict[str, Severity | None] = {}
-    for rule, level in value.items():
+    for rule, level in levels.items():
         if rule not in RULES:
             problems.append(
                 f"relavium.rules.{shown_key(rule)} is not a rule id (see docs/rules.md for the "
@@ -149,13 +166,14 @@ def _sample_scope(value: Any, problems: list[str]) -> str | None:
 def _diagnostics_scope(value: Any, problems: list[str]) -> str:
     """`diagnostics: {scope: "open" | "workspace"}` (VS Code sends `relavium.diagnostics.scope`
     nested so)."""
-    if value is None or value == []:  # [] is how Neovim's Lua sends an empty table
+    if value is None:
         return SCOPE_OPEN
-    if not isinstance(value, dict):
+    given = mapping(value)
+    if given is None:
         problems.append(f"relavium.diagnostics must be an object such as "
                         f'{{"scope": "{SCOPE_WORKSPACE}"}}, got {shown_value(value)}; ignored')
         return SCOPE_OPEN
-    scope = value.get("scope")
+    scope = given.get("scope")
     if scope is None:
         return SCOPE_OPEN
     if scope not in (SCOPE_OPEN, SCOPE_WORKSPACE):

@@ -2,6 +2,7 @@
 --   vim.lsp.enable('relavium_lsp')
 -- Override any field with vim.lsp.config('relavium_lsp', { ... }) (see editors/nvim/README.md).
 local workflow = require('relavium_lsp.workflow')
+local graph = require('relavium_lsp.graph')
 
 local RUN = 'relavium.runWithSampleScope'
 local CREATE_SCOPE = 'relavium.createSampleScope'
@@ -105,6 +106,13 @@ local function attach_commands(client, bufnr)
       end
     end, bufnr)
   end, { desc = 'Write a sample-scope sidecar skeleton for this workflow' })
+  vim.api.nvim_buf_create_user_command(bufnr, 'RelaviumGraph', function(opts)
+    graph.show(client, bufnr, opts.bang or opts.fargs[1] ~= nil, opts.fargs[1])
+  end, {
+    bang = true,
+    nargs = '?',
+    desc = "Open the workflow's graph in a browser; !, or samples: with a dry run [SAMPLES.json]",
+  })
 end
 
 --- Neovim shows code lenses ("▶ Run with sample scope") only once they are fetched: fetch them

@@ -6,9 +6,11 @@
 -- file at its id, and a rename changes the id and every agent_ref, in the open buffers and the
 -- workflow never opened. The file keeps its name: Neovim 0.11 takes no `documentChanges`, which
 -- a resource rename needs (LSP 3.17), so the server sends none.
-local setup = dofile(vim.fs.dirname(vim.fs.abspath(debug.getinfo(1, 'S').source:sub(2)))
-  .. '/setup.lua')
-local WAIT_MS = setup.WAIT_MS
+local here = vim.fs.dirname(vim.fs.abspath(debug.getinfo(1, 'S').source:sub(2)))
+package.path = here .. '/?.lua;' .. package.path
+local harness = require('harness')
+local WAIT_MS, wait_for, test = harness.WAIT_MS, harness.wait_for, harness.test
+harness.setup({})
 
 local project = vim.fn.tempname()
 local agent_path = project .. '/.relavium/agents/reviewer.agent.yaml'
@@ -37,12 +39,6 @@ end
 vim.fn.writefile(workflow('reviewer'), flow_path)
 vim.fn.writefile(workflow('reviewer'), closed_path)
 
-local function wait_for(what, predicate)
-  if not vim.wait(WAIT_MS, predicate, 50) then
-    error('timed out waiting for ' .. what)
-  end
-end
-
 -- the cursor on `agent_ref: reviewer` of the workflow's buffer
 local function on_agent_ref(bufnr)
   vim.api.nvim_set_current_buf(bufnr)
@@ -61,17 +57,12 @@ local function read(path)
   return table.concat(vim.fn.readfile(path), '\n')
 end
 
-local checks = {}
-local function check(name, body)
-  table.insert(checks, { name = name, body = body })
-end
-
 local flow
-check('hover on an agent_ref shows the agent from its file', function()
+test('hover on an agent_ref shows the agent from its file', function()
   vim.cmd.edit(flow_path)
   flow = vim.api.nvim_get_current_buf()
   wait_for('the client to attach', function()
-    return #vim.lsp.get_clients({ bufnr = flow, name = 'relavium_lsp' }) > 0
+    return harness.relavium_client(flow) ~= nil
   end)
   on_agent_ref(flow)
   local params = vim.lsp.util.make_position_params(0, 'utf-16')
@@ -83,7 +74,7 @@ check('hover on an agent_ref shows the agent from its file', function()
   assert(shown:find(agent_path, 1, true), shown)
 end)
 
-check('go to definition opens the agent file at its id', function()
+test('go to definition opens the agent file at its id', function()
   on_agent_ref(flow)
   vim.lsp.buf.definition()
   wait_for('the agent file to open', function()
@@ -93,7 +84,7 @@ check('go to definition opens the agent file at its id', function()
   assert(row == 1 and col == #'id: ', vim.inspect({ row, col }))
 end)
 
-check('rename across files: the id and every agent_ref', function()
+test('rename across files: the id and every agent_ref', function()
   on_agent_ref(flow)
   vim.lsp.buf.rename('critic')
   wait_for('the edit to be made', function()
@@ -106,16 +97,4 @@ check('rename across files: the id and every agent_ref', function()
   assert(read(closed_path):find('agent_ref: critic', 1, true), read(closed_path))
 end)
 
--- io.stdout, not print() (see headless_test.lua)
-local failed = 0
-for _, case in ipairs(checks) do
-  local ok, err = xpcall(case.body, debug.traceback)
-  io.stdout:write((ok and 'ok - ' or 'not ok - ') .. case.name .. (ok and '' or '\n' .. err), '\n')
-  failed = failed + (ok and 0 or 1)
-end
-for _, client in ipairs(vim.lsp.get_clients()) do
-  client:stop(true)
-end
-vim.fn.delete(project, 'rf')
-io.stdout:write(('%d passed, %d failed'):format(#checks - failed, failed), '\n')
-os.exit(failed == 0 and 0 or 1)
+harness.run(project)

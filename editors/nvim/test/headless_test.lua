@@ -1,14 +1,14 @@
 -- Headless end-to-end test of the shipped config against the real server:
 --   nvim --headless --clean -l editors/nvim/test/headless_test.lua
--- Puts editors/nvim on 'runtimepath' and the repository's .venv/bin on PATH (as a user's setup
--- would), then drives a copy of editors/fixtures/problems.relavium.yaml.
-local setup = dofile(vim.fs.dirname(vim.fs.abspath(debug.getinfo(1, 'S').source:sub(2)))
-  .. '/setup.lua')
-local repo, WAIT_MS = setup.repo, setup.WAIT_MS
+-- Drives a copy of editors/fixtures/problems.relavium.yaml (harness.lua: the setup).
+local here = vim.fs.dirname(vim.fs.abspath(debug.getinfo(1, 'S').source:sub(2)))
+package.path = here .. '/?.lua;' .. package.path
+local harness = require('harness')
+local repo, WAIT_MS = harness.repo, harness.WAIT_MS
+local find, relavium_client, wait_for, test =
+  harness.find, harness.relavium_client, harness.wait_for, harness.test
 -- As the README's copy-paste setup: a rule switched off must be off from the first diagnostics.
-vim.lsp.config('relavium_lsp', {
-  settings = { relavium = { rules = { ['unreachable-node'] = 'off' } } },
-})
+harness.setup({ relavium = { rules = { ['unreachable-node'] = 'off' } } })
 
 -- The first non-empty diagnostics each buffer receives, by file name.
 local first_diagnostics = {}
@@ -30,31 +30,6 @@ vim.fn.mkdir(scratch .. '/.relavium', 'p')
 local fixture = scratch .. '/problems.relavium.yaml'
 for _, name in ipairs({ 'problems.relavium.yaml', 'problems.samples.json' }) do
   vim.fn.writefile(vim.fn.readfile(repo .. '/editors/fixtures/' .. name), scratch .. '/' .. name)
-end
-
-local function find(lines, needle)
-  for index, line in ipairs(lines) do
-    local col = line:find(needle, 1, true)
-    if col then
-      return index - 1, col - 1
-    end
-  end
-  error('fixture has no ' .. needle)
-end
-
-local function relavium_client(bufnr)
-  return vim.lsp.get_clients({ bufnr = bufnr, name = 'relavium_lsp' })[1]
-end
-
-local function wait_for(what, predicate)
-  if not vim.wait(WAIT_MS, predicate, 50) then
-    error('timed out waiting for ' .. what)
-  end
-end
-
-local tests = {}
-local function test(name, body)
-  table.insert(tests, { name = name, body = body })
 end
 
 local function codes_of(diagnostics)
@@ -138,6 +113,7 @@ test('workflow and agent files are YAML and attach; other YAML does not', functi
     'RelaviumShowResult',
     'RelaviumCreateSampleScope',
     'RelaviumDryRun',
+    'RelaviumGraph',
   }) do
     assert(vim.api.nvim_buf_get_commands(bufnr, {})[command], command .. ' is not buffer-local')
   end
@@ -427,26 +403,51 @@ test(':RelaviumCreateSampleScope writes a sidecar skeleton next to the workflow'
   assert(type(skeleton.inputs) == 'table' and skeleton.inputs.ticket ~= nil, vim.inspect(skeleton))
 end)
 
--- io.stdout, not print(): print goes through Neovim's message area, whose newlines come before
--- a message, which would glue the closing line to the previous one.
-local function say(text)
-  io.stdout:write(text, '\n')
+--- Runs :RelaviumGraph (with `bang`) in `bufnr` with vim.ui.open stubbed (it would start a
+--- browser); the page it opened and that page's text.
+local function graph_page(bufnr, bang)
+  local opened = {}
+  local ui_open = vim.ui.open
+  vim.ui.open = function(path)
+    table.insert(opened, path)
+    return nil, nil
+  end
+  vim.b[bufnr].relavium_last_graph = nil
+  local ok, err = pcall(function()
+    -- in that buffer: a window/showDocument may still bring another forward
+    vim.api.nvim_buf_call(bufnr, function()
+      vim.cmd(bang and 'RelaviumGraph!' or 'RelaviumGraph')
+    end)
+    wait_for(':RelaviumGraph', function()
+      return #opened > 0
+    end)
+  end)
+  vim.ui.open = ui_open
+  assert(ok, err)
+  assert(#opened == 1, vim.inspect(opened))
+  return opened[1], table.concat(vim.fn.readfile(opened[1], 'b'), '\n')
 end
 
-local passed, failed = 0, 0
-for _, case in ipairs(tests) do
-  local ok, err = xpcall(case.body, debug.traceback)
-  if ok then
-    passed = passed + 1
-    say('ok - ' .. case.name)
-  else
-    failed = failed + 1
-    say('not ok - ' .. case.name .. '\n' .. tostring(err))
+test(':RelaviumGraph writes the graph page under the cache folder and opens it', function()
+  local bufnr = vim.fn.bufnr(fixture)
+  local page, html = graph_page(bufnr, false)
+  assert(vim.startswith(page, vim.fn.stdpath('cache') .. '/relavium_lsp/graphs/'), page)
+  assert(page == vim.b[bufnr].relavium_last_graph, page)
+  assert(vim.startswith(vim.fs.basename(page), 'problems.relavium-'), page)
+  assert(html:find('<html', 1, true) and html:find('Content-Security-Policy', 1, true), page)
+  local ids = {}
+  for _, line in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
+    table.insert(ids, line:match('^%s*%- { id: ([%w_]+)') or line:match('^%s*%- id: ([%w_]+)'))
   end
-end
-for _, client in ipairs(vim.lsp.get_clients()) do
-  client:stop(true)
-end
-vim.fn.delete(scratch, 'rf')
-say(('%d passed, %d failed'):format(passed, failed))
-os.exit(failed == 0 and 0 or 1)
+  assert(#ids == 5, vim.inspect(ids))
+  for _, id in ipairs(ids) do
+    assert(html:find('"' .. id .. '"', 1, true), id .. ' is not in ' .. page)
+  end
+  -- with a dry run, nodes carry their statuses: classify ran
+  local _, with_run = graph_page(bufnr, true)
+  assert(not html:find('"state"', 1, true), 'statuses without a dry run')
+  assert(with_run:find('"state": *"ran"'), 'no dry-run status in ' .. page)
+  vim.fn.delete(page)
+end)
+
+harness.run(scratch)

@@ -11,6 +11,7 @@ import {
   DidChangeConfigurationNotification,
   ErrorAction,
   LanguageClient,
+  ExecuteCommandRequest,
   State,
   type LanguageClientOptions,
   type Middleware,
@@ -40,6 +41,7 @@ import {
   offeredNodes,
   positionArgument,
 } from './serverCommands';
+import { GraphView } from './graphView';
 import { RESTART_SETTINGS, readLaunchSettings, serverSection } from './settings';
 import { DOCUMENT_SELECTOR, fileKind, isWorkflowPath } from './workflowFiles';
 
@@ -51,11 +53,16 @@ const SETTINGS_QUERY = '@ext:relavium.relavium-lsp';
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
 let restrictedModeNoted = false;
+let graphView: GraphView | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   output = vscode.window.createOutputChannel('Relavium', { log: true });
+  graphView = new GraphView(context.extensionUri, { request: quietServerCommand, warn });
+  const shownGraph = graphView;
   context.subscriptions.push(
     output,
+    shownGraph,
+    vscode.commands.registerCommand('relavium.showWorkflowGraph', () => shownGraph.show()),
     vscode.commands.registerCommand('relaviumLsp.runWithSampleScope', runWithSampleScope),
     vscode.commands.registerCommand('relaviumLsp.createSampleScope', createSampleScope),
     vscode.commands.registerCommand('relaviumLsp.dryRunWorkflow', dryRunWorkflow),
@@ -221,6 +228,20 @@ function reportFailure(message: string): void {
 }
 
 const middleware: Middleware = {
+  // Every dry run (the command, the code lens) passes here: the graph view colours its nodes
+  // with the last one of each document.
+  executeCommand: async (command, args, next) => {
+    const answer = await next(command, args);
+    const uri = (args[0] as { uri?: unknown } | undefined)?.uri;
+    if (command === SERVER_DRY_RUN && typeof uri === 'string') {
+      graphView?.dryRunFinished(uri, answer);
+    }
+    return answer;
+  },
+  didChange: async (event, next) => {
+    await next(event);
+    graphView?.documentChanged(event.document);
+  },
   workspace: {
     // VS Code answers with the whole section; the server reads only its own keys.
     configuration: async (params, token, next) => {
@@ -297,6 +318,15 @@ async function serverCommand(command: string, argument: object): Promise<unknown
     return undefined;
   }
   return vscode.commands.executeCommand(command, argument);
+}
+
+/** A server command sent in the background (the graph view's redraws): nothing to say when the
+ *  server is not running (undefined), an older server's refusal rejects. */
+async function quietServerCommand(command: string, argument: object): Promise<unknown> {
+  if (client === undefined || !client.isRunning()) {
+    return undefined;
+  }
+  return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [argument] });
 }
 
 async function restartServer(): Promise<void> {

@@ -21,6 +21,7 @@ export function checkManifest(manifest: any, packagedFiles?: string[]): void {
       ['relaviumLsp.runWithSampleScope', 'Run with Sample Scope'],
       ['relaviumLsp.createSampleScope', 'Create Sample Scope'],
       ['relaviumLsp.dryRunWorkflow', 'Dry-run Workflow'],
+      ['relavium.showWorkflowGraph', 'Show Workflow Graph'],
       ['relaviumLsp.restartServer', 'Restart Server'],
       ['relaviumLsp.showOutput', 'Show Output'],
     ],

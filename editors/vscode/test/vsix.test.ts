@@ -45,7 +45,7 @@ function readVsix(wanted: string[]): Promise<{ names: string[]; contents: Map<st
   });
 }
 
-test('the .vsix holds only the manifest, bundle, grammar, icon and docs', async () => {
+test('the .vsix holds only the manifest, bundle, graph view, grammar, icon and docs', async () => {
   assert.ok(fs.existsSync(VSIX), `${VSIX} is missing: run "npm run build && npm run package"`);
   const bundle = 'extension/out/extension.js';
   const { names, contents } = await readVsix(['extension/package.json', bundle]);
@@ -57,6 +57,10 @@ test('the .vsix holds only the manifest, bundle, grammar, icon and docs', async 
     'extension/LICENSE.txt',
     'extension/images/icon.png',
     'extension/out/extension.js',
+    'extension/out/graph/THIRD_PARTY_NOTICES.txt',
+    'extension/out/graph/graphPage.css',
+    'extension/out/graph/graphPage.js',
+    'extension/out/graph/relavium-graph.js',
     'extension/package.json',
     'extension/readme.md',
     'extension/syntaxes/relavium-expression.injection.tmLanguage.json',

@@ -31,8 +31,10 @@ def register(ls: RelaviumLanguageServer) -> None:
         if explained.get(snapshot.uri) != opening:
             explained[snapshot.uri] = opening
             assert config is not None
-            ls.log(f"relavium-lsp: no diagnostics for {uri_to_path(snapshot.uri)}: excluded by "
-                   f"`exclude` / `extend-exclude` in {config.path}")
+            # a warning: Neovim writes :LspLog from that level up by default
+            ls.log_warning(
+                f"relavium-lsp: no diagnostics for {uri_to_path(snapshot.uri)}: excluded by "
+                f"`exclude` / `extend-exclude` in {config.path}")
         return []
 
     def publish(snapshot: Snapshot) -> None:

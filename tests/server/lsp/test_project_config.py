@@ -144,6 +144,9 @@ async def test_a_document_the_project_excludes_gets_no_diagnostics_and_the_log_s
     await excluding.wait_for(explained, "the log line")
     assert explained() == [f"relavium-lsp: no diagnostics for {path}: excluded by `exclude` / "
                            f"`extend-exclude` in {excluding_root / 'pyproject.toml'}"]
+    # a warning: Neovim's :LspLog writes only warnings and errors by default (vim.lsp.log)
+    assert {m.type for m in excluding.log_messages if "no diagnostics for" in m.message} == {
+        types.MessageType.Warning}
     # Edited: still none, and said once per opening.
     excluding.replace_all(draft, FINDINGS + "# more\n")
     assert await excluding.diagnostics_for(draft) == []

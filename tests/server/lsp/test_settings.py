@@ -94,6 +94,31 @@ def test_an_edit_waits_only_in_a_burst_and_no_longer_than_an_analysis_unless_deb
 def test_initialization_options_may_wrap_the_section() -> None:
     assert section_of({"relavium": {"debounceMs": 1}}) == {"debounceMs": 1}
     assert section_of({"debounceMs": 1}) == {"debounceMs": 1}
+    assert section_of({"relavium": []}) == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [([], Settings()), ({"rules": []}, Settings()),
+     ({"rules": [], "debounceMs": 5}, Settings(debounce_ms=5))],
+    ids=["section", "rules", "rules-beside-a-value"],
+)
+def test_an_empty_array_is_an_empty_mapping_as_lua_encodes_an_empty_table(
+    raw: object, expected: Settings
+) -> None:
+    # Neovim's `settings = { relavium = { rules = {} } }` arrives as `{"rules": []}`
+    assert parse_settings(raw) == (expected, [])
+
+
+@pytest.mark.parametrize(
+    ("raw", "field"),
+    [([{"rules": {}}], "relavium settings must be an object"),
+     ({"rules": ["x"]}, "relavium.rules")],
+)
+def test_a_non_empty_array_where_a_mapping_goes_stays_an_error(raw: object, field: str) -> None:
+    settings, problems = parse_settings(raw)
+    assert len(problems) == 1 and problems[0].startswith(field), problems
+    assert settings == Settings()
 
 
 @pytest.mark.parametrize(
