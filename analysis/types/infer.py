@@ -9,6 +9,10 @@ other free name, a block body, a function, an expression that may rewrite a buil
 JavaScript value before the result is handed on as JSON; `returned_type` gives what the engine
 hands on (expression-sandbox-spec.md, "Result contract").
 
+`text_type(source, roots)` is the same for an expression known by its text (the analysis keeps
+facts by text, not parses). Each text is compiled once (`analysis.types.program`) and the
+compiled form cached, so an analysis pays for the evaluation of the types alone.
+
 `member_type` and `admits` live in `analysis.types.membership`; this module re-exports them.
 """
 
@@ -65,7 +69,7 @@ from analysis.types.program import (
     compile_expression,
 )
 
-__all__ = ["UNDEFINED", "admits", "expression_type", "member_type", "returned_type"]
+__all__ = ["UNDEFINED", "admits", "expression_type", "member_type", "returned_type", "text_type"]
 
 _SCOPE_RECORDS = frozenset({"inputs", "ctx", "run"})
 
@@ -96,6 +100,13 @@ def expression_type(parsed: ParsedExpression, roots: Mapping[str, ValueType]) ->
     finally:
         _HANDED.parsed = None
     return Inference(roots).type_of(program)
+
+
+def text_type(source: str, roots: Mapping[str, ValueType]) -> ValueType:
+    """`expression_type` for an expression known by its text: the compiled expression is looked
+    up by the text, so an analysis that no longer holds the parse (facts are cached by text)
+    parses only an expression it has never seen."""
+    return Inference(roots).type_of(_program(source))
 
 
 def returned_type(value_type: ValueType) -> ValueType:
@@ -267,7 +278,7 @@ class Inference:
             items.append(self.type_of(item))
             if is_nothing(items[-1]):
                 return NoValue()
-        return ArrayType(join(*items), min_items=fixed, max_items=None if spread else fixed)
+        return ArrayType(join(*items), min_items=fixed or None, max_items=None if spread else fixed)
 
     def spread_items(self, spread: Spread) -> ValueType | None:
         """The items `...x` adds to an array (None: unknown)."""
