@@ -24,6 +24,7 @@ other constraints (`minLength`, …) applied to them. The forms:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 JsonScalar = str | int | float | bool | None
 
@@ -92,6 +93,12 @@ class ObjectType:
     max_properties: int | None = None
     # Each declared property's `description`, for completion and hover; not part of the shape.
     descriptions: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+
+    @cached_property
+    def declared(self) -> dict[str, ValueType]:
+        """`properties` by name, built once per object (not part of the shape): a workflow's
+        `run.outputs` type has a property per node, read by every expression."""
+        return dict(self.properties)
 
     def property(self, name: str) -> ValueType | None:
         """The type of key `name`'s value: its declared type, else the extra keys' (None when

@@ -16,7 +16,7 @@ from analysis.schema.value_types import (
     UndefinedType,
     ValueType,
 )
-from analysis.types.algebra import is_nothing, is_string_type, join, options
+from analysis.types.algebra import UNDEFINED_TYPE, is_nothing, is_string_type, join, options
 from analysis.types.builtins import (
     ARRAY_FIXED_METHODS,
     ARRAY_SAME_ITEMS,
@@ -118,7 +118,7 @@ def _array_method(walk: Walker, receiver: ArrayType, name: str, nodes: Arguments
     if name in ARRAY_SAME_ITEMS:
         return _after_arguments(walk, nodes, ArrayType(items))
     if name in ("find", "findLast", "at"):
-        return _after_arguments(walk, nodes, join(items, UndefinedType()))
+        return _after_arguments(walk, nodes, join(items, UNDEFINED_TYPE))
     if name in ("map", "flatMap"):
         body = walk.callback(nodes[0], [items, _INDEX, receiver]) if nodes else None
         if body is None:

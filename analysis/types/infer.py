@@ -37,6 +37,7 @@ from analysis.schema.value_types import (
     ValueType,
 )
 from analysis.types.algebra import (
+    UNDEFINED_TYPE,
     falsy_part,
     is_nothing,
     is_string_type,
@@ -180,7 +181,7 @@ class Inference:
             return expr.type
         if isinstance(expr, Read | Call):
             value_type, cut = self.chain(expr)
-            return join(value_type, UndefinedType()) if cut else value_type
+            return join(value_type, UNDEFINED_TYPE) if cut else value_type
         if isinstance(expr, Name):
             return self._name(expr.name)
         if isinstance(expr, Binary):
@@ -313,7 +314,7 @@ class Inference:
                  parameters: list[ValueType]) -> ValueType | None:
         if not isinstance(arrow, Arrow) or arrow.body is None:
             return None
-        frame = {name: parameters[position] if position < len(parameters) else UndefinedType()
+        frame = {name: parameters[position] if position < len(parameters) else UNDEFINED_TYPE
                  for position, name in enumerate(arrow.parameters)}
         self.locals.append(frame)
         try:
