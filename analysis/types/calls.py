@@ -76,6 +76,8 @@ def _namespace_call(walk: Walker, namespace: str, name: str, nodes: Arguments) -
         return _after_arguments(walk, nodes, NAMESPACE_FUNCTIONS[(namespace, name)])
     if namespace != "Object":
         return AnyValue()
+    if name == "assign" and nodes:
+        return _assign(walk, nodes)
     types = _arguments(walk, nodes)
     if types is None:
         return AnyValue()
@@ -88,15 +90,33 @@ def _namespace_call(walk: Walker, namespace: str, name: str, nodes: Arguments) -
         if name == "values":
             return ArrayType(values)
         return ArrayType(ArrayType(join(STRING, values), min_items=2, max_items=2))
-    if name == "assign" and types:
-        shape = ObjectShape()
-        for source in types:
-            if not shape.spread_type(source):
-                return AnyValue()
-        return shape.build()
     if name == "freeze" and types:
         return types[0]
     return AnyValue()
+
+
+def _assign(walk: Walker, nodes: Arguments) -> ValueType:
+    """`Object.assign(target, ...sources)`: the target with each source's keys copied in order;
+    an array spread among the sources copies each of its items, how many there are unknown
+    (`Object.assign({}, ...branches)`, a custom merge's usual form)."""
+    shape = ObjectShape()
+    for node in nodes:
+        if isinstance(node, Arrow):
+            return AnyValue()
+        if isinstance(node, Spread):
+            spread = walk.type_of(node.value)
+            if is_nothing(spread):
+                return NoValue()
+            if not isinstance(spread, ArrayType) or not shape.spread_type(
+                    spread.items, surely=False):
+                return AnyValue()
+            continue
+        source = walk.type_of(node)
+        if is_nothing(source):
+            return NoValue()
+        if not shape.spread_type(source):
+            return AnyValue()
+    return shape.build()
 
 
 def _method(walk: Walker, receiver: ValueType, name: str, nodes: Arguments) -> ValueType:

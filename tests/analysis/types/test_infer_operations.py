@@ -186,3 +186,19 @@ def test_non_ascii_output_names() -> None:
         frozenset({"分类"}), None)),), frozenset({"outputs"}), None)}
     assert infer('run.outputs["分类"].标签', roots) == StringType()
     assert infer('run.outputs.分类["未知"]', roots) == UndefinedType()
+
+
+def test_object_assign_of_spread_branches() -> None:
+    # a custom merge's usual form: each completed branch's keys, none of them certain
+    branch = ObjectType((("score", NumberType()),), frozenset({"score"}), None)
+    roots: dict[str, ValueType] = {"branches": ArrayType(branch),
+                                   "ctx": ObjectType((("team", StringType()),),
+                                                     frozenset({"team"}), None)}
+    assert infer("Object.assign({}, ...branches, { team: ctx.team })", roots) == ObjectType(
+        (("score", NumberType()), ("team", StringType())), frozenset({"team"}), None)
+    either = ArrayType(Union((branch, ObjectType((("label", StringType()),), frozenset(),
+                                                 None))))
+    assert infer("Object.assign({}, ...branches)", {"branches": either}) == ObjectType(
+        (("score", NumberType()), ("label", StringType())), frozenset(), None)
+    assert infer("Object.assign({}, ...branches)", {"branches": ArrayType(StringType())}) == (
+        AnyValue())
