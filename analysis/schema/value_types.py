@@ -56,8 +56,9 @@ class NumberType:
     exclusive_maximum: float | None = None
     multiple_of: float | None = None
     # False for a number JavaScript computed (arithmetic, `Math.*`), which may be NaN or
-    # ±Infinity; a JSON number, as every schema's is, is always finite.
-    finite: bool = True
+    # ±Infinity; a JSON number, as every schema's is, is always finite. (Keyword-only: the
+    # compiler passes the bounds by position.)
+    finite: bool = field(default=True, kw_only=True)
 
 
 @dataclass(frozen=True)

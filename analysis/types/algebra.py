@@ -9,14 +9,12 @@ from collections.abc import Iterable, Iterator
 
 from analysis.schema.value_types import (
     AnyValue,
-    ArrayType,
     BooleanType,
     JsonScalar,
     Literals,
     NoValue,
     NullType,
     NumberType,
-    ObjectType,
     StringType,
     UndefinedType,
     Union,
@@ -171,6 +169,3 @@ def is_string_type(value_type: ValueType) -> bool:
         found = True
     return found
 
-
-def is_container(value_type: ValueType) -> bool:
-    return isinstance(value_type, ArrayType | ObjectType)

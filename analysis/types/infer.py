@@ -270,7 +270,7 @@ class Inference:
         for item in expr.items:
             if isinstance(item, Spread):
                 spread = True
-                spread_items = self.spread_items(item)
+                spread_items = self._spread_items(item)
                 if spread_items is None:
                     return AnyValue()
                 items.append(spread_items)
@@ -281,7 +281,7 @@ class Inference:
                 return NoValue()
         return ArrayType(join(*items), min_items=fixed or None, max_items=None if spread else fixed)
 
-    def spread_items(self, spread: Spread) -> ValueType | None:
+    def _spread_items(self, spread: Spread) -> ValueType | None:
         """The items `...x` adds to an array (None: unknown)."""
         parts = []
         for option in options(self.type_of(spread.value)):

@@ -55,7 +55,6 @@ OBJECT_PROTOTYPE_KEYS = frozenset({
 })
 # A canonical array index: what `String(n)` gives for 0 <= n < 2**32 - 1.
 _MAX_INDEX = 2**32 - 2
-_INDEX = NumberType(integer=True, minimum=0)
 _STRING_LENGTH = NumberType(integer=True, minimum=0)
 
 
