@@ -50,7 +50,7 @@ from analysis.types.algebra import (
 from analysis.types.builtins import GLOBAL_VALUES, MATH_CONSTANTS
 from analysis.types.calls import call_type
 from analysis.types.literals import ObjectShape
-from analysis.types.membership import UNDEFINED, admits, member_type
+from analysis.types.membership import OBJECT_PROTOTYPE_KEYS, UNDEFINED, admits, member_type
 from analysis.types.operators import binary_type, unary_type
 from analysis.types.program import (
     ArrayLiteral,
@@ -228,7 +228,9 @@ class Inference:
         if isinstance(obj, Name) and obj.name == "Math" and key in MATH_CONSTANTS and (
                 self.is_global("Math")):
             return NumberType(), cut
-        return member_type(base, key, null_prototype=self._is_scope_record(obj)), cut
+        # (only the names every ordinary object inherits differ on a record without prototype)
+        record = key in OBJECT_PROTOTYPE_KEYS and self._is_scope_record(obj)
+        return member_type(base, key, null_prototype=record), cut
 
     def base(self, link: Read | Call) -> tuple[ValueType, bool]:
         obj = link.obj if isinstance(link, Read) else link.receiver

@@ -4,6 +4,8 @@ reads (`member_type`) and membership (`admits`). Engine facts are cited where a 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from analysis.document.expressions.parsing import ParsedExpression
 from analysis.schema.value_types import (
@@ -20,7 +22,15 @@ from analysis.schema.value_types import (
     Union,
     ValueType,
 )
-from analysis.types.infer import UNDEFINED, admits, expression_type, member_type, returned_type
+from analysis.types.infer import (
+    UNDEFINED,
+    admits,
+    expression_type,
+    member_type,
+    returned_type,
+    text_type,
+)
+from analysis.types.program import MAX_DEPTH
 
 ITEM = ObjectType((("id", NumberType(integer=True)), ("tag", StringType())), frozenset({"id"}),
                   None)
@@ -163,3 +173,25 @@ def test_returned_type_is_what_json_hands_on() -> None:
          ("c", Union((NumberType(), NullType())))),
         frozenset({"b", "c"}), None)
     assert returned_type(infer("inputs.count / 2")) == NumberType(finite=False)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from("inputs.?[]()'\"`${}+-!&|:,x=>ü😀\\\n<!--")))
+def test_any_text_gets_a_type_without_raising(source: str) -> None:
+    assert isinstance(text_type(source, ROOTS), ValueType.__args__)
+
+
+@pytest.mark.parametrize("source", [
+    "(" * 3000 + "inputs" + ")" * 3000,
+    " + ".join(["inputs.count"] * 3000),
+    "inputs" + ".a" * 3000,
+])
+def test_deep_expressions_are_unknown_beyond_the_depth_limit(source: str) -> None:
+    assert text_type(source, ROOTS) == AnyValue()
+
+
+def test_deep_literals_hold_unknown_below_the_depth_limit() -> None:
+    inferred, levels = text_type("[" * 2000 + "]" * 2000, ROOTS), 0
+    while isinstance(inferred, ArrayType):
+        inferred, levels = inferred.items, levels + 1
+    assert inferred == AnyValue() and levels <= MAX_DEPTH + 1
