@@ -320,6 +320,11 @@ class Inference:
                  for position, name in enumerate(arrow.parameters)}
         self.locals.append(frame)
         try:
+            for name, value in arrow.bindings:
+                value_type = self.type_of(value)
+                if is_nothing(value_type):
+                    return NoValue()  # the declaration throws: the call does
+                frame[name] = value_type
             return self.type_of(arrow.body)
         finally:
             self.locals.pop()

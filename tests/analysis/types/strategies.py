@@ -119,7 +119,8 @@ def _extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     key = st.sampled_from(KEYS)
     pairs = st.tuples(inner, inner)
     method = st.sampled_from((
-        "map(x => {b})", "filter(x => {b})", "find(x => {b})", "some(x => {b})",
+        "map(x => {b})", "map(x => { const v = {b}; return [v, x] })", "filter(x => {b})",
+        "find(x => {b})", "some(x => {b})",
         "every(x => {b})", "flatMap(x => {b})", "reduce((acc, x) => {b}, 0)",
         "reduce((acc, x) => {b})", "slice(1)", "flat()", "concat({b})", "includes({b})",
         "indexOf({b})", "join(',')", "at(0)", "toUpperCase()", "trim()", "split(',')",

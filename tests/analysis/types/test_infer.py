@@ -125,8 +125,16 @@ def test_what_is_not_understood_is_unknown(source: str) -> None:
     assert infer(source) == AnyValue()
 
 
-def test_a_callback_with_a_block_body_returns_unknown_items() -> None:
-    assert infer("inputs.items.map(x => { return x.id })") == ArrayType(AnyValue())
+def test_a_callback_block_of_declarations_and_a_return_is_followed() -> None:
+    assert infer("inputs.items.map(x => { const a = x.id, b = a * 2; let c = x.tag; "
+                 "return { a, c } })") == ArrayType(ObjectType(
+                     (("a", NumberType(integer=True)), ("c", STRING_OR_UNDEFINED)),
+                     frozenset({"a"}), None))
+    # a declaration that always throws makes the call throw
+    assert infer("inputs.items.map(x => { const a = inputs.nope.x; return 1 })") == ArrayType(
+        NoValue())
+    # any other statement: unknown
+    assert infer("inputs.items.map(x => { if (x) return 1; return 2 })") == ArrayType(AnyValue())
 
 
 def test_member_type() -> None:
