@@ -127,7 +127,9 @@ def _json_value(value_type: ValueType, *, top: bool = False) -> ValueType:
         return ArrayType(_json_item(value_type.items), value_type.min_items,
                          value_type.max_items, value_type.unique)
     if isinstance(value_type, ObjectType):
-        properties = tuple((name, _json_property(t)) for name, t in value_type.properties)
+        # a key whose value is always undefined is never in the JSON
+        properties = tuple((name, kept) for name, t in value_type.properties
+                           if not is_nothing(kept := _json_property(t)))
         additional = value_type.additional
         return ObjectType(
             properties,

@@ -203,3 +203,8 @@ def test_deep_literals_hold_unknown_below_the_depth_limit() -> None:
     while isinstance(inferred, ArrayType):
         inferred, levels = inferred.items, levels + 1
     assert inferred == AnyValue() and levels <= MAX_DEPTH + 1
+
+
+def test_a_key_always_undefined_is_not_in_the_returned_json() -> None:
+    assert returned_type(infer("{ a: undefined, b: 1 }")) == ObjectType(
+        (("b", Literals((1,))),), frozenset({"b"}), None)
