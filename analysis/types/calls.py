@@ -103,20 +103,31 @@ def _assign(walk: Walker, nodes: Arguments) -> ValueType:
     for node in nodes:
         if isinstance(node, Arrow):
             return AnyValue()
-        if isinstance(node, Spread):
-            spread = walk.type_of(node.value)
-            if is_nothing(spread):
-                return NoValue()
-            if not isinstance(spread, ArrayType) or not shape.spread_type(
-                    spread.items, surely=False):
-                return AnyValue()
-            continue
-        source = walk.type_of(node)
+        spread = isinstance(node, Spread)
+        source = walk.type_of(node.value if isinstance(node, Spread) else node)
         if is_nothing(source):
             return NoValue()
-        if not shape.spread_type(source):
+        if spread:
+            if not isinstance(source, ArrayType):
+                return AnyValue()
+            source = source.items
+        if _may_set_prototype(source) or not shape.spread_type(source, surely=not spread):
             return AnyValue()
     return shape.build()
+
+
+def _may_set_prototype(source: ValueType) -> bool:
+    """Whether copying `source` by assignment may meet an own `__proto__` key holding an object
+    or null, which `Object.assign` hands to the prototype setter instead of copying (a
+    `{...source}` spread copies it as a key)."""
+    for option in options(source):
+        if isinstance(option, ObjectType):
+            value = option.declared.get("__proto__", option.additional)
+            if value is not None and any(
+                    isinstance(v, ObjectType | ArrayType | AnyValue | NullType)
+                    or (isinstance(v, Literals) and None in v.values) for v in options(value)):
+                return True
+    return False
 
 
 def _method(walk: Walker, receiver: ValueType, name: str, nodes: Arguments) -> ValueType:

@@ -203,3 +203,14 @@ def test_object_assign_of_spread_branches() -> None:
         (("score", NumberType()), ("label", StringType())), frozenset(), None)
     assert infer("Object.assign({}, ...branches)", {"branches": ArrayType(StringType())}) == (
         AnyValue())
+
+
+def test_object_assign_of_what_may_hold_a_proto_key_is_unknown() -> None:
+    # Object.assign sets keys with [[Set]]: an own "__proto__" key holding an object becomes the
+    # target's prototype, whose keys then read through (ECMA-262 §20.1.2.1, B.2.2.1)
+    proto = ObjectType((("__proto__", ObjectType()),), frozenset({"__proto__"}), None)
+    assert infer("Object.assign({}, inputs)", {"inputs": proto}) == AnyValue()
+    opened = ObjectType((), frozenset(), AnyValue())
+    assert infer("Object.assign({}, inputs)", {"inputs": opened}) == AnyValue()
+    # a spread copies the key as a key
+    assert infer("{ ...inputs }", {"inputs": proto}) == proto
