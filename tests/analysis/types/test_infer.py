@@ -31,6 +31,7 @@ from analysis.types.infer import (
     text_type,
 )
 from analysis.types.program import MAX_DEPTH
+from sandbox import Scope, evaluate
 
 ITEM = ObjectType((("id", NumberType(integer=True)), ("tag", StringType())), frozenset({"id"}),
                   None)
@@ -87,10 +88,17 @@ def test_member_access(source: str, expected: ValueType) -> None:
 
 
 def test_scope_records_have_no_prototype_but_their_values_do() -> None:
-    # sandbox/driver.js scopeBindings: inputs/ctx/run/run.outputs are create(null) records;
-    # values inside are JSON.parse objects with Object.prototype.
+    # expression-sandbox-spec.md "Scope" (newer than the July engine snapshot 839f2bd, whose
+    # sandbox.ts buildProgram JSON.parses ordinary objects): frozen null-prototype records;
+    # sandbox/driver.js scopeBindings: inputs/ctx/run/run.outputs are create(null), the
+    # values inside JSON.parse objects with Object.prototype.
     assert infer("inputs.toString") == UndefinedType()
     assert infer("run.outputs.open.toString") == AnyValue()
+    scope = Scope(inputs={"name": "n", "count": 1, "items": [], "maybe": None, "größe": 2},
+                  run_outputs={"open": {"a": "x"}})
+    assert evaluate("typeof inputs.toString", "transform", scope) == "undefined"
+    assert evaluate("typeof run.outputs.open.toString", "transform", scope) == "function"
+    assert admits(infer("typeof run.outputs.open.toString"), "function")
 
 
 @pytest.mark.parametrize(("source", "expected"), [
