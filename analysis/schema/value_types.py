@@ -8,8 +8,10 @@ other constraints (`minLength`, …) applied to them. The forms:
 - `AnyValue()` — anything (`true`, `{}`, a node of annotations only); `NoValue()` — nothing
   (`false`, or an `enum` and a `type` with no member in common);
 - `StringType`, `NumberType` (`integer=True` for `type: integer`), `BooleanType`, `NullType`,
-  each with the bounds the schema states (None when it states none); `UndefinedType` — JavaScript's
-  `undefined`, for the types of reads (a key an object may lack), never compiled from a schema;
+  each with the bounds the schema states (None when it states none; `NumberType.finite=False`,
+  never compiled, for a computed number that may be NaN or ±Infinity); `UndefinedType` —
+  JavaScript's `undefined`, for the types of reads (a key an object may lack), never compiled
+  from a schema;
 - `ArrayType(items, …)`; `ObjectType(properties, required, additional)`: `properties` in authored
   order (a `required` name the schema does not declare is there too, typed as the extra keys
   are), `additional` the type of keys not in `properties`, None when they are forbidden
@@ -22,6 +24,7 @@ other constraints (`minLength`, …) applied to them. The forms:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 JsonScalar = str | int | float | bool | None
 
@@ -52,6 +55,10 @@ class NumberType:
     exclusive_minimum: float | None = None
     exclusive_maximum: float | None = None
     multiple_of: float | None = None
+    # False for a number JavaScript computed (arithmetic, `Math.*`), which may be NaN or
+    # ±Infinity; a JSON number, as every schema's is, is always finite. (Keyword-only: the
+    # compiler passes the bounds by position.)
+    finite: bool = field(default=True, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,12 @@ class ObjectType:
     max_properties: int | None = None
     # Each declared property's `description`, for completion and hover; not part of the shape.
     descriptions: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+
+    @cached_property
+    def declared(self) -> dict[str, ValueType]:
+        """`properties` by name, built once per object (not part of the shape): a workflow's
+        `run.outputs` type has a property per node, read by every expression."""
+        return dict(self.properties)
 
     def property(self, name: str) -> ValueType | None:
         """The type of key `name`'s value: its declared type, else the extra keys' (None when
