@@ -51,6 +51,7 @@ from analysis.ide.completion_schema import (
     typed_value,
 )
 from analysis.ide.completion_text import EXPRESSION_KEYS, TEMPLATE_KEYS, Cursor, Field
+from analysis.ide.completion_typed import typed_members
 from analysis.ide.describe import (
     BINDING_DOCS,
     GLOBAL_DOCS,
@@ -60,6 +61,8 @@ from analysis.ide.describe import (
     input_summary,
     node_summary,
 )
+from analysis.ide.read_path import Dialect, ReadPath, Typing, typing_at
+from analysis.ide.typed_reads import typed_reads
 from analysis.project.kinds import FileKind
 from analysis.project.workspace import AgentEntry, Resolution
 
@@ -236,6 +239,11 @@ class _Facts:
         ancestors = (self.with_output(self.graph.ancestors(reader.id))
                      if reader and reader.id else [])
         ancestors = [node_id for node_id in ancestors if reader is None or node_id != reader.id]
+        typing = typing_at(prefix, Dialect.EXPRESSION)
+        if typing is not None and self.typed_read(typing.read):
+            if _in_literal(prefix[: typing.read.start]):
+                return []
+            return self.typed(typing, Dialect.EXPRESSION, prefix)
         bracket = _OUTPUTS_BRACKET.search(prefix)
         if _in_literal(prefix[: bracket.start()] if bracket else prefix):
             return []
@@ -277,6 +285,24 @@ class _Facts:
             for name, doc in GLOBAL_DOCS.items()
         ]
 
+    def typed_read(self, read: ReadPath) -> bool:
+        """Whether the read reaches a value whose members typed completion offers: below a node's
+        output, an input or a context value, or `branches` in a merge_fn (the first levels,
+        which name nodes, inputs and context keys, are offered above)."""
+        if read.root == "run":
+            return len(read.path) >= 2 and read.path[0] == "outputs"
+        if read.root == "branches":
+            return self.field.key == "merge_fn"
+        return len(read.path) >= 1
+
+    def typed(self, typing: Typing, dialect: Dialect, prefix: str) -> list[Candidate]:
+        reader = self.reader()
+        if reader is None or reader.id is None:
+            return []
+        return typed_members(typed_reads(self.workflow, self.graph), reader.id, typing, dialect,
+                             text=self.cursor.text, offset=self.offset,
+                             prefix_start=self.offset - len(prefix), quote=self.quote())
+
     def dotted_nodes(self, ids: list[str], match: re.Match[str], relation: str,
                      *, brackets: bool = False) -> list[Candidate]:
         """`run.outputs.x`: identifier ids as typed, others (or all, with `brackets`) rewritten to
@@ -308,6 +334,9 @@ class _Facts:
             return []
         body = prefix[opened + 2 :]
         key = self.field.key
+        typing = typing_at(body, Dialect.TEMPLATE)
+        if typing is not None and self.typed_read(typing.read):
+            return self.typed(typing, Dialect.TEMPLATE, body)
         if match := _TEMPLATE_SCOPE.match(body):
             typed = match.group(2)
             return self.inputs(typed) if match.group(1) == "inputs" else self.context(typed)

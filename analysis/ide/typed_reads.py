@@ -1,0 +1,61 @@
+"""The types editor features read: the dataflow's (`analysis.types.dataflow`), plus what a
+merge_fn's `branches[i]` is, branch by branch.
+
+Contract: `TypedReads(workflow, graph, flow).read_type(reader, root, path)` is the dataflow's
+`read_type`, except `branches[i]…` in a merge whose every fan-in branch surely completes before
+it: then branch `i`'s own output (`fan_in_branches` order, the engine's `branches` order:
+ADR-0091 as amended 2026-09-03, dag.ts computeMergeBranchOrder). The engine's `branches` keeps
+only the branches that completed (fan-in.ts branchOutputs, see
+`analysis.dryrun.scope.completed_branches`): where a condition gates one of them, an index may
+name another branch, and the dataflow's element type (any branch's output) stands.
+`branches(merge_id)` → the fan-in branch ids and their outputs' types, and whether they are
+exact by index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from analysis.document.gating import branch_gates
+from analysis.document.graph import Graph
+from analysis.document.model import Workflow
+from analysis.ide.interim_types import Dataflow, TypedValue, dataflow_of
+from analysis.ide.read_path import PathKey
+
+
+@dataclass(frozen=True)
+class Branches:
+    members: tuple[str, ...]
+    outputs: tuple[TypedValue | None, ...]
+    by_index: bool  # every branch completes before the merge: `branches[i]` is member i's
+
+
+class TypedReads:
+    def __init__(self, workflow: Workflow, graph: Graph | None, flow: Dataflow) -> None:
+        self.workflow = workflow
+        self.graph = graph
+        self.flow = flow
+
+    def branches(self, merge_id: str) -> Branches | None:
+        node = self.workflow.node(merge_id)
+        if self.graph is None or node is None or node.type != "merge":
+            return None
+        members = tuple(self.graph.fan_in_branches(merge_id))
+        gated = {node_id for gate in branch_gates(self.graph) for node_id in gate.gated}
+        return Branches(members, tuple(self.flow.output_of(member) for member in members),
+                        gated.isdisjoint(members))
+
+    def read_type(self, reader: str, root: str, path: Sequence[PathKey]) -> TypedValue:
+        if root == "branches" and path and isinstance(path[0], int):
+            branches = self.branches(reader)
+            if branches is not None and branches.by_index and path[0] < len(branches.members):
+                member = branches.members[path[0]]
+                found = self.flow.read_type(reader, "run", ("outputs", member, *path[1:]))
+                return TypedValue(found.type, f"branch {path[0]}, {found.origin}")
+        return self.flow.read_type(reader, root, path)
+
+
+def typed_reads(workflow: Workflow, graph: Graph | None) -> TypedReads:
+    """The one place editor features get their types from."""
+    return TypedReads(workflow, graph, dataflow_of(workflow))

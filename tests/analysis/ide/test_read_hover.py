@@ -1,0 +1,55 @@
+"""Hover on a read: its type and where the type comes from, in expressions and templates;
+nothing off a read, in strings, on a shadowed binding, or where the type is unknown."""
+
+from __future__ import annotations
+
+from analysis.checks.analyze import analyze
+from analysis.ide.read_hover import read_hover
+from analysis.ide.typed_reads import typed_reads
+from tests.analysis.ide.typed_workflow import TYPED
+
+
+def hover(text: str, needle: str, back: int = 1) -> tuple[str, str] | None:
+    """The hover's text and the characters its span covers, with the cursor `back` characters
+    before the end of `needle`'s first occurrence."""
+    result = analyze(text)
+    assert result.workflow is not None
+    found = read_hover(result.workflow, typed_reads(result.workflow, result.graph),
+                       text.index(needle) + len(needle) - back)
+    return None if found is None else (found[0], text[found[1][0]:found[1][1]])
+
+
+def test_a_property_read_shows_its_type_and_its_schema() -> None:
+    assert hover(TYPED, "labels[0].na") == (
+        "`name: string | undefined` — classify's output_schema", "name")
+    assert hover(TYPED, "labels[0") == (
+        "`labels[0]: { name?: string; score?: number; [key: string]: unknown } | undefined` — "
+        "classify's output_schema", "0")
+
+
+def test_a_template_read() -> None:
+    assert hover(TYPED, '{{ run.outputs["classify"].top') == (
+        "`topic: string | undefined` — classify's output_schema", "topic")
+    assert hover(TYPED, "{{ inputs.iss") == ("`issue: string` — the declared inputs", "issue")
+
+
+def test_branches_by_index() -> None:
+    assert hover(TYPED, "branches[0].si") == (
+        "`size: number | undefined` — branch 0, left's output_schema", "size")
+    assert hover(TYPED, "branches[1") == (
+        "`branches[1]: { note?: string; [key: string]: unknown }` — branch 1, right's "
+        "output_schema", "1")
+
+
+def test_quiet_where_nothing_is_read_as_written() -> None:
+    shadowed = TYPED.replace("'run.outputs[\"classify\"].labels[0].name'",
+                             "'[1].map((run) => run.outputs.classify.topic)'")
+    assert hover(shadowed, "(run) => run.outputs.classify.top") is None
+    quoted = TYPED.replace("'run.outputs[\"classify\"].labels[0].name'",
+                           "'\"run.outputs.classify.topic\"'")
+    assert hover(quoted, "'\"run.outputs.classify.top") is None
+    unknown = TYPED.replace("'run.outputs[\"classify\"].labels[0].name'",
+                            "'run.outputs.left.other'")
+    assert hover(unknown, "left.oth") is None
+    assert hover(TYPED, "run.outputs.classify.sev", back=22) is None  # on `run` itself
+    assert hover(TYPED, "run.outputs.classify.sev") is not None

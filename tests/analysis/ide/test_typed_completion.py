@@ -1,0 +1,110 @@
+"""Typed completion: after a read path, the members its value's type declares, with the type as
+detail and the schema's description as documentation; nothing invented where the type is open
+or unknown. Half-typed text is read from the live lines, the types from the last good model."""
+
+from __future__ import annotations
+
+from analysis.checks.analyze import AnalysisResult, analyze
+from analysis.ide.candidates import Candidate
+from analysis.ide.completion import complete
+from tests.analysis.ide.typed_workflow import TYPED
+
+MODEL = analyze(TYPED)
+REPORT = "transform: 'run.outputs[\"classify\"].labels[0].name'"
+
+
+def in_report(typed: str, result: AnalysisResult = MODEL) -> tuple[str, list[Candidate]]:
+    """Completion at the end of `typed`, written as `report`'s transform (served from the
+    model of the untouched file, as while typing)."""
+    text = TYPED.replace(REPORT, f"transform: '{typed}")
+    return text, complete(result, text, text.index(typed) + len(typed))
+
+
+def details(found: list[Candidate]) -> dict[str, str]:
+    return {candidate.label: candidate.detail for candidate in found}
+
+
+def test_a_node_output_offers_its_schema_properties_with_their_types() -> None:
+    for typed in ('run.outputs["classify"].', "run.outputs.classify.", "run.outputs?.classify?.",
+                  "run?.outputs.classify.t"):
+        _, found = in_report(typed)
+        assert details(found) == {
+            "severity": '"low" | "high"',
+            "topic": "string (optional)",
+            "ticket-id": "number (optional)",
+            "labels": "{ name?: string; score?: number; [key: string]: unknown }[]",
+        }, typed
+
+
+def test_a_key_a_dot_cannot_reach_is_rewritten_to_the_bracket_form() -> None:
+    text, found = in_report("run.outputs.classify.tic")
+    (ticket,) = [c for c in found if c.label == "ticket-id"]
+    assert ticket.text == '["ticket-id"]'
+    assert text[ticket.replace[0]:ticket.replace[1]] == ".tic"
+    assert ticket.filter == ".ticket-id"
+    text, found = in_report("run.outputs.classify?.tic")
+    (ticket,) = [c for c in found if c.label == "ticket-id"]
+    assert text[ticket.replace[0]:ticket.replace[1]] == "tic"  # `?.` stays: `?.["ticket-id"]`
+
+
+def test_inside_a_bracket_every_key_is_offered_quoted() -> None:
+    text, found = in_report('run.outputs.classify["tic')
+    (ticket,) = [c for c in found if c.label == "ticket-id"]
+    assert ticket.text == 'ticket-id"]'
+    assert text[ticket.replace[0]:ticket.replace[1]] == "tic"
+
+
+def test_array_elements_and_length() -> None:
+    _, found = in_report("run.outputs.classify.labels[0].")
+    assert details(found) == {"name": "string (optional)", "score": "number (optional)"}
+    _, found = in_report("run.outputs.classify.labels.")
+    assert list(details(found)) == ["length"]
+
+
+def test_an_agent_without_output_schema_is_text() -> None:
+    _, found = in_report("run.outputs.notes.")
+    assert list(details(found)) == ["length"]
+
+
+def test_unknown_and_open_values_offer_only_declared_names() -> None:
+    # `left` has an open schema: its one declared property, no invented ones
+    _, found = in_report("run.outputs.left.")
+    assert list(details(found)) == ["size"]
+    # an open object's undeclared key is unknown: nothing to offer below it
+    assert in_report("run.outputs.left.other.")[1] == []
+    assert in_report("run.outputs.classify.labels[0].extra.")[1] == []
+    # a number has no members worth offering
+    assert in_report("run.outputs.left.size.")[1] == []
+
+
+def test_inputs_members() -> None:
+    _, found = in_report("inputs.issue.")
+    assert list(details(found)) == ["length"]
+
+
+def test_nothing_in_strings_or_comments() -> None:
+    assert in_report('"run.outputs.classify.')[1] == []
+    assert in_report("1 // run.outputs.classify.")[1] == []
+
+
+def test_branches_by_index_in_a_merge_fn() -> None:
+    text = TYPED.replace("merge_fn: '[branches[0].size, branches[1].note]'",
+                         "merge_fn: 'branches[1].")
+    found = complete(MODEL, text, text.index("branches[1].") + len("branches[1]."))
+    assert details(found) == {"note": "string (optional)"}
+
+
+def test_templates_offer_the_same_members_without_length() -> None:
+    needle = '{{ run.outputs["classify"].'
+    text = TYPED.replace('{{ run.outputs["classify"].topic }}', needle)
+    found = complete(MODEL, text, text.index(needle) + len(needle))
+    assert set(details(found)) == {"severity", "topic", "ticket-id", "labels"}
+    (ticket,) = [c for c in found if c.label == "ticket-id"]
+    assert ticket.text == "ticket-id"  # the template path reads `-` in a dotted name
+    needle = '{{ run.outputs["classify"].labels.'
+    text = TYPED.replace('{{ run.outputs["classify"].topic }}', needle)
+    assert complete(MODEL, text, text.index(needle) + len(needle)) == []
+    needle = '{{ run.outputs["classify"].labels[0].'
+    text = TYPED.replace('{{ run.outputs["classify"].topic }}', needle)
+    assert set(details(complete(MODEL, text, text.index(needle) + len(needle)))) == {
+        "name", "score"}
