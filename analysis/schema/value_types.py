@@ -8,8 +8,10 @@ other constraints (`minLength`, …) applied to them. The forms:
 - `AnyValue()` — anything (`true`, `{}`, a node of annotations only); `NoValue()` — nothing
   (`false`, or an `enum` and a `type` with no member in common);
 - `StringType`, `NumberType` (`integer=True` for `type: integer`), `BooleanType`, `NullType`,
-  each with the bounds the schema states (None when it states none); `UndefinedType` — JavaScript's
-  `undefined`, for the types of reads (a key an object may lack), never compiled from a schema;
+  each with the bounds the schema states (None when it states none; `NumberType.finite=False`,
+  never compiled, for a computed number that may be NaN or ±Infinity); `UndefinedType` —
+  JavaScript's `undefined`, for the types of reads (a key an object may lack), never compiled
+  from a schema;
 - `ArrayType(items, …)`; `ObjectType(properties, required, additional)`: `properties` in authored
   order (a `required` name the schema does not declare is there too, typed as the extra keys
   are), `additional` the type of keys not in `properties`, None when they are forbidden
@@ -52,6 +54,9 @@ class NumberType:
     exclusive_minimum: float | None = None
     exclusive_maximum: float | None = None
     multiple_of: float | None = None
+    # False for a number JavaScript computed (arithmetic, `Math.*`), which may be NaN or
+    # ±Infinity; a JSON number, as every schema's is, is always finite.
+    finite: bool = True
 
 
 @dataclass(frozen=True)

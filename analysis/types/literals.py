@@ -1,0 +1,149 @@
+"""The values of number literals and the types of object literals (and of `{...x}` spreads,
+which `Object.assign` shares)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from analysis.document.expressions.js_text import decode_string_body
+from analysis.schema.value_types import (
+    AnyValue,
+    Literals,
+    NoValue,
+    NullType,
+    ObjectType,
+    UndefinedType,
+    ValueType,
+)
+from analysis.types.algebra import is_nothing, join, options
+from analysis.types.walker import Walker, children
+
+# Within this, a float holding an integer is the same double as the integer.
+_SAFE_INTEGER = 2**53
+# Keys whose value JavaScript calls when it turns the object into a primitive or JSON: an object
+# literal defining one may not behave as plain data.
+_CONVERSION_KEYS = frozenset({"toString", "valueOf", "toJSON", "__proto__"})
+
+
+def number_value(text: str) -> int | float | None:
+    """A number literal's value as JavaScript reads it (a double), None for a BigInt or a form
+    not read here (a legacy octal)."""
+    digits = text.replace("_", "")
+    if digits.endswith("n"):
+        return None
+    try:
+        if digits[:2].lower() in ("0x", "0o", "0b"):
+            value: float = int(digits, 0)
+        elif len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
+            return None  # 017: legacy octal (or decimal 019) in sloppy code
+        else:
+            value = float(digits)
+    except ValueError:
+        return None
+    as_float = float(value)
+    if as_float.is_integer() and abs(as_float) < _SAFE_INTEGER:
+        return int(as_float)
+    return as_float
+
+
+@dataclass
+class ObjectShape:
+    """An object being built key by key, in JavaScript's order (a redefined key keeps its
+    place): each key's type and whether it is surely present."""
+
+    properties: dict[str, tuple[ValueType, bool]] = field(default_factory=dict)
+    additional: ValueType | None = None
+
+    def define(self, key: str, value_type: ValueType) -> None:
+        self.properties[key] = (value_type, True)
+
+    def spread(self, source: ObjectType, surely: bool) -> None:
+        """Copy `source`'s own keys (`{...source}`); `surely`: the source is there (else it may
+        be null or undefined, which copies nothing)."""
+        if source.additional is not None:
+            # an extra key may overwrite any key defined so far
+            self.properties = {key: (join(value_type, source.additional), present)
+                               for key, (value_type, present) in self.properties.items()}
+            self.additional = (source.additional if self.additional is None
+                               else join(self.additional, source.additional))
+        for key, value_type in source.properties:
+            present = surely and key in source.required
+            if present or key not in self.properties:
+                self.properties[key] = (value_type, present)
+            else:
+                earlier, was_present = self.properties[key]
+                self.properties[key] = (join(earlier, value_type), was_present)
+
+    def spread_type(self, source: ValueType) -> bool:
+        """`{...source}` for any type; False when it is not followed (the shape is unknown)."""
+        found = list(options(source))
+        objects = [o for o in found if isinstance(o, ObjectType)]
+        nullish = [o for o in found if isinstance(o, NullType | UndefinedType)
+                   or (isinstance(o, Literals) and o.values == (None,))]
+        if len(objects) + len(nullish) != len(found) or len(objects) > 1:
+            return False
+        for source_object in objects:
+            self.spread(source_object, surely=not nullish)
+        return True
+
+    def build(self) -> ObjectType:
+        return ObjectType(
+            tuple((key, value_type) for key, (value_type, _) in self.properties.items()),
+            frozenset(key for key, (value_type, present) in self.properties.items()
+                      if present and not _may_be_undefined(value_type)),
+            self.additional)
+
+
+def _may_be_undefined(value_type: ValueType) -> bool:
+    return any(isinstance(o, UndefinedType | AnyValue) for o in options(value_type))
+
+
+def object_literal_type(walk: Walker, node: Node) -> ValueType:
+    shape = ObjectShape()
+    for member in children(node):
+        kind = member.type
+        if kind == "pair":
+            key = _key(walk, member.child_by_field_name("key"))
+            value_node = member.child_by_field_name("value")
+            if key is None or value_node is None or key in _CONVERSION_KEYS:
+                return AnyValue()
+            value_type = walk.type_of(value_node)
+            if is_nothing(value_type):
+                return NoValue()
+            shape.define(key, value_type)
+        elif kind == "shorthand_property_identifier":
+            key = walk.name(member)
+            if key is None or key in _CONVERSION_KEYS:
+                return AnyValue()
+            value_type = walk.type_of(member)
+            if is_nothing(value_type):
+                return NoValue()
+            shape.define(key, value_type)
+        elif kind == "spread_element":
+            inner = children(member)
+            if len(inner) != 1:
+                return AnyValue()
+            source = walk.type_of(inner[0])
+            if is_nothing(source):
+                return NoValue()
+            if not shape.spread_type(source):
+                return AnyValue()
+        else:
+            return AnyValue()  # a method, a getter or setter
+    return shape.build()
+
+
+def _key(walk: Walker, key: Node | None) -> str | None:
+    if key is None:
+        return None
+    if key.type == "property_identifier":
+        return walk.name(key)
+    if key.type == "string":
+        return decode_string_body(walk.source_text(key)[1:-1])
+    if key.type == "number":
+        value = number_value(walk.source_text(key))
+        # a non-integer key's text is JavaScript's number-to-string, not followed here
+        return str(value) if isinstance(value, int) and value >= 0 else None
+    return None  # a computed key
