@@ -1,5 +1,5 @@
-"""The types editor features read: the dataflow's (`analysis.types.dataflow`), plus what a
-merge_fn's `branches[i]` is, branch by branch.
+"""The types editor features read: the dataflow's (`analysis.types.dataflow`, one per
+analysis), plus what a merge_fn's `branches[i]` is, branch by branch.
 
 Contract: `TypedReads(workflow, graph, flow).read_type(reader, root, path)` is the dataflow's
 `read_type`, except `branches[i]…` in a merge whose every fan-in branch surely completes before
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from analysis.document.gating import branch_gates
 from analysis.document.graph import Graph
 from analysis.document.model import Workflow
-from analysis.ide.interim_types import Dataflow, TypedValue, dataflow_of
 from analysis.ide.read_path import PathKey
+from analysis.types.dataflow import UNKNOWN, Dataflow, TypedValue, dataflow_of
 
 
 @dataclass(frozen=True)
@@ -32,14 +32,14 @@ class Branches:
 
 
 class TypedReads:
-    def __init__(self, workflow: Workflow, graph: Graph | None, flow: Dataflow) -> None:
+    def __init__(self, workflow: Workflow, graph: Graph | None, flow: Dataflow | None) -> None:
         self.workflow = workflow
         self.graph = graph
         self.flow = flow
 
     def branches(self, merge_id: str) -> Branches | None:
         node = self.workflow.node(merge_id)
-        if self.graph is None or node is None or node.type != "merge":
+        if self.graph is None or self.flow is None or node is None or node.type != "merge":
             return None
         members = tuple(self.graph.fan_in_branches(merge_id))
         gated = {node_id for gate in branch_gates(self.graph) for node_id in gate.gated}
@@ -47,6 +47,8 @@ class TypedReads:
                         gated.isdisjoint(members))
 
     def read_type(self, reader: str, root: str, path: Sequence[PathKey]) -> TypedValue:
+        if self.flow is None:
+            return UNKNOWN
         if root == "branches" and path and isinstance(path[0], int):
             branches = self.branches(reader)
             if branches is not None and branches.by_index and path[0] < len(branches.members):
@@ -57,5 +59,6 @@ class TypedReads:
 
 
 def typed_reads(workflow: Workflow, graph: Graph | None) -> TypedReads:
-    """The one place editor features get their types from."""
-    return TypedReads(workflow, graph, dataflow_of(workflow))
+    """The one place editor features get their types from: the analysis's own dataflow (the
+    same object the rules used while that workflow lives), unknown without a graph."""
+    return TypedReads(workflow, graph, dataflow_of(workflow, graph) if graph else None)

@@ -79,9 +79,15 @@ def _is_union(value_type: ValueType) -> bool:
 
 
 def _options(union: Union, width: int) -> list[str]:
-    """Each option once; `never` only when nothing else is left (`T | never` is `T`)."""
-    options: list[ValueType] = [option for option in union.options
-                                if not isinstance(option, NoValue)]
+    """Each option once; `never` only when nothing else is left (`T | never` is `T`), and no
+    literal a wider option holds (`string | "none"` is `string`)."""
+    wide = {type(option) for option in union.options
+            if isinstance(option, StringType | NumberType | BooleanType)}
+    options: list[ValueType] = [
+        option for option in union.options
+        if not isinstance(option, NoValue) and not (
+            isinstance(option, Literals) and all(_widened(value) in wide
+                                                 for value in option.values))]
     seen: list[str] = []
     for option in options or [NoValue()]:
         text = _format(option, width)
@@ -92,6 +98,15 @@ def _options(union: Union, width: int) -> list[str]:
 
 def _cut(text: str) -> str:
     return text if len(text) <= _LITERAL_CHARS else text[: _LITERAL_CHARS - 1] + "…"
+
+
+def _widened(value: JsonScalar) -> type:
+    """The scalar type a literal belongs to (None's is no wider type's)."""
+    if isinstance(value, bool):
+        return BooleanType
+    if isinstance(value, str):
+        return StringType
+    return NumberType if isinstance(value, int | float) else NullType
 
 
 def _literal(value: JsonScalar) -> str:

@@ -17,8 +17,8 @@ def test_each_index_names_its_branch() -> None:
     found = branch_help(MODEL, text, text.index("branches?.[") + len("branches?.["))
     assert found is not None and found.active == 0
     assert [s.documentation for s in found.signatures] == [
-        "the output of `left` — left's output_schema",
-        "the output of `right` — right's output_schema"]
+        "the output of `left` — inferred from left's transform",
+        "the output of `right` — inferred from right's transform"]
     text = TYPED.replace(MERGE_FN, "merge_fn: 'branches[ 7")
     found = branch_help(MODEL, text, text.index("branches[ 7") + len("branches[ 7"))
     assert found is not None and found.active == 1  # past the last: the last stays shown
@@ -35,8 +35,7 @@ def test_a_gated_branch_gives_one_signature_for_any_branch() -> None:
     found = branch_help(analyze(gated), typing, typing.index("branches[") + len("branches["))
     assert found is not None
     (signature,) = found.signatures
-    assert signature.label == ("branches[i]: { size?: number; [key: string]: unknown } | "
-                               "{ note?: string; [key: string]: unknown }")
+    assert signature.label == "branches[i]: { size: number } | { note: string }"
     assert "a condition gates some of them" in signature.documentation
 
 

@@ -35,10 +35,9 @@ def test_a_template_read() -> None:
 
 def test_branches_by_index() -> None:
     assert hover(TYPED, "branches[0].si") == (
-        "`size: number | undefined` — branch 0, left's output_schema", "size")
+        "`size: number` — branch 0, inferred from left's transform", "size")
     assert hover(TYPED, "branches[1") == (
-        "`branches[1]: { note?: string; [key: string]: unknown }` — branch 1, right's "
-        "output_schema", "1")
+        "`branches[1]: { note: string }` — branch 1, inferred from right's transform", "1")
 
 
 def test_quiet_where_nothing_is_read_as_written() -> None:
@@ -48,8 +47,10 @@ def test_quiet_where_nothing_is_read_as_written() -> None:
     quoted = TYPED.replace("'run.outputs[\"classify\"].labels[0].name'",
                            "'\"run.outputs.classify.topic\"'")
     assert hover(quoted, "'\"run.outputs.classify.top") is None
+    # `loose` parses JSON: its declared schema is open, so an undeclared key is unknown
     unknown = TYPED.replace("'run.outputs[\"classify\"].labels[0].name'",
-                            "'run.outputs.left.other'")
-    assert hover(unknown, "left.oth") is None
-    assert hover(TYPED, "run.outputs.classify.sev", back=22) is None  # on `run` itself
-    assert hover(TYPED, "run.outputs.classify.sev") is not None
+                            "'run.outputs.loose.other'")
+    assert hover(unknown, "loose.oth") is None
+    assert hover(unknown, "outputs.loose") is not None
+    assert hover(TYPED, "run.outputs.classify.lab", back=22) is None  # on `run` itself
+    assert hover(TYPED, "run.outputs.classify.lab") is not None

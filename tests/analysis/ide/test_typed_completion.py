@@ -67,14 +67,17 @@ def test_an_agent_without_output_schema_is_text() -> None:
 
 
 def test_unknown_and_open_values_offer_only_declared_names() -> None:
-    # `left` has an open schema: its one declared property, no invented ones
-    _, found = in_report("run.outputs.left.")
+    # `loose`'s expression says nothing (JSON.parse): its declared, open schema stands; its one
+    # declared property, no invented ones
+    _, found = in_report("run.outputs.loose.")
     assert list(details(found)) == ["size"]
     # an open object's undeclared key is unknown: nothing to offer below it
-    assert in_report("run.outputs.left.other.")[1] == []
+    assert in_report("run.outputs.loose.other.")[1] == []
+    # `left`'s output is inferred from its expression
+    assert details(in_report("run.outputs.left.")[1]) == {"size": "number"}
     assert in_report("run.outputs.classify.labels[0].extra.")[1] == []
     # a number has no members worth offering
-    assert in_report("run.outputs.left.size.")[1] == []
+    assert in_report("run.outputs.loose.size.")[1] == []
 
 
 def test_inputs_members() -> None:
@@ -91,7 +94,7 @@ def test_branches_by_index_in_a_merge_fn() -> None:
     text = TYPED.replace("merge_fn: '[branches[0].size, branches[1].note]'",
                          "merge_fn: 'branches[1].")
     found = complete(MODEL, text, text.index("branches[1].") + len("branches[1]."))
-    assert details(found) == {"note": "string (optional)"}
+    assert details(found) == {"note": "string"}
 
 
 def test_templates_offer_the_same_members_without_length() -> None:

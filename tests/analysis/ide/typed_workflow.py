@@ -1,6 +1,7 @@
 """A workflow whose nodes declare output_schemas of every shape typed completion and hover read:
-an enum, a described property, a key a `.` cannot reach, an array of objects, an open object;
-shared by the analysis tests and the server's."""
+an enum, a described property, a key a `.` cannot reach, an array of objects, an open object,
+transforms whose output is inferred and one whose expression says nothing (its declared schema
+stands); shared by the analysis tests and the server's."""
 
 from __future__ import annotations
 
@@ -44,12 +45,14 @@ workflow:
     - { id: fan, type: parallel, parallel_of: [left, right] }
     - id: left
       type: transform
-      transform: 'run.outputs.classify.severity'
-      output_schema: { type: object, properties: { size: { type: number } } }
+      transform: '({ size: run.outputs.classify.labels.length })'
     - id: right
       type: transform
-      transform: 'run.outputs.classify.topic'
-      output_schema: { type: object, properties: { note: { type: string } } }
+      transform: '({ note: run.outputs.classify.topic ?? "none" })'
+    - id: loose
+      type: transform
+      transform: 'JSON.parse(inputs.issue)'
+      output_schema: { type: object, properties: { size: { type: number } } }
     - id: join
       type: merge
       merge_strategy: custom
@@ -63,6 +66,8 @@ workflow:
     - { from: notes, to: fan }
     - { from: fan, to: left }
     - { from: fan, to: right }
+    - { from: notes, to: loose }
+    - { from: loose, to: report }
     - { from: left, to: join }
     - { from: right, to: join }
     - { from: join, to: report }

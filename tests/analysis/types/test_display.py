@@ -93,3 +93,9 @@ def test_any_type_stays_near_its_width(value_type: ValueType, width: int) -> Non
 def test_unknown_absorbs_a_union() -> None:
     assert format_type(Union((AnyValue(), UndefinedType()))) == "unknown"
     assert format_type(ArrayType(Union((StringType(), AnyValue())))) == "unknown[]"
+
+
+def test_a_literal_a_wider_option_holds_is_not_repeated() -> None:
+    assert format_type(Union((StringType(), Literals(("none",))))) == "string"
+    assert format_type(Union((NumberType(), Literals(("none", 1))))) == 'number | "none" | 1'
+    assert format_type(Union((BooleanType(), Literals((True,)), NullType()))) == "boolean | null"

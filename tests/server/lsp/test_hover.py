@@ -83,7 +83,8 @@ async def test_declarations(client: RelaviumClient, workspace: Workspace) -> Non
     assert text.startswith("**input `crm_token`** · `secret` input · optional")
     assert "Secret: expressions never see it" in text
     text, covered = await hover(client, uri, EXAMPLE, "ctx.team })", at=5)
-    assert (text, covered) == ("**context `team`** · context value `support-eu`", "team")
+    assert (text, covered) == ("**context `team`** · context value `support-eu`\n\n"
+                               "`team: string` — the workflow's context", "team")
     text, _ = await hover(client, uri, EXAMPLE, "{ key: crm_auth", at=8)
     assert "Derived from a secret input" in text
     text, _ = await hover(client, uri, EXAMPLE, "agent_ref: writer", at=12)

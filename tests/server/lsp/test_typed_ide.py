@@ -85,7 +85,7 @@ async def test_hover_shows_a_reads_type_and_its_origin(
     assert await hover(client, uri, TYPED, "labels[0].na") == (
         "`name: string | undefined` — classify's output_schema", "name")
     assert await hover(client, uri, TYPED, "branches[0].si") == (
-        "`size: number | undefined` — branch 0, left's output_schema", "size")
+        "`size: number` — branch 0, inferred from left's transform", "size")
     text, covered = await hover(client, uri, TYPED, '{{ run.outputs["classify"].top')
     assert (text, covered) == ("`topic: string | undefined` — classify's output_schema",
                                "topic")
@@ -111,13 +111,13 @@ async def test_signature_help_names_each_branch(
     found = await signature_help(client, uri, text, "branches[1")
     assert found is not None
     assert [signature.label for signature in found.signatures] == [
-        "branches[0]: { size?: number; [key: string]: unknown }",
-        "branches[1]: { note?: string; [key: string]: unknown }",
+        "branches[0]: { size: number }",
+        "branches[1]: { note: string }",
     ]
     assert found.active_signature == 1
     documentation = found.signatures[1].documentation
     assert isinstance(documentation, types.MarkupContent)
-    assert documentation.value == "the output of `right` — right's output_schema"
+    assert documentation.value == "the output of `right` — inferred from right's transform"
     # nothing inside a string, nor outside a merge_fn
     uri, text = await typed(client, workspace, "typed-branches-quiet.relavium.yaml", MERGE_FN,
                             "merge_fn: '\"branches[")
