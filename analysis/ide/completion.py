@@ -235,15 +235,15 @@ class _Facts:
 
     def expression(self) -> list[Candidate]:
         prefix = self.code_prefix()
-        reader = self.reader()
-        ancestors = (self.with_output(self.graph.ancestors(reader.id))
-                     if reader and reader.id else [])
-        ancestors = [node_id for node_id in ancestors if reader is None or node_id != reader.id]
         typing = typing_at(prefix, Dialect.EXPRESSION)
         if typing is not None and self.typed_read(typing.read):
             if _in_literal(prefix[: typing.read.start]):
                 return []
             return self.typed(typing, Dialect.EXPRESSION, prefix)
+        reader = self.reader()
+        ancestors = (self.with_output(self.graph.ancestors(reader.id))
+                     if reader and reader.id else [])
+        ancestors = [node_id for node_id in ancestors if reader is None or node_id != reader.id]
         bracket = _OUTPUTS_BRACKET.search(prefix)
         if _in_literal(prefix[: bracket.start()] if bracket else prefix):
             return []
