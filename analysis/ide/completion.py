@@ -187,8 +187,10 @@ class _Facts:
 
     def inputs(self, typed: str) -> list[Candidate]:
         secret = self.graph.secret_inputs
+        values = typed_reads(self.workflow, self.graph).input_values()
         return self.declared(typed, CandidateKind.INPUT, [
-            (decl.name, f"{decl.type} input", "secret input" if decl.name in secret else None,
+            (decl.name, f"{decl.type} input{values.get(decl.name, '')}",
+             "secret input" if decl.name in secret else None,
              input_summary(decl, decl.name in secret))
             for decl in self.workflow.inputs if decl.name is not None
         ])

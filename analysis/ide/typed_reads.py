@@ -9,7 +9,8 @@ only the branches that completed (fan-in.ts branchOutputs, see
 `analysis.dryrun.scope.completed_branches`): where a condition gates one of them, an index may
 name another branch, and the dataflow's element type (any branch's output) stands.
 `branches(merge_id)` → the fan-in branch ids and their outputs' types, and whether they are
-exact by index.
+exact by index. `input_values()` → for each input whose type is an enum, its values as a
+completion detail's tail.
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ from analysis.document.gating import branch_gates
 from analysis.document.graph import Graph
 from analysis.document.model import Workflow
 from analysis.ide.read_path import PathKey
+from analysis.schema.value_types import Literals, UndefinedType, union_of
+from analysis.types.algebra import options
 from analysis.types.dataflow import UNKNOWN, Dataflow, TypedValue, dataflow_of
+from analysis.types.display import format_type
+
+_ENUM_WIDTH = 48
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,19 @@ class TypedReads:
         gated = {node_id for gate in branch_gates(self.graph) for node_id in gate.gated}
         return Branches(members, tuple(self.flow.output_of(member) for member in members),
                         gated.isdisjoint(members))
+
+    def input_values(self) -> dict[str, str]:
+        """` · "free" | "pro"` for each input whose `validation.enum` lists its values (its
+        declared type names the rest better than a type would: `file_path`, `integer`)."""
+        if self.flow is None:
+            return {}
+        found = {}
+        for name, value_type in self.flow.inputs.properties:
+            present = [option for option in options(value_type)
+                       if not isinstance(option, UndefinedType)]
+            if present and all(isinstance(option, Literals) for option in present):
+                found[name] = f" · {format_type(union_of(present), width=_ENUM_WIDTH)}"
+        return found
 
     def read_type(self, reader: str, root: str, path: Sequence[PathKey]) -> TypedValue:
         if self.flow is None:

@@ -8,6 +8,7 @@ from analysis.checks.analyze import AnalysisResult, analyze
 from analysis.ide.candidates import Candidate
 from analysis.ide.completion import complete
 from tests.analysis.ide.typed_workflow import TYPED
+from tests.conftest import EXAMPLES
 
 MODEL = analyze(TYPED)
 REPORT = "transform: 'run.outputs[\"classify\"].labels[0].name'"
@@ -111,3 +112,13 @@ def test_templates_offer_the_same_members_without_length() -> None:
     text = TYPED.replace('{{ run.outputs["classify"].topic }}', needle)
     assert set(details(complete(MODEL, text, text.index(needle) + len(needle)))) == {
         "name", "score"}
+
+
+def test_an_enum_input_shows_its_values() -> None:
+    text = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")
+    result = analyze(text)
+    typing = text.replace("inputs.customer_tier ?? \"free\"", "inputs.cus")
+    found = details(complete(result, typing, typing.index("inputs.cus") + len("inputs.cus")))
+    assert found["customer_tier"] == 'string input · "free" | "pro" | "enterprise"'
+    assert found["ticket_text"] == "string input"  # a plain type: its declared name says it
+    assert found["severity_floor"] == "number input"
