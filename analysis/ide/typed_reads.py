@@ -22,7 +22,7 @@ from analysis.document.gating import branch_gates
 from analysis.document.graph import Graph
 from analysis.document.model import Workflow
 from analysis.ide.read_path import PathKey
-from analysis.schema.value_types import Literals, UndefinedType, union_of
+from analysis.schema.value_types import Literals, UndefinedType, ValueType, union_of
 from analysis.types.algebra import options
 from analysis.types.dataflow import UNKNOWN, Dataflow, TypedValue, dataflow_of
 from analysis.types.display import format_type
@@ -59,8 +59,8 @@ class TypedReads:
             return {}
         found = {}
         for name, value_type in self.flow.inputs.properties:
-            present = [option for option in options(value_type)
-                       if not isinstance(option, UndefinedType)]
+            present: list[ValueType] = [option for option in options(value_type)
+                                        if not isinstance(option, UndefinedType)]
             if present and all(isinstance(option, Literals) for option in present):
                 found[name] = f" · {format_type(union_of(present), width=_ENUM_WIDTH)}"
         return found
