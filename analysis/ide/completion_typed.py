@@ -2,7 +2,7 @@
 `inputs.issue.`, `branches[0].`, `…labels[0].`), each with its type and its schema's
 `description`, in expressions and in `{{ }}` templates.
 
-Contract: `typed_members(flow, reader, typing, dialect, text, offset, quote)` → `Candidate`s for
+Contract: `typed_members(reads, reader, typing, dialect, …)` → `Candidate`s for
 the member being typed (`typing`, from `analysis.ide.read_path`), or [] when the value's type
 states no members: unknown (`AnyValue`), an open object offers its declared names only, never
 an invented one. `null`/`undefined` options are set aside (what `?.` reads through). Expressions
@@ -10,18 +10,17 @@ offer an array's or a string's `length` too; templates never do (the engine's pa
 only an object's own keys and an array's numeric indices: packages/core/src/interpolation/
 path.ts stepInto @ 839f2bd). A name a `.` cannot reach (`"a-b"` in an expression) is rewritten
 to the bracket form from the `.` on; inside `["` every key is offered quoted.
-`members(value_type, dialect)` is the list those candidates come from (also hover's).
+`members(value_type, dialect)` is the list those candidates come from.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from analysis.ide.candidates import Candidate, CandidateKind
-from analysis.ide.read_path import Dialect, PathKey, ReadPath, Typing
+from analysis.ide.read_path import Dialect, Typing
+from analysis.ide.typed_reads import TypedReads
 from analysis.schema.value_types import (
     ArrayType,
     Literals,
@@ -42,19 +41,6 @@ _DOT_NAME = {
 }
 _LENGTH_DOC = "The number of items (of an array) or UTF-16 code units (of a string)."
 _DETAIL_WIDTH = 72
-
-
-class TypedValueLike(Protocol):
-    @property
-    def type(self) -> ValueType: ...
-    @property
-    def origin(self) -> str: ...
-
-
-class ReadTypes(Protocol):
-    """What typed completion and hover need of the dataflow (`analysis.types.dataflow`)."""
-
-    def read_type(self, node_id: str, root: str, path: Sequence[PathKey]) -> TypedValueLike: ...
 
 
 @dataclass(frozen=True)
@@ -107,18 +93,12 @@ def member_detail(member: Member) -> str:
     return format_type(member.type, width=_DETAIL_WIDTH) + optional
 
 
-def value_at(flow: ReadTypes, reader: str, read: ReadPath) -> ValueType | None:
-    return flow.read_type(reader, read.root, read.path).type
-
-
-def typed_members(flow: ReadTypes, reader: str, typing: Typing, dialect: Dialect, *,
+def typed_members(reads: TypedReads, reader: str, typing: Typing, dialect: Dialect, *,
                   text: str, offset: int, prefix_start: int, quote: str) -> list[Candidate]:
     """`text` is the live text, `offset` the cursor's in it, `prefix_start` where the text
     `typing` was read from starts; `quote` is the quote a key rewritten to the bracket form
     needs there (`"`, `'`, or `\\"` inside a double-quoted YAML scalar)."""
-    value_type = value_at(flow, reader, typing.read)
-    if value_type is None:
-        return []
+    value_type = reads.read_type(reader, typing.read.root, typing.read.path).type
     typed = typing.typed
     span = (offset - len(typed), offset)
     access = prefix_start + typing.member_start

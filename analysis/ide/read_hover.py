@@ -2,7 +2,7 @@
 from (`severity: "low" | "high"` — classify's output_schema), in expressions and in `{{ }}`
 templates. Only types are shown, never a value (a secret's type is `string`, nothing more).
 
-Contract: `read_hover(workflow, flow, offset)` → (Markdown, document span of the segment under
+Contract: `read_hover(workflow, reads, offset)` → (Markdown, document span of the segment under
 the cursor) or None: off a read, on a binding alone (`inputs`, `run.outputs`: their docs are
 elsewhere), on a read the scope does not hold as written (a string, a comment, a shadowed
 binding, `branches` outside a merge_fn), or where the type is unknown (`AnyValue` says
@@ -15,22 +15,22 @@ from analysis.document.expressions import TokenKind, semantic_tokens
 from analysis.document.expressions.js_text import LiteralRegions
 from analysis.document.model import Workflow
 from analysis.document.scalar_offsets import ScalarText
-from analysis.ide.completion_typed import ReadTypes
 from analysis.ide.describe import code_span
 from analysis.ide.navigation import expression_at, template_at, template_reader
 from analysis.ide.read_path import Dialect, ReadAt, read_at
+from analysis.ide.typed_reads import TypedReads
 from analysis.types.display import format_type, is_unknown, property_name
 
 _HOVER_WIDTH = 100
 
 
-def read_hover(workflow: Workflow, flow: ReadTypes, offset: int
+def read_hover(workflow: Workflow, reads: TypedReads, offset: int
                ) -> tuple[str, tuple[int, int]] | None:
     located = _expression_read(workflow, offset) or _template_read(workflow, offset)
     if located is None:
         return None
     field, reader, found, shift = located
-    typed = flow.read_type(reader, found.read.root, found.read.path)
+    typed = reads.read_type(reader, found.read.root, found.read.path)
     if is_unknown(typed.type):
         return None
     name = _name(found)

@@ -54,3 +54,13 @@ def test_quiet_where_nothing_is_read_as_written() -> None:
     assert hover(unknown, "outputs.loose") is not None
     assert hover(TYPED, "run.outputs.classify.lab", back=22) is None  # on `run` itself
     assert hover(TYPED, "run.outputs.classify.lab") is not None
+
+
+def test_every_offset_answers_without_raising() -> None:
+    result = analyze(TYPED)
+    assert result.workflow is not None
+    reads = typed_reads(result.workflow, result.graph)
+    answered = [read_hover(result.workflow, reads, offset) for offset in range(len(TYPED) + 1)]
+    # every hover is a type line over characters of a read, never a value
+    shown = [found for found in answered if found is not None]
+    assert shown and all(" — " in text and "`" in text for text, _ in shown)

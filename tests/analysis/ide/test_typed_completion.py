@@ -4,6 +4,9 @@ or unknown. Half-typed text is read from the live lines, the types from the last
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from analysis.checks.analyze import AnalysisResult, analyze
 from analysis.ide.candidates import Candidate
 from analysis.ide.completion import complete
@@ -122,3 +125,13 @@ def test_an_enum_input_shows_its_values() -> None:
     assert found["customer_tier"] == 'string input · "free" | "pro" | "enterprise"'
     assert found["ticket_text"] == "string input"  # a plain type: its declared name says it
     assert found["severity_floor"] == "number input"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet='run.outputs["classify"]?[0]inptsbrach\'`/ *-{}', max_size=40))
+def test_half_typed_reads_never_raise(typed: str) -> None:
+    for place in ("transform: '", 'prompt_template: \'Notes on {{ '):
+        text = TYPED.replace(REPORT, f"transform: '{typed}") if place == "transform: '" else \
+            TYPED.replace("prompt_template: 'Notes on {{ run.outputs[\"classify\"].topic }}'",
+                          f"prompt_template: 'Notes on {{{{ {typed}")
+        complete(MODEL, text, text.index(typed, text.index(place)) + len(typed))
