@@ -57,6 +57,8 @@ def _literal_values(values: Iterable[JsonScalar]) -> tuple[JsonScalar, ...]:
 def join(*types: ValueType) -> ValueType:
     """The union of `types`, flattened: unknown absorbs everything, no value vanishes, literals
     gather into one `Literals`, equal members appear once."""
+    if len(types) == 1 and not isinstance(types[0], Union):
+        return types[0]  # (most joins: a read of one type; nothing to normalise)
     members: list[ValueType] = []
     literal_values: list[JsonScalar] = []
     for value_type in types:
@@ -142,7 +144,10 @@ def _literals(values: list[JsonScalar]) -> ValueType:
 
 def is_nothing(value_type: ValueType) -> bool:
     """Whether no value has this type (evaluating to it always throws)."""
-    return isinstance(join(value_type), NoValue)
+    if isinstance(value_type, Union):
+        return all(is_nothing(option) for option in value_type.options)
+    return isinstance(value_type, NoValue) or (
+        isinstance(value_type, Literals) and not value_type.values)
 
 
 def has_unknown(value_type: ValueType) -> bool:

@@ -3,8 +3,6 @@ the namespace functions (`Math.max`, `Object.keys`, …) and the global ones (`N
 
 from __future__ import annotations
 
-from tree_sitter import Node
-
 from analysis.schema.value_types import (
     AnyValue,
     ArrayType,
@@ -31,133 +29,118 @@ from analysis.types.builtins import (
     STRING_METHODS,
 )
 from analysis.types.literals import ObjectShape
-from analysis.types.walker import Walker, children
+from analysis.types.program import Arrow, Expr, Spread
+from analysis.types.program import Call as CallExpr
+from analysis.types.walker import Walker
 
 _INDEX = NumberType(integer=True, minimum=0)
-# Callbacks called with (item, index, array).
-_ITEM_CALLBACKS = frozenset({"map", "flatMap"})
+Arguments = tuple[Expr | Arrow | Spread, ...]
 
 
-class CallTyping:
-    def __init__(self, walk: Walker) -> None:
-        self.walk = walk
-
-    def call(self, node: Node) -> tuple[ValueType, bool]:
-        """A call link of a chain: its type and whether an earlier `?.` may have cut it."""
-        callee = node.child_by_field_name("function")
-        arguments = node.child_by_field_name("arguments")
-        if (callee is None or arguments is None or arguments.type != "arguments"
-                or node.child_by_field_name("optional_chain") is not None):
+def call_type(walk: Walker, call: CallExpr) -> tuple[ValueType, bool]:
+    """A call link of a chain: its type and whether an earlier `?.` may have cut it short."""
+    if call.receiver is None:
+        if call.name not in GLOBAL_FUNCTIONS or not walk.is_global(call.name):
             return AnyValue(), False
-        argument_nodes = children(arguments)
-        if callee.type == "identifier":
-            name = self.walk.name(callee)
-            if name not in GLOBAL_FUNCTIONS or not self.walk.is_global(callee, name):
-                return AnyValue(), False
-            return self._after_arguments(argument_nodes, GLOBAL_FUNCTIONS[name]), False
-        if callee.type != "member_expression":
-            return AnyValue(), False
-        obj, prop = callee.child_by_field_name("object"), callee.child_by_field_name("property")
-        if obj is None or prop is None or prop.type != "property_identifier":
-            return AnyValue(), False
-        method = self.walk.name(prop)
-        if method is None:
-            return AnyValue(), False
-        if obj.type == "identifier" and (namespace := self.walk.name(obj)) in NAMESPACES and (
-                namespace is not None and self.walk.is_global(obj, namespace)):
-            return self._namespace_call(namespace, method, argument_nodes), False
-        receiver, cut = self.walk.base(obj, callee)
-        if is_nothing(receiver):
-            return NoValue(), cut
-        return join(*(self._method(option, method, argument_nodes)
-                      for option in options(receiver))), cut
+        return _after_arguments(walk, call.arguments, GLOBAL_FUNCTIONS[call.name]), False
+    namespace = call.namespace
+    if namespace is not None and namespace in NAMESPACES and walk.is_global(namespace):
+        return _namespace_call(walk, namespace, call.name, call.arguments), False
+    receiver, cut = walk.base(call)
+    if is_nothing(receiver):
+        return NoValue(), cut
+    return join(*(_method(walk, option, call.name, call.arguments)
+                  for option in options(receiver))), cut
 
-    def _arguments(self, nodes: list[Node]) -> list[ValueType] | None:
-        """The arguments' types (None when one is a spread); an argument that always throws
-        makes the call throw (`NoValue` in the list)."""
-        types: list[ValueType] = []
-        for node in nodes:
-            if node.type == "spread_element":
-                return None
-            types.append(AnyValue() if node.type == "arrow_function" else self.walk.type_of(node))
-        return types
 
-    def _after_arguments(self, nodes: list[Node], result: ValueType) -> ValueType:
-        types = self._arguments(nodes)
-        if types is not None and any(is_nothing(t) for t in types):
-            return NoValue()
-        return result
+def _arguments(walk: Walker, nodes: Arguments) -> list[ValueType] | None:
+    """The arguments' types (None when one is a spread); an argument that always throws makes
+    the call throw (`NoValue` in the list)."""
+    types: list[ValueType] = []
+    for node in nodes:
+        if isinstance(node, Spread):
+            return None
+        types.append(AnyValue() if isinstance(node, Arrow) else walk.type_of(node))
+    return types
 
-    def _namespace_call(self, namespace: str, name: str, nodes: list[Node]) -> ValueType:
-        if (namespace, name) in NAMESPACE_FUNCTIONS:
-            return self._after_arguments(nodes, NAMESPACE_FUNCTIONS[(namespace, name)])
-        if namespace != "Object":
+
+def _after_arguments(walk: Walker, nodes: Arguments, result: ValueType) -> ValueType:
+    types = _arguments(walk, nodes)
+    if types is not None and any(is_nothing(t) for t in types):
+        return NoValue()
+    return result
+
+
+def _namespace_call(walk: Walker, namespace: str, name: str, nodes: Arguments) -> ValueType:
+    if (namespace, name) in NAMESPACE_FUNCTIONS:
+        return _after_arguments(walk, nodes, NAMESPACE_FUNCTIONS[(namespace, name)])
+    if namespace != "Object":
+        return AnyValue()
+    types = _arguments(walk, nodes)
+    if types is None:
+        return AnyValue()
+    if any(is_nothing(t) for t in types):
+        return NoValue()
+    if name in ("values", "entries") and types:
+        values = _own_values(types[0])
+        if values is None:
             return AnyValue()
-        types = self._arguments(nodes)
+        if name == "values":
+            return ArrayType(values)
+        return ArrayType(ArrayType(join(STRING, values), min_items=2, max_items=2))
+    if name == "assign" and types:
+        shape = ObjectShape()
+        for source in types:
+            if not shape.spread_type(source):
+                return AnyValue()
+        return shape.build()
+    if name == "freeze" and types:
+        return types[0]
+    return AnyValue()
+
+
+def _method(walk: Walker, receiver: ValueType, name: str, nodes: Arguments) -> ValueType:
+    if isinstance(receiver, NullType | UndefinedType):
+        return NoValue()
+    if isinstance(receiver, ArrayType):
+        return _array_method(walk, receiver, name, nodes)
+    table = _method_table(receiver)
+    if table is None or name not in table:
+        return AnyValue()
+    # a callback argument (replace's) is called, but what it returns only becomes text
+    return _after_arguments(walk, nodes, table[name])
+
+
+def _array_method(walk: Walker, receiver: ArrayType, name: str, nodes: Arguments) -> ValueType:
+    items = receiver.items
+    if name in ARRAY_FIXED_METHODS:
+        return _after_arguments(walk, nodes, ARRAY_FIXED_METHODS[name])
+    if name in ARRAY_SAME_ITEMS:
+        return _after_arguments(walk, nodes, ArrayType(items))
+    if name in ("find", "findLast", "at"):
+        return _after_arguments(walk, nodes, join(items, UndefinedType()))
+    if name in ("map", "flatMap"):
+        body = walk.callback(nodes[0], [items, _INDEX, receiver]) if nodes else None
+        if body is None:
+            return ArrayType(AnyValue())
+        if name == "map":
+            return ArrayType(body, receiver.min_items, receiver.max_items)
+        return ArrayType(_flattened(body))
+    if name == "reduce" and nodes:
+        body = walk.callback(nodes[0], [AnyValue(), items, _INDEX, receiver])
+        start = _arguments(walk, nodes[1:2])
+        if body is None or start is None:
+            return AnyValue()
+        # without a start, a one-item array's item is the result (the callback is not called)
+        return join(body, *(start or [items]))
+    if name == "concat":
+        types = _arguments(walk, nodes)
         if types is None:
             return AnyValue()
-        if any(is_nothing(t) for t in types):
-            return NoValue()
-        if name in ("values", "entries") and types:
-            values = _own_values(types[0])
-            if values is None:
-                return AnyValue()
-            if name == "values":
-                return ArrayType(values)
-            return ArrayType(ArrayType(join(STRING, values), min_items=2, max_items=2))
-        if name == "assign" and types:
-            shape = ObjectShape()
-            for source in types:
-                if not shape.spread_type(source):
-                    return AnyValue()
-            return shape.build()
-        if name == "freeze" and types:
-            return types[0]
-        return AnyValue()
-
-    def _method(self, receiver: ValueType, name: str, nodes: list[Node]) -> ValueType:
-        if isinstance(receiver, NullType | UndefinedType):
-            return NoValue()
-        if isinstance(receiver, ArrayType):
-            return self._array_method(receiver, name, nodes)
-        table = _method_table(receiver)
-        if table is None or name not in table:
-            return AnyValue()
-        # a callback argument (replace's) is called, but its value only becomes text
-        return self._after_arguments(nodes, table[name])
-
-    def _array_method(self, receiver: ArrayType, name: str, nodes: list[Node]) -> ValueType:
-        items = receiver.items
-        item_parameters = [items, _INDEX, receiver]
-        if name in ARRAY_FIXED_METHODS:
-            return self._after_arguments(nodes, ARRAY_FIXED_METHODS[name])
-        if name in ARRAY_SAME_ITEMS:
-            return self._after_arguments(nodes, ArrayType(items))
-        if name in ("find", "findLast", "at"):
-            return self._after_arguments(nodes, join(items, UndefinedType()))
-        if name in _ITEM_CALLBACKS:
-            body = self.walk.callback(nodes[0], item_parameters) if nodes else None
-            if body is None:
-                return ArrayType(AnyValue())
-            if name == "map":
-                return ArrayType(body, receiver.min_items, receiver.max_items)
-            return ArrayType(_flattened(body))
-        if name == "reduce" and nodes:
-            body = self.walk.callback(nodes[0], [AnyValue(), items, _INDEX, receiver])
-            if body is None:
-                return AnyValue()
-            start = self._arguments(nodes[1:2])
-            if start is None:
-                return AnyValue()
-            return join(body, *(start or [items]))
-        if name == "concat":
-            types = self._arguments(nodes)
-            if types is None:
-                return AnyValue()
-            return ArrayType(join(items, *(_flattened(t) for t in types)))
-        if name == "flat" and len(nodes) == 0:
-            return ArrayType(_flattened(items))
-        return AnyValue()
+        return ArrayType(join(items, *(_flattened(t) for t in types)))
+    if name == "flat" and not nodes:
+        return ArrayType(_flattened(items))
+    return AnyValue()
 
 
 def _method_table(receiver: ValueType) -> dict[str, ValueType] | None:

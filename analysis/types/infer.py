@@ -9,17 +9,20 @@ other free name, a block body, a function, an expression that may rewrite a buil
 JavaScript value before the result is handed on as JSON; `returned_type` gives what the engine
 hands on (expression-sandbox-spec.md, "Result contract").
 
+`text_type(source, roots)` is the same for an expression known by its text (the analysis keeps
+facts by text, not parses). Each text is compiled once (`analysis.types.program`) and the
+compiled form cached, so an analysis pays for the evaluation of the types alone.
+
 `member_type` and `admits` live in `analysis.types.membership`; this module re-exports them.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 
-from tree_sitter import Node
-
-from analysis.document.expressions.js_text import decode_identifier, decode_string_body
 from analysis.document.expressions.parsing import ParsedExpression
+from analysis.document.text_cache import text_cache
 from analysis.schema.value_types import (
     AnyValue,
     ArrayType,
@@ -44,27 +47,66 @@ from analysis.types.algebra import (
     truthy_part,
 )
 from analysis.types.builtins import GLOBAL_VALUES, MATH_CONSTANTS
-from analysis.types.calls import CallTyping
-from analysis.types.literals import number_value, object_literal_type
+from analysis.types.calls import call_type
+from analysis.types.literals import ObjectShape
 from analysis.types.membership import UNDEFINED, admits, member_type
 from analysis.types.operators import binary_type, unary_type
-from analysis.types.purity import may_rewrite_builtins
-from analysis.types.walker import children
+from analysis.types.program import (
+    ArrayLiteral,
+    Arrow,
+    Binary,
+    Call,
+    Const,
+    Expr,
+    Name,
+    ObjectLiteral,
+    Read,
+    Sequence,
+    Spread,
+    Template,
+    Ternary,
+    Unary,
+    compile_expression,
+)
 
-__all__ = ["UNDEFINED", "admits", "expression_type", "member_type", "returned_type"]
+__all__ = ["UNDEFINED", "admits", "expression_type", "member_type", "returned_type", "text_type"]
 
-# Deeper than this, the rest of an expression is unknown (the walk recurses).
-MAX_DEPTH = 120
-_CHAINS = frozenset({"member_expression", "subscript_expression", "call_expression"})
 _SCOPE_RECORDS = frozenset({"inputs", "ctx", "run"})
 
 
+class _Handed(threading.local):
+    """The parsed expression being compiled, so that a cache miss compiles the tree the
+    caller already has instead of parsing the text again."""
+
+    parsed: ParsedExpression | None = None
+
+
+_HANDED = _Handed()
+
+
+@text_cache(max_bytes=16 * 2**20)
+def _program(source: str) -> Expr:
+    parsed = _HANDED.parsed
+    return compile_expression(
+        parsed if parsed is not None and parsed.source == source else ParsedExpression(source))
+
+
 def expression_type(parsed: ParsedExpression, roots: Mapping[str, ValueType]) -> ValueType:
-    """The type of the expression's value given its roots' types (see the module docstring)."""
-    if parsed.broken or may_rewrite_builtins(parsed):
-        return AnyValue()
-    wrapper = parsed.root.named_children[0].named_children[0]
-    return Inference(parsed, roots).type_of(wrapper)
+    """The type of the expression's value given its roots' types (see the module docstring).
+    The compiled expression is cached by its text, across analyses."""
+    _HANDED.parsed = parsed
+    try:
+        program = _program(parsed.source)
+    finally:
+        _HANDED.parsed = None
+    return Inference(roots).type_of(program)
+
+
+def text_type(source: str, roots: Mapping[str, ValueType]) -> ValueType:
+    """`expression_type` for an expression known by its text: the compiled expression is looked
+    up by the text, so an analysis that no longer holds the parse (facts are cached by text)
+    parses only an expression it has never seen."""
+    return Inference(roots).type_of(_program(source))
 
 
 def returned_type(value_type: ValueType) -> ValueType:
@@ -120,83 +162,47 @@ def _json_property(value_type: ValueType) -> ValueType:
 
 
 class Inference:
-    """One expression's walk: `type_of(node)` for each node, locals bound by arrow parameters."""
+    """One evaluation of a compiled expression's type: roots, and the parameters of the arrow
+    functions being followed."""
 
-    def __init__(self, parsed: ParsedExpression, roots: Mapping[str, ValueType]) -> None:
-        self.parsed = parsed
+    def __init__(self, roots: Mapping[str, ValueType]) -> None:
         self.roots = roots
         self.locals: list[dict[str, ValueType]] = []
-        self.depth = 0
-        self.calls = CallTyping(self)
-
-    def name(self, node: Node) -> str | None:
-        return decode_identifier(self.parsed.text(node))
-
-    def source_text(self, node: Node) -> str:
-        return self.parsed.text(node)
 
     def is_local(self, name: str) -> bool:
         return any(name in frame for frame in self.locals)
 
-    def is_global(self, node: Node, name: str) -> bool:
-        """Whether `node` is the free identifier `name` (neither a root nor a local)."""
-        return (node.type == "identifier" and self.name(node) == name
-                and name not in self.roots and not self.is_local(name))
+    def is_global(self, name: str) -> bool:
+        return name not in self.roots and not self.is_local(name)
 
-    def type_of(self, node: Node) -> ValueType:
-        if self.depth > MAX_DEPTH:
-            return AnyValue()
-        self.depth += 1
-        try:
-            return self._type_of(node)
-        finally:
-            self.depth -= 1
-
-    def _type_of(self, node: Node) -> ValueType:
-        kind = node.type
-        if kind == "parenthesized_expression":
-            inner = children(node)
-            return self.type_of(inner[0]) if len(inner) == 1 else AnyValue()
-        if kind in _CHAINS:
-            value_type, short_circuited = self.chain(node)
-            return join(value_type, UndefinedType()) if short_circuited else value_type
-        if kind in ("identifier", "shorthand_property_identifier"):
-            return self._identifier(node)
-        if kind == "number":
-            value = number_value(self.parsed.text(node))
-            return AnyValue() if value is None else Literals((value,))
-        if kind == "string":
-            text = decode_string_body(self.parsed.text(node)[1:-1])
-            return StringType() if text is None else Literals((text,))
-        if kind == "template_string":
-            return self._template(node)
-        if kind == "true":
-            return Literals((True,))
-        if kind == "false":
-            return Literals((False,))
-        if kind == "null":
-            return NullType()
-        if kind == "undefined":
-            return self._identifier(node)
-        if kind == "ternary_expression":
-            return self._ternary(node)
-        if kind == "binary_expression":
-            return binary_type(self, node)
-        if kind == "unary_expression":
-            return unary_type(self, node)
-        if kind == "sequence_expression":
-            parts = [self.type_of(part) for part in children(node)]
+    def type_of(self, expr: Expr) -> ValueType:
+        if isinstance(expr, Const):
+            return expr.type
+        if isinstance(expr, Read | Call):
+            value_type, cut = self.chain(expr)
+            return join(value_type, UndefinedType()) if cut else value_type
+        if isinstance(expr, Name):
+            return self._name(expr.name)
+        if isinstance(expr, Binary):
+            return binary_type(self, expr)
+        if isinstance(expr, Unary):
+            return unary_type(self, expr)
+        if isinstance(expr, Ternary):
+            return self._ternary(expr)
+        if isinstance(expr, Template):
+            if any(is_nothing(self.type_of(part)) for part in expr.substitutions):
+                return NoValue()
+            return StringType()
+        if isinstance(expr, Sequence):
+            parts = [self.type_of(part) for part in expr.items]
             return NoValue() if any(is_nothing(p) for p in parts) else parts[-1]
-        if kind == "array":
-            return self._array(node)
-        if kind == "object":
-            return object_literal_type(self, node)
-        return AnyValue()
+        if isinstance(expr, ArrayLiteral):
+            return self._array(expr)
+        if isinstance(expr, ObjectLiteral):
+            return self._object(expr)
+        return AnyValue()  # an arrow function's value
 
-    def _identifier(self, node: Node) -> ValueType:
-        name = self.name(node)
-        if name is None:
-            return AnyValue()
+    def _name(self, name: str) -> ValueType:
         for frame in reversed(self.locals):
             if name in frame:
                 return frame[name]
@@ -204,135 +210,80 @@ class Inference:
             return self.roots[name]
         return GLOBAL_VALUES.get(name, AnyValue())
 
-    def chain(self, node: Node) -> tuple[ValueType, bool]:
-        """The type of a member, index or call link, and whether an optional link before it
-        (`?.`) may have cut the chain short (its value then is `undefined`)."""
-        if node.type == "call_expression":
-            return self.calls.call(node)
-        obj = node.child_by_field_name("object")
-        if obj is None:
-            return AnyValue(), False
-        base, cut = self.base(obj, node)
+    def chain(self, link: Read | Call) -> tuple[ValueType, bool]:
+        """The type of a read or call link, and whether an optional link before it (`?.`) may
+        have cut the chain short (its value then is `undefined`)."""
+        if isinstance(link, Call):
+            return call_type(self, link)
+        base, cut = self.base(link)
         if is_nothing(base):
             return NoValue(), cut
-        key: str | int | type[NoValue] | None = None
-        if node.type == "member_expression":
-            prop = node.child_by_field_name("property")
-            if prop is not None and prop.type == "property_identifier":
-                key = self.name(prop)
-        else:
-            key = self._index_key(node.child_by_field_name("index"))
-            if key is NoValue:
-                return NoValue(), cut
-        if not isinstance(key, str | int):
+        key = link.key
+        if link.index is not None and is_nothing(self.type_of(link.index)):
+            return NoValue(), cut
+        if key is None:
             return AnyValue(), cut
-        if key in MATH_CONSTANTS and self.is_global(obj, "Math"):
+        obj = link.obj
+        if isinstance(obj, Name) and obj.name == "Math" and key in MATH_CONSTANTS and (
+                self.is_global("Math")):
             return NumberType(), cut
         return member_type(base, key, null_prototype=self._is_scope_record(obj)), cut
 
-    def base(self, obj: Node, link: Node) -> tuple[ValueType, bool]:
-        """The type of the object `link` reads from, without what `link`'s own `?.` cuts."""
-        if obj.type in _CHAINS:
+    def base(self, link: Read | Call) -> tuple[ValueType, bool]:
+        obj = link.obj if isinstance(link, Read) else link.receiver
+        if obj is None:
+            return AnyValue(), False
+        if link.chained and isinstance(obj, Read | Call):
             base, cut = self.chain(obj)
         else:
             base, cut = self.type_of(obj), False
-        if link.child_by_field_name("optional_chain") is not None:
+        if link.optional:
             if not is_nothing(nullish_part(base)):
                 cut = True
             base = non_nullish_part(base)
         return base, cut
 
-    def _index_key(self, index: Node | None) -> str | int | type[NoValue] | None:
-        if index is None:
-            return None
-        index_type = self.type_of(index)
-        if is_nothing(index_type):
-            return NoValue
-        if isinstance(index_type, Literals) and len(index_type.values) == 1:
-            value = index_type.values[0]
-            if isinstance(value, str):
-                return value
-            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                return value
-        return None
-
-    def _is_scope_record(self, node: Node) -> bool:
-        """Whether `node` is `inputs`, `ctx`, `run` or `run.outputs` themselves: records without
+    def _is_scope_record(self, obj: Expr) -> bool:
+        """Whether `obj` is `inputs`, `ctx`, `run` or `run.outputs` themselves: records without
         a prototype (`sandbox/driver.js` `scopeBindings`)."""
-        if node.type == "identifier":
-            name = self.name(node)
-            return name in _SCOPE_RECORDS and name in self.roots and not self.is_local(name)
-        if node.type == "member_expression":
-            obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-            return (obj is not None and prop is not None and self.is_global_root(obj, "run")
-                    and self.name(prop) == "outputs")
-        return False
+        if isinstance(obj, Name):
+            return obj.name in _SCOPE_RECORDS and obj.name in self.roots and not self.is_local(
+                obj.name)
+        return (isinstance(obj, Read) and obj.key == "outputs" and isinstance(obj.obj, Name)
+                and obj.obj.name == "run" and "run" in self.roots and not self.is_local("run"))
 
-    def is_global_root(self, node: Node, name: str) -> bool:
-        return (node.type == "identifier" and self.name(node) == name and name in self.roots
-                and not self.is_local(name))
-
-    def _template(self, node: Node) -> ValueType:
-        pieces = [child for child in node.named_children if child.type == "template_substitution"]
-        if not pieces:
-            text = decode_string_body(self.parsed.text(node)[1:-1], template=True)
-            return StringType() if text is None else Literals((text,))
-        for piece in pieces:
-            inner = children(piece)
-            if len(inner) == 1 and is_nothing(self.type_of(inner[0])):
-                return NoValue()
-        return StringType()
-
-    def _ternary(self, node: Node) -> ValueType:
-        condition = node.child_by_field_name("condition")
-        consequence = node.child_by_field_name("consequence")
-        alternative = node.child_by_field_name("alternative")
-        if condition is None or consequence is None or alternative is None:
-            return AnyValue()
-        tested = self.type_of(condition)
+    def _ternary(self, expr: Ternary) -> ValueType:
+        tested = self.type_of(expr.condition)
         if is_nothing(tested):
             return NoValue()
         parts = []
         if not is_nothing(truthy_part(tested)):
-            parts.append(self.type_of(consequence))
+            parts.append(self.type_of(expr.consequence))
         if not is_nothing(falsy_part(tested)):
-            parts.append(self.type_of(alternative))
+            parts.append(self.type_of(expr.alternative))
         return join(*parts)
 
-    def _array(self, node: Node) -> ValueType:
+    def _array(self, expr: ArrayLiteral) -> ValueType:
         items: list[ValueType] = []
         fixed, spread = 0, False
-        expecting_item = True
-        for child in node.children:
-            if child.type == ",":
-                if expecting_item:
-                    return AnyValue()  # a hole: an item that is no property
-                expecting_item = True
-                continue
-            if not child.is_named or child.type == "comment":
-                continue
-            expecting_item = False
-            if child.type == "spread_element":
+        for item in expr.items:
+            if isinstance(item, Spread):
                 spread = True
-                spread_items = self.spread_items(child)
+                spread_items = self.spread_items(item)
                 if spread_items is None:
                     return AnyValue()
                 items.append(spread_items)
-            else:
-                fixed += 1
-                items.append(self.type_of(child))
-            if is_nothing(items[-1]) and child.type != "spread_element":
+                continue
+            fixed += 1
+            items.append(self.type_of(item))
+            if is_nothing(items[-1]):
                 return NoValue()
-        return ArrayType(join(*items), min_items=fixed, max_items=None if spread else fixed)
+        return ArrayType(join(*items), min_items=fixed or None, max_items=None if spread else fixed)
 
-    def spread_items(self, spread: Node) -> ValueType | None:
-        """The items `...x` adds to an array or an argument list (None: unknown)."""
-        inner = children(spread)
-        if len(inner) != 1:
-            return None
-        spread_type = self.type_of(inner[0])
+    def spread_items(self, spread: Spread) -> ValueType | None:
+        """The items `...x` adds to an array (None: unknown)."""
         parts = []
-        for option in options(spread_type):
+        for option in options(self.type_of(spread.value)):
             if isinstance(option, ArrayType):
                 parts.append(option.items)
             elif is_string_type(option):
@@ -341,37 +292,31 @@ class Inference:
                 return None  # an object's own iterator, a literal's kind: not followed
         return join(*parts)
 
-    def callback(self, node: Node, parameters: list[ValueType]) -> ValueType | None:
-        """The type an arrow function `node` returns when called with arguments of the types
-        `parameters` (None: not an arrow with an expression body)."""
-        if node.type != "arrow_function" or any(c.type == "async" for c in node.children):
+    def _object(self, expr: ObjectLiteral) -> ValueType:
+        shape = ObjectShape()
+        for member in expr.members:
+            if isinstance(member, Spread):
+                source = self.type_of(member.value)
+                if is_nothing(source):
+                    return NoValue()
+                if not shape.spread_type(source):
+                    return AnyValue()
+                continue
+            key, value = member
+            value_type = self.type_of(value)
+            if is_nothing(value_type):
+                return NoValue()
+            shape.define(key, value_type)
+        return shape.build()
+
+    def callback(self, arrow: Expr | Arrow | Spread,
+                 parameters: list[ValueType]) -> ValueType | None:
+        if not isinstance(arrow, Arrow) or arrow.body is None:
             return None
-        body = node.child_by_field_name("body")
-        if body is None or body.type == "statement_block":
-            return None
-        frame = self._bind(node, parameters)
-        if frame is None:
-            return None
+        frame = {name: parameters[position] if position < len(parameters) else UndefinedType()
+                 for position, name in enumerate(arrow.parameters)}
         self.locals.append(frame)
         try:
-            return self.type_of(body)
+            return self.type_of(arrow.body)
         finally:
             self.locals.pop()
-
-    def _bind(self, arrow: Node, parameters: list[ValueType]) -> dict[str, ValueType] | None:
-        single = arrow.child_by_field_name("parameter")
-        if single is not None:
-            names: list[Node] = [single]
-        else:
-            formal = arrow.child_by_field_name("parameters")
-            names = children(formal) if formal is not None else []
-        frame: dict[str, ValueType] = {}
-        for position, parameter in enumerate(names):
-            if parameter.type != "identifier":
-                return None  # a pattern, a default, a rest: not followed
-            name = self.name(parameter)
-            if name is None:
-                return None
-            frame[name] = parameters[position] if position < len(parameters) else UndefinedType()
-        return frame
-

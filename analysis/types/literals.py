@@ -1,30 +1,25 @@
-"""The values of number literals and the types of object literals (and of `{...x}` spreads,
-which `Object.assign` shares)."""
+"""The values of number literals, and objects built key by key (object literals, `{...x}`
+spreads, `Object.assign`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tree_sitter import Node
-
-from analysis.document.expressions.js_text import decode_string_body
 from analysis.schema.value_types import (
     AnyValue,
     Literals,
-    NoValue,
     NullType,
     ObjectType,
     UndefinedType,
     ValueType,
 )
-from analysis.types.algebra import is_nothing, join, options
-from analysis.types.walker import Walker, children
+from analysis.types.algebra import join, options
 
 # Within this, a float holding an integer is the same double as the integer.
 _SAFE_INTEGER = 2**53
 # Keys whose value JavaScript calls when it turns the object into a primitive or JSON: an object
 # literal defining one may not behave as plain data.
-_CONVERSION_KEYS = frozenset({"toString", "valueOf", "toJSON", "__proto__"})
+CONVERSION_KEYS = frozenset({"toString", "valueOf", "toJSON", "__proto__"})
 
 
 def number_value(text: str) -> int | float | None:
@@ -98,52 +93,3 @@ class ObjectShape:
 
 def _may_be_undefined(value_type: ValueType) -> bool:
     return any(isinstance(o, UndefinedType | AnyValue) for o in options(value_type))
-
-
-def object_literal_type(walk: Walker, node: Node) -> ValueType:
-    shape = ObjectShape()
-    for member in children(node):
-        kind = member.type
-        if kind == "pair":
-            key = _key(walk, member.child_by_field_name("key"))
-            value_node = member.child_by_field_name("value")
-            if key is None or value_node is None or key in _CONVERSION_KEYS:
-                return AnyValue()
-            value_type = walk.type_of(value_node)
-            if is_nothing(value_type):
-                return NoValue()
-            shape.define(key, value_type)
-        elif kind == "shorthand_property_identifier":
-            key = walk.name(member)
-            if key is None or key in _CONVERSION_KEYS:
-                return AnyValue()
-            value_type = walk.type_of(member)
-            if is_nothing(value_type):
-                return NoValue()
-            shape.define(key, value_type)
-        elif kind == "spread_element":
-            inner = children(member)
-            if len(inner) != 1:
-                return AnyValue()
-            source = walk.type_of(inner[0])
-            if is_nothing(source):
-                return NoValue()
-            if not shape.spread_type(source):
-                return AnyValue()
-        else:
-            return AnyValue()  # a method, a getter or setter
-    return shape.build()
-
-
-def _key(walk: Walker, key: Node | None) -> str | None:
-    if key is None:
-        return None
-    if key.type == "property_identifier":
-        return walk.name(key)
-    if key.type == "string":
-        return decode_string_body(walk.source_text(key)[1:-1])
-    if key.type == "number":
-        value = number_value(walk.source_text(key))
-        # a non-integer key's text is JavaScript's number-to-string, not followed here
-        return str(value) if isinstance(value, int) and value >= 0 else None
-    return None  # a computed key

@@ -76,8 +76,9 @@ def _key_text(key: str | int) -> str:
 def member_type(base: ValueType, key: str | int, *, null_prototype: bool = False) -> ValueType:
     """The type of `base[key]`. Reading a key of null or undefined throws: `NoValue()`.
     `null_prototype`: the object is one of the scope's own records (no inherited keys)."""
-    parts = [_member_of(option, key, null_prototype) for option in options(base)]
-    return join(*parts) if parts else NoValue()
+    if not isinstance(base, Union):
+        return _member_of(base, key, null_prototype)
+    return join(*(_member_of(option, key, null_prototype) for option in options(base)))
 
 
 def _member_of(base: ValueType, key: str | int, null_prototype: bool) -> ValueType:

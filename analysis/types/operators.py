@@ -8,8 +8,6 @@ integer.
 
 from __future__ import annotations
 
-from tree_sitter import Node
-
 from analysis.schema.value_types import (
     AnyValue,
     ArrayType,
@@ -34,7 +32,8 @@ from analysis.types.algebra import (
     truthy_part,
 )
 from analysis.types.builtins import BOOLEAN, COMPUTED_NUMBER, STRING
-from analysis.types.walker import Walker, operator_of
+from analysis.types.program import Binary, Expr, Unary
+from analysis.types.walker import Walker
 
 _COMPARISONS = frozenset({"==", "!=", "===", "!==", "<", ">", "<=", ">=", "in", "instanceof"})
 _ARITHMETIC = frozenset({"-", "*", "/", "%", "**"})
@@ -43,12 +42,9 @@ _TYPEOF_NAMES = ("string", "number", "bigint", "boolean", "symbol", "undefined",
                  "function")
 
 
-def binary_type(walk: Walker, node: Node) -> ValueType:
-    operator = operator_of(node)
-    left_node, right_node = node.child_by_field_name("left"), node.child_by_field_name("right")
-    if operator is None or left_node is None or right_node is None:
-        return AnyValue()
-    left = walk.type_of(left_node)
+def binary_type(walk: Walker, node: Binary) -> ValueType:
+    operator, right_node = node.operator, node.right
+    left = walk.type_of(node.left)
     if is_nothing(left):
         return NoValue()
     if operator in ("||", "&&", "??"):
@@ -71,7 +67,7 @@ def binary_type(walk: Walker, node: Node) -> ValueType:
     return AnyValue()
 
 
-def _short_circuit(walk: Walker, operator: str, left: ValueType, right_node: Node) -> ValueType:
+def _short_circuit(walk: Walker, operator: str, left: ValueType, right_node: Expr) -> ValueType:
     """`a || b`, `a && b`, `a ?? b`: the left value when it decides, else the right one."""
     if operator == "||":
         kept, passed = truthy_part(left), falsy_part(left)
@@ -112,12 +108,9 @@ def _plus_kinds(value_type: ValueType) -> set[str] | None:
     return kinds
 
 
-def unary_type(walk: Walker, node: Node) -> ValueType:
-    operator = operator_of(node)
-    argument_node = node.child_by_field_name("argument")
-    if operator is None or argument_node is None:
-        return AnyValue()
-    argument = walk.type_of(argument_node)
+def unary_type(walk: Walker, node: Unary) -> ValueType:
+    operator = node.operator
+    argument = walk.type_of(node.argument)
     if is_nothing(argument):
         return NoValue()
     if operator == "!":

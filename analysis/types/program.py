@@ -1,0 +1,358 @@
+"""An expression compiled once per text into the small tree inference evaluates.
+
+Inference runs on every analysis for every transform and merge expression, with new root types
+each time; reading the tree-sitter tree (node objects made on each access, identifiers decoded
+from the text) was most of its cost. `compile_expression` does that reading once: literals
+become their types, names are decoded, keys resolved, and what inference does not follow
+becomes `Const(AnyValue())`. An expression that may rewrite a built-in
+(`analysis.types.purity`), or a tree that is broken, compiles to unknown as a whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from analysis.document.expressions.js_text import decode_identifier, decode_string_body
+from analysis.document.expressions.parsing import ParsedExpression
+from analysis.schema.value_types import (
+    AnyValue,
+    Literals,
+    NullType,
+    StringType,
+    ValueType,
+)
+from analysis.types.literals import CONVERSION_KEYS, number_value
+from analysis.types.purity import may_rewrite_builtins
+
+# Deeper than this, the rest of an expression is unknown (compiling recurses).
+MAX_DEPTH = 120
+_CHAINS = frozenset({"member_expression", "subscript_expression", "call_expression"})
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    type: ValueType
+
+
+UNKNOWN = Const(AnyValue())
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """`obj.key`, `obj[index]` (`key` when the index is a literal, else the `index` to
+    evaluate), `?.` when `optional`; `chained`: `obj` is a link of the same chain, which an
+    earlier `?.` cuts short with this one."""
+
+    obj: Expr
+    key: str | int | None
+    index: Expr | None
+    optional: bool
+    chained: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Arrow:
+    """An arrow function with an expression body and plain parameters (`body` None for one
+    inference does not follow: a block body, a pattern, `async`)."""
+
+    parameters: tuple[str, ...]
+    body: Expr | None
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """`name(…)` (a global function: `receiver` None, `namespace` None), `Namespace.name(…)`,
+    or `receiver.name(…)` (`optional` for `receiver?.name(…)`)."""
+
+    name: str
+    namespace: str | None
+    receiver: Expr | None
+    arguments: tuple[Expr | Arrow | Spread, ...]
+    optional: bool
+    chained: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    substitutions: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Ternary:
+    condition: Expr
+    consequence: Expr
+    alternative: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Binary:
+    operator: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Unary:
+    operator: str
+    argument: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class Sequence:
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayLiteral:
+    items: tuple[Expr | Spread, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectLiteral:
+    """Members in order: `(key, value)` pairs and spreads."""
+
+    members: tuple[tuple[str, Expr] | Spread, ...]
+
+
+Expr = (Const | Name | Read | Call | Arrow | Template | Ternary | Binary | Unary | Sequence
+        | ArrayLiteral | ObjectLiteral)
+
+
+def compile_expression(parsed: ParsedExpression) -> Expr:
+    """The expression's tree for inference (unknown as a whole when it cannot be trusted)."""
+    if parsed.broken or may_rewrite_builtins(parsed):
+        return UNKNOWN
+    wrapper = parsed.root.named_children[0].named_children[0]
+    return _Compiler(parsed).expression(wrapper)
+
+
+def _children(node: Node) -> list[Node]:
+    return [child for child in node.named_children if child.type != "comment"]
+
+
+def _field(node: Node, name: str) -> Node | None:
+    return node.child_by_field_name(name)
+
+
+class _Compiler:
+    def __init__(self, parsed: ParsedExpression) -> None:
+        self.parsed = parsed
+        self.depth = 0
+
+    def text(self, node: Node) -> str:
+        return self.parsed.text(node)
+
+    def name(self, node: Node) -> str | None:
+        return decode_identifier(self.text(node))
+
+    def expression(self, node: Node) -> Expr:
+        if self.depth > MAX_DEPTH:
+            return UNKNOWN
+        self.depth += 1
+        try:
+            return self._expression(node)
+        finally:
+            self.depth -= 1
+
+    def _expression(self, node: Node) -> Expr:
+        kind = node.type
+        if kind == "parenthesized_expression":
+            inner = _children(node)
+            return self.expression(inner[0]) if len(inner) == 1 else UNKNOWN
+        if kind in ("member_expression", "subscript_expression"):
+            return self._read(node)
+        if kind == "call_expression":
+            return self._call(node)
+        # (`undefined` is a name: a parameter may shadow it)
+        if kind in ("identifier", "shorthand_property_identifier", "undefined"):
+            name = self.name(node)
+            return UNKNOWN if name is None else Name(name)
+        if kind in _CONSTANTS:
+            return _CONSTANTS[kind]
+        if kind == "number":
+            value = number_value(self.text(node))
+            return UNKNOWN if value is None else Const(Literals((value,)))
+        if kind == "string":
+            return self._string(node, template=False)
+        if kind == "template_string":
+            pieces = [c for c in node.named_children if c.type == "template_substitution"]
+            if not pieces:
+                return self._string(node, template=True)
+            return Template(tuple(self._only_child(piece) for piece in pieces))
+        if kind == "ternary_expression":
+            parts = [_field(node, f) for f in ("condition", "consequence", "alternative")]
+            if any(part is None for part in parts):
+                return UNKNOWN
+            return Ternary(*(self.expression(part) for part in parts if part is not None))
+        if kind in ("binary_expression", "unary_expression"):
+            return self._operator(node)
+        if kind == "sequence_expression":
+            return Sequence(tuple(self.expression(part) for part in _children(node)))
+        if kind == "array":
+            return self._array(node)
+        if kind == "object":
+            return self._object(node)
+        return UNKNOWN
+
+    def _only_child(self, node: Node) -> Expr:
+        inner = _children(node)
+        return self.expression(inner[0]) if len(inner) == 1 else UNKNOWN
+
+    def _string(self, node: Node, *, template: bool) -> Const:
+        value = decode_string_body(self.text(node)[1:-1], template=template)
+        return Const(StringType() if value is None else Literals((value,)))
+
+    def _read(self, node: Node) -> Expr:
+        obj = _field(node, "object")
+        if obj is None:
+            return UNKNOWN
+        key: str | int | None = None
+        index: Expr | None = None
+        if node.type == "member_expression":
+            prop = _field(node, "property")
+            if prop is None or prop.type != "property_identifier":
+                return UNKNOWN
+            key = self.name(prop)
+            if key is None:
+                return UNKNOWN
+        else:
+            index_node = _field(node, "index")
+            if index_node is None:
+                return UNKNOWN
+            index = self.expression(index_node)
+            key = _literal_key(index)
+            if key is not None:
+                index = None
+        return Read(self.expression(obj), key, index, _field(node, "optional_chain") is not None,
+                    obj.type in _CHAINS)
+
+    def _call(self, node: Node) -> Expr:
+        callee, arguments = _field(node, "function"), _field(node, "arguments")
+        if (callee is None or arguments is None or arguments.type != "arguments"
+                or _field(node, "optional_chain") is not None):
+            return UNKNOWN
+        compiled = tuple(self._argument(argument) for argument in _children(arguments))
+        if callee.type == "identifier":
+            name = self.name(callee)
+            return UNKNOWN if name is None else Call(name, None, None, compiled, False, False)
+        if callee.type != "member_expression":
+            return UNKNOWN
+        obj, prop = _field(callee, "object"), _field(callee, "property")
+        if obj is None or prop is None or prop.type != "property_identifier":
+            return UNKNOWN
+        method = self.name(prop)
+        if method is None:
+            return UNKNOWN
+        optional = _field(callee, "optional_chain") is not None
+        namespace = self.name(obj) if obj.type == "identifier" and not optional else None
+        return Call(method, namespace, self.expression(obj), compiled, optional,
+                    obj.type in _CHAINS)
+
+    def _argument(self, node: Node) -> Expr | Arrow | Spread:
+        if node.type == "spread_element":
+            return Spread(self._only_child(node))
+        if node.type == "arrow_function":
+            return self._arrow(node)
+        return self.expression(node)
+
+    def _arrow(self, node: Node) -> Arrow:
+        body = _field(node, "body")
+        single = _field(node, "parameter")
+        formal = _field(node, "parameters")
+        parameters = [single] if single is not None else (
+            _children(formal) if formal is not None else [])
+        names = [self.name(p) if p.type == "identifier" else None for p in parameters]
+        if (body is None or body.type == "statement_block" or None in names
+                or any(child.type == "async" for child in node.children)):
+            return Arrow((), None)
+        return Arrow(tuple(n for n in names if n is not None), self.expression(body))
+
+    def _operator(self, node: Node) -> Expr:
+        operator_node = _field(node, "operator")
+        if operator_node is None:
+            return UNKNOWN
+        operator = operator_node.type
+        if node.type == "unary_expression":
+            argument = _field(node, "argument")
+            return UNKNOWN if argument is None else Unary(operator, self.expression(argument))
+        left, right = _field(node, "left"), _field(node, "right")
+        if left is None or right is None:
+            return UNKNOWN
+        return Binary(operator, self.expression(left), self.expression(right))
+
+    def _array(self, node: Node) -> Expr:
+        items: list[Expr | Spread] = []
+        expecting_item = True
+        for child in node.children:
+            if child.type == ",":
+                if expecting_item:
+                    return UNKNOWN  # a hole: an item that is no property
+                expecting_item = True
+            elif child.is_named and child.type != "comment":
+                expecting_item = False
+                items.append(Spread(self._only_child(child)) if child.type == "spread_element"
+                             else self.expression(child))
+        return ArrayLiteral(tuple(items))
+
+    def _object(self, node: Node) -> Expr:
+        members: list[tuple[str, Expr] | Spread] = []
+        for member in _children(node):
+            kind = member.type
+            if kind == "spread_element":
+                members.append(Spread(self._only_child(member)))
+                continue
+            if kind == "pair":
+                key = self._key(_field(member, "key"))
+                value = _field(member, "value")
+            elif kind == "shorthand_property_identifier":
+                key, value = self.name(member), member
+            else:
+                return UNKNOWN  # a method, a getter or setter
+            if key is None or value is None or key in CONVERSION_KEYS:
+                return UNKNOWN
+            members.append((key, self.expression(value)))
+        return ObjectLiteral(tuple(members))
+
+    def _key(self, key: Node | None) -> str | None:
+        if key is None:
+            return None
+        if key.type == "property_identifier":
+            return self.name(key)
+        if key.type == "string":
+            return decode_string_body(self.text(key)[1:-1])
+        if key.type == "number":
+            value = number_value(self.text(key))
+            # a non-integer key's text is JavaScript's number-to-string, not followed here
+            return str(value) if isinstance(value, int) and value >= 0 else None
+        return None  # a computed key
+
+
+_CONSTANTS: dict[str, Const] = {
+    "true": Const(Literals((True,))),
+    "false": Const(Literals((False,))),
+    "null": Const(NullType()),
+}
+
+
+def _literal_key(index: Expr) -> str | int | None:
+    """The key a literal index denotes (`["a"]`, `[0]`), None for any other index."""
+    if isinstance(index, Const) and isinstance(index.type, Literals) and len(
+            index.type.values) == 1:
+        value = index.type.values[0]
+        if isinstance(value, str):
+            return value
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return None
