@@ -88,6 +88,8 @@ def _options(union: Union, width: int) -> list[str]:
         if not isinstance(option, NoValue) and not (
             isinstance(option, Literals) and all(_widened(value) in wide
                                                  for value in option.values))]
+    # `undefined` last, as TypeScript prints an optional value: `"free" | "pro" | undefined`
+    options.sort(key=lambda option: isinstance(option, UndefinedType))
     seen: list[str] = []
     for option in options or [NoValue()]:
         text = _format(option, width)

@@ -99,3 +99,8 @@ def test_a_literal_a_wider_option_holds_is_not_repeated() -> None:
     assert format_type(Union((StringType(), Literals(("none",))))) == "string"
     assert format_type(Union((NumberType(), Literals(("none", 1))))) == 'number | "none" | 1'
     assert format_type(Union((BooleanType(), Literals((True,)), NullType()))) == "boolean | null"
+
+
+def test_undefined_comes_last() -> None:
+    assert format_type(Union((UndefinedType(), Literals(("free", "pro"))))) == \
+        '"free" | "pro" | undefined'
