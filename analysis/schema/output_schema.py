@@ -370,7 +370,9 @@ class _Compiler:
         if any(node.get(key) is not None and value is None
                for key, value in zip(keys, values, strict=True)):
             return None
-        return NumberType(integer, *values)
+        minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of = values
+        return NumberType(integer, minimum, maximum, exclusive_minimum, exclusive_maximum,
+                          multiple_of)
 
     def object(self, node: YMapping, depth: int, path: str,
                broken: set[str]) -> ValueType | None:

@@ -16,7 +16,7 @@ Contract:
     agent not known here (a `$ref` file the workspace did not resolve) may have a schema:
     both unknown.
   - transform → the value of its expression (`node-handlers/transform.ts`, 839f2bd: its
-    `output_schema` is not validated), inferred by `analysis.types.infer.expression_type` and
+    `output_schema` is not validated), inferred by `analysis.types.infer` (`text_type`) and
     handed on as JSON (`returned_type`: a top-level undefined fails the node); where that is
     unknown, its declared `output_schema`, not enforced.
   - merge (`node-handlers/fan-in.ts`, 839f2bd) over the completed fan-in branches in fan-in
@@ -40,21 +40,22 @@ Contract:
 - `Dataflow.read_type(node_id, root, path)` → a literal read path's type (`inputs.topic`,
   `run.outputs.classify.severity`: root `"run"`, path `["outputs", "classify", "severity"]`) and
   where it comes from.
-- `dataflow_of(workflow, graph, file_agent)` → the Dataflow of one analysis. Outputs are
-  derived on first use, each once. The rules share one through `RuleContext.shared`
-  (`analysis.checks.typed_reads.dataflow`, which passes the workspace's file agents); the editor
-  logic, which holds an `AnalysisResult`, calls `dataflow_of(result.workflow, result.graph)` and
-  gets the same object while that workflow lives (kept beside it, weakly).
+- `Dataflow.expression_value(node)` → the type of the value of a node's expression (a
+  condition's, a transform's, a custom merge's) before the engine hands it on.
+- `dataflow_of(workflow, graph, file_agent, reads)` → the Dataflow of one analysis. Outputs are
+  derived on first use, each once, so building one costs nothing until asked. The rules share
+  one per analysis through `RuleContext.shared` (`analysis.checks.typed_reads.dataflow`, which
+  passes the workspace's file agents); the editor logic, which holds an `AnalysisResult`, calls
+  `dataflow_of(result.workflow, result.graph)` once per request. No cache outlives its caller:
+  a Dataflow holds the workflow, and one kept beside it would keep every analysis's tree.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from analysis.document.expressions import analyze_expression
-from analysis.document.expressions.parsing import ParsedExpression
 from analysis.document.graph import Graph
 from analysis.document.model import InputDecl, NodeDef, Workflow
 from analysis.document.yaml_nodes import YMapping, plain_value
@@ -74,7 +75,7 @@ from analysis.schema.value_types import (
     restricted,
 )
 from analysis.types.algebra import join, options
-from analysis.types.infer import expression_type, member_type, returned_type
+from analysis.types.infer import member_type, returned_type, text_type
 
 FileAgent = Callable[[str], YMapping | None]
 
@@ -98,11 +99,12 @@ UNKNOWN = TypedValue(AnyValue(), "unknown")
 
 
 class Dataflow:
-    def __init__(self, workflow: Workflow, graph: Graph,
-                 file_agent: FileAgent | None = None) -> None:
+    def __init__(self, workflow: Workflow, graph: Graph, file_agent: FileAgent | None = None,
+                 reads: Mapping[str, Sequence[str]] | None = None) -> None:
         self.workflow = workflow
         self.graph = graph
         self.file_agent = file_agent
+        self._reads = reads
         self._outputs: dict[str, TypedValue | None] = {}
         self._deriving: set[str] = set()
         self._inputs: ObjectType | None = None
@@ -162,9 +164,7 @@ class Dataflow:
             found.extend(self.graph.fan_in_branches(node.id))
         if node.expression is not None and node.type in ("transform", "merge"):
             ancestors = self.graph.ancestors(node.id)
-            found.extend(read.node_id for read in
-                         analyze_expression(node.expression.value).output_reads
-                         if read.node_id in ancestors)
+            found.extend(read for read in self._output_reads(node) if read in ancestors)
         return [producer for producer in found if producer != node.id]
 
     def _derived(self, node_id: str) -> TypedValue | None:
@@ -193,7 +193,7 @@ class Dataflow:
                                          descriptions=self.inputs.descriptions),
                               "the declared inputs")
         if node.type == "parallel":
-            return TypedValue(NullType(), f"{name} (a parallel stores null)")
+            return TypedValue(NullType(), f"{name} is a parallel, which stores null")
         return UNKNOWN
 
     def _agent(self, node: NodeDef) -> TypedValue:
@@ -208,7 +208,7 @@ class Dataflow:
             return UNKNOWN if value_type is None else \
                 TypedValue(value_type, f"{owner}'s output_schema")
         if self._agent_known(node):
-            return TypedValue(StringType(), f"{node.id}'s text (no output_schema)")
+            return TypedValue(StringType(), f"{node.id} has no output_schema: it answers text")
         return UNKNOWN
 
     def _agent_known(self, node: NodeDef) -> bool:
@@ -253,31 +253,37 @@ class Dataflow:
         return UNKNOWN
 
     def _inferred(self, node: NodeDef) -> ValueType:
-        """The type of the value of the node's expression, under the types of the outputs it
-        reads (the others unknown)."""
-        assert node.id is not None
-        if node.expression is None:
+        """What the node's expression hands on: its value as JSON, a top-level undefined
+        failing the node."""
+        return returned_type(self.expression_value(node))
+
+    def expression_value(self, node: NodeDef) -> ValueType:
+        """The type of the value of the node's expression (a condition's, a transform's, a
+        custom merge's), under the types of the outputs it reads (the others unknown) the
+        engine holds them to."""
+        if node.id is None or node.expression is None:
             return AnyValue()
-        source = node.expression.value
-        producers = [read.node_id for read in analyze_expression(source).output_reads]
-        # what the engine hands on: JSON, a top-level undefined failing the node
-        return returned_type(expression_type(
-            ParsedExpression(source), self.roots_for(node.id, producers, enforced_only=True)))
+        roots = self.roots_for(node.id, self._output_reads(node), enforced_only=True)
+        return text_type(node.expression.value, roots)
+
+    def _output_reads(self, node: NodeDef) -> Sequence[str]:
+        """The ids whose `run.outputs` the node's expression reads literally."""
+        if self._reads is not None:
+            return self._reads.get(node.id or "", ())
+        assert node.expression is not None
+        return [read.node_id for read in analyze_expression(node.expression.value).output_reads]
 
     def branch_type(self, merge_id: str) -> ValueType:
-        """The type of one element of the merge's `branches`: any completed fan-in branch's
-        output, a condition's as null (`dryrun.scope.engine_scope`)."""
+        """The type of one element of the merge's `branches`: any completed value-producing
+        fan-in branch's output (`Graph.fan_in_branches`: a condition or parallel only gates)."""
         found: list[ValueType] = []
         for branch in dict.fromkeys(self.graph.fan_in_branches(merge_id)):
             if self.workflow.node(branch) is None:
                 continue  # reported by unknown-node; it never completes
             produced = self._derived(branch)
-            if produced is None:
-                found.append(NullType())
-            elif not produced.enforced:
+            if produced is None or not produced.enforced:
                 return AnyValue()
-            else:
-                found.append(produced.type)
+            found.append(produced.type)
         return join(*found) if found else AnyValue()
 
     # -- what a node reads
@@ -403,16 +409,11 @@ def _number(value: object) -> float | None:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-_DATAFLOWS: weakref.WeakKeyDictionary[Workflow, Dataflow] = weakref.WeakKeyDictionary()
-
-
-def dataflow_of(workflow: Workflow, graph: Graph,
-                file_agent: FileAgent | None = None) -> Dataflow:
-    """The workflow's Dataflow: the one an earlier call for this workflow made (so rules and the
-    editor logic share one per analysis), else a new one."""
-    found = _DATAFLOWS.get(workflow)
-    if found is None or found.graph is not graph or (
-            file_agent is not None and found.file_agent != file_agent):
-        found = Dataflow(workflow, graph, file_agent)
-        _DATAFLOWS[workflow] = found
-    return found
+def dataflow_of(workflow: Workflow, graph: Graph, file_agent: FileAgent | None = None,
+                reads: Mapping[str, Sequence[str]] | None = None) -> Dataflow:
+    """The Dataflow of one analysis of `workflow` (its graph, and with `file_agent` the
+    workspace's file agents). Outputs are derived on first use, each once; nothing is kept
+    beyond the Dataflow itself, which holds the analysis's objects only while a caller does.
+    `reads` (node id → the ids its expression reads, as the analysis already found them) saves
+    looking the expressions up again; without it each is looked up."""
+    return Dataflow(workflow, graph, file_agent, reads)

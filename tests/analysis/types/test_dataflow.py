@@ -291,13 +291,6 @@ def test_a_cycle_is_unknown_not_a_hang() -> None:
     assert produced is not None
 
 
-def test_one_dataflow_per_workflow_is_shared() -> None:
-    data = flow("    - { id: t, type: transform, transform: '1' }")
-    assert dataflow_of(data.workflow, data.graph) is data
-    other = build_graph(data.workflow)
-    assert dataflow_of(data.workflow, other) is not data
-
-
 def test_the_examples_types_are_derived() -> None:
     text = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")
     workflow = build_workflow(read_yaml(SourceText(text)))
