@@ -2,8 +2,8 @@
 
 Each request a keystroke or a cursor move triggers is timed as the server computes it (without the
 protocol): completion of `run.outputs["` in the last node (1,000 ancestors to filter), typed
-completion after `run.outputs["x"].` there (the members of x's output type: with the analysis's
-dataflow already derived, and as the first request after an analysis derives it), hover
+completion after `run.outputs["x"].` there (the members of x's output type; each request derives
+the types it reads afresh), hover
 and references of a node id, rename planning, semantic tokens of every expression, document
 symbols and folding ranges, and the symbol index they share (built once per analysis). Rounds are
 interleaved in one run; the ratio of each median to analyze()'s is the number to report. Prints
@@ -25,7 +25,6 @@ from analysis.ide.highlighting import expression_tokens
 from analysis.ide.navigation import SymbolKind, build_index
 from analysis.ide.outline import folds, outline
 from analysis.ide.rename import plan_rename, rename_target
-from analysis.types import dataflow
 from bench.analysis import percentile, timed
 from server.lsp.documents import Snapshot
 from server.lsp.features.folding import folding_ranges
@@ -63,11 +62,6 @@ def main() -> int:
         assert found is not None
         return index.references(SymbolKind.NODE, found.name)
 
-    def fresh_typed_completion() -> object:
-        # the first completion after an analysis: nothing derived yet (no rule derived it)
-        dataflow._DATAFLOWS.pop(workflow, None)
-        return complete(result, member_text, member_at)
-
     def rename() -> object:
         return plan_rename(index, rename_target(index, node_at), "b50-merge")
 
@@ -76,7 +70,6 @@ def main() -> int:
         "symbol index (once per analysis)": lambda: build_index(workflow),
         "completion run.outputs[\"": lambda: complete(result, text, typing_at),
         "completion run.outputs[\"x\"]. typed": lambda: complete(result, member_text, member_at),
-        "  the same, first after an analysis": fresh_typed_completion,
         "completion of a schema key": lambda: complete(result, key_text, key_at),
         "references of a node id": find_references,
         "rename plan": rename,

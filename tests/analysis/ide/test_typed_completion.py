@@ -135,3 +135,15 @@ def test_half_typed_reads_never_raise(typed: str) -> None:
             TYPED.replace("prompt_template: 'Notes on {{ run.outputs[\"classify\"].topic }}'",
                           f"prompt_template: 'Notes on {{{{ {typed}")
         complete(MODEL, text, text.index(typed, text.index(place)) + len(typed))
+
+
+def test_crlf_and_lf_lines_complete_alike() -> None:
+    # the cursor's line is found with str methods without a `\r`, with the YAML line breaks
+    # (`\r\n`, `\r`, `\n`) otherwise: both must read the same field and prefix
+    text, found = in_report("run.outputs.classify.")
+    for newline in ("\r\n", "\r"):
+        crlf = text.replace("\n", newline)
+        at = crlf.index("run.outputs.classify.", crlf.index("id: report")) + 21
+        assert [(c.label, c.detail, crlf[c.replace[0]:c.replace[1]]) for c in
+                complete(MODEL, crlf, at)] == [
+            (c.label, c.detail, text[c.replace[0]:c.replace[1]]) for c in found]
