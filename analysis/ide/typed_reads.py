@@ -1,5 +1,5 @@
-"""The types editor features read: the dataflow's (`analysis.types.dataflow`, one per
-analysis), plus what a merge_fn's `branches[i]` is, branch by branch.
+"""The types editor features read: the dataflow's (`analysis.types.dataflow`), plus what a
+merge_fn's `branches[i]` is, branch by branch.
 
 Contract: `TypedReads(workflow, graph, flow).read_type(reader, root, path)` is the dataflow's
 `read_type`, except `branches[i]…` in a merge whose every fan-in branch surely completes before
@@ -78,6 +78,7 @@ class TypedReads:
 
 
 def typed_reads(workflow: Workflow, graph: Graph | None) -> TypedReads:
-    """The one place editor features get their types from: the analysis's own dataflow (the
-    same object the rules used while that workflow lives), unknown without a graph."""
+    """The one place editor features get their types from: a dataflow of the analysis the
+    request is served from (it derives only the outputs a read reaches), unknown without a
+    graph."""
     return TypedReads(workflow, graph, dataflow_of(workflow, graph) if graph else None)

@@ -4,6 +4,8 @@ workflow, completed after `run.outputs["classify"].`, lists the lines the page s
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -34,3 +36,18 @@ def test_the_documented_listing() -> None:
             line = f"{line:<33} (documentation: {candidate.documentation})"
         shown.append(line)
     assert shown == listing.strip().splitlines()
+
+
+def test_the_documented_typo_is_what_check_reports(tmp_path: Path) -> None:
+    # the README's and docs/server.md's message, from the real CLI on docs/rules.md's example
+    rules = (PAGE.parent / "rules.md").read_text(encoding="utf-8")
+    example = rules.split("### unknown-output-property", 1)[1].split("Fixed:", 1)[0]
+    (tmp_path / "demo.relavium.yaml").write_text(
+        re.findall(r"```yaml\n(.*?)```", example, re.DOTALL)[0], encoding="utf-8")
+    checked = subprocess.run(
+        [sys.executable, "-m", "server", "check", "--no-config", "demo.relavium.yaml"],
+        cwd=tmp_path, capture_output=True, text=True, check=False)
+    reported = checked.stdout.splitlines()[0]
+    readme = (PAGE.parents[1] / "README.md").read_text(encoding="utf-8")
+    assert f"\n{reported}\n" in readme
+    assert "\n" + reported.split(": ", 1)[1] + "\n" in PAGE.read_text(encoding="utf-8")
