@@ -43,3 +43,12 @@ def test_quiet_outside_a_merge_fn_index() -> None:
     text = TYPED.replace(MERGE_FN, "merge_fn: 'branches.map(")
     assert branch_help(MODEL, text, text.index("map(") + 4) is None
     assert branch_help(MODEL, TYPED, TYPED.index("labels[0]") + len("labels[")) is None
+
+
+def test_every_offset_answers_without_raising() -> None:
+    answered = [branch_help(MODEL, TYPED, offset) for offset in range(len(TYPED) + 1)]
+    # only the two `branches[` of the merge_fn, each right after its `[` and on its index
+    helped = [offset for offset, found in enumerate(answered) if found is not None]
+    first = TYPED.index("branches[0]") + len("branches[")
+    second = TYPED.index("branches[1]") + len("branches[")
+    assert helped == [first, first + 1, second, second + 1]
