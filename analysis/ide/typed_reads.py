@@ -9,8 +9,9 @@ only the branches that completed (fan-in.ts branchOutputs, see
 `analysis.dryrun.scope.completed_branches`): where a condition gates one of them, an index may
 name another branch, and the dataflow's element type (any branch's output) stands.
 `branches(merge_id)` → the fan-in branch ids and their outputs' types, and whether they are
-exact by index. `input_values()` → for each input whose type is an enum, its values as a
-completion detail's tail.
+exact by index. `denied_to_expressions(root, path)`: a secret input's or secret-derived
+context key's read, which fails in an expression (no type to show). `input_values()` → for
+each input whose type is an enum, its values as a completion detail's tail.
 """
 
 from __future__ import annotations
@@ -64,6 +65,14 @@ class TypedReads:
             if present and all(isinstance(option, Literals) for option in present):
                 found[name] = f" · {format_type(union_of(present), width=_ENUM_WIDTH)}"
         return found
+
+    def denied_to_expressions(self, root: str, path: Sequence[PathKey]) -> bool:
+        """Whether an expression's read fails before it has a value: a secret input or a
+        secret-derived context key (the sandbox raises `secret_context`)."""
+        if self.graph is None or not path:
+            return False
+        secret = {"inputs": self.graph.secret_inputs, "ctx": self.graph.secret_context}
+        return path[0] in secret.get(root, ())
 
     def read_type(self, reader: str, root: str, path: Sequence[PathKey]) -> TypedValue:
         if self.flow is None:

@@ -7,6 +7,7 @@ from analysis.checks.analyze import analyze
 from analysis.ide.read_hover import read_hover
 from analysis.ide.typed_reads import typed_reads
 from tests.analysis.ide.typed_workflow import TYPED
+from tests.conftest import EXAMPLES
 
 
 def hover(text: str, needle: str, back: int = 1) -> tuple[str, str] | None:
@@ -64,3 +65,12 @@ def test_every_offset_answers_without_raising() -> None:
     # every hover is a type line over characters of a read, never a value
     shown = [found for found in answered if found is not None]
     assert shown and all(" — " in text and "`" in text for text, _ in shown)
+
+
+def test_a_secret_read_in_an_expression_has_no_type() -> None:
+    # the sandbox denies it (secret_context): the declaration's hover says so, no type line
+    text = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8").replace(
+        "inputs.customer_tier ?? \"free\"", "inputs.crm_token ?? \"free\"")
+    assert hover(text, "inputs.crm_tok") is None
+    assert hover(text, "{{ inputs.crm_tok") is None  # a context value: no node reads it here
+    assert hover(text, "inputs.ticket_te") is not None

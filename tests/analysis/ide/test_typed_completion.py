@@ -147,3 +147,16 @@ def test_crlf_and_lf_lines_complete_alike() -> None:
         assert [(c.label, c.detail, crlf[c.replace[0]:c.replace[1]]) for c in
                 complete(MODEL, crlf, at)] == [
             (c.label, c.detail, text[c.replace[0]:c.replace[1]]) for c in found]
+
+
+def test_a_secret_input_offers_nothing_in_an_expression() -> None:
+    text = (EXAMPLES / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")
+    result = analyze(text)
+    typing = text.replace("inputs.customer_tier ?? \"free\"", "inputs.crm_token.")
+    assert complete(result, typing, typing.index("crm_token.") + len("crm_token.")) == []
+    typing = text.replace("inputs.customer_tier ?? \"free\"", "inputs.ticket_text.")
+    assert labels(complete(result, typing, typing.index("ticket_text.") + 12)) == ["length"]
+
+
+def labels(found: list[Candidate]) -> list[str]:
+    return [candidate.label for candidate in found]
