@@ -300,9 +300,8 @@ class _Facts:
     def typed(self, typing: Typing, dialect: Dialect, prefix: str) -> list[Candidate]:
         reader = self.reader()
         reads = typed_reads(self.workflow, self.graph)
-        if reader is None or reader.id is None or (
-                dialect is Dialect.EXPRESSION
-                and reads.denied_to_expressions(typing.read.root, typing.read.path)):
+        if reader is None or reader.id is None or reads.denied(typing.read.root,
+                                                               typing.read.path):
             return []
         return typed_members(reads, reader.id, typing, dialect,
                              text=self.cursor.text, offset=self.offset,

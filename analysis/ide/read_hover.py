@@ -5,8 +5,8 @@ templates. Only types are shown, never a value (a secret's type is `string`, not
 Contract: `read_hover(workflow, reads, offset)` → (Markdown, document span of the segment under
 the cursor) or None: off a read, on a binding alone (`inputs`, `run.outputs`: their docs are
 elsewhere), on a read the scope does not hold as written (a string, a comment, a shadowed
-binding, `branches` outside a merge_fn), on a secret input's or secret-derived context key's
-read in an expression (it fails), or where the type is unknown (`AnyValue` says
+binding, `branches` outside a merge_fn), on a node's read of a secret input or a secret-derived
+context key (it fails), or where the type is unknown (`AnyValue` says
 nothing, as everywhere).
 """
 
@@ -27,10 +27,12 @@ _HOVER_WIDTH = 100
 
 def read_hover(workflow: Workflow, reads: TypedReads, offset: int
                ) -> tuple[str, tuple[int, int]] | None:
-    located = _expression_read(workflow, reads, offset) or _template_read(workflow, offset)
+    located = _expression_read(workflow, offset) or _template_read(workflow, offset)
     if located is None:
         return None
     field, reader, found, shift = located
+    if reads.denied(found.read.root, found.read.path):
+        return None  # the read fails: the declaration's hover says why
     typed = reads.read_type(reader, found.read.root, found.read.path)
     if is_unknown(typed.type):
         return None
@@ -53,7 +55,7 @@ def _name(found: ReadAt) -> str:
     return f"{owner}[{last}]"
 
 
-def _expression_read(workflow: Workflow, reads: TypedReads, offset: int
+def _expression_read(workflow: Workflow, offset: int
                      ) -> tuple[ScalarText, str, ReadAt, int] | None:
     located = expression_at(workflow, offset)
     reader = located[0].node.id if located is not None else None
@@ -66,8 +68,6 @@ def _expression_read(workflow: Workflow, reads: TypedReads, offset: int
         return None
     if found.read.root == "branches" and field.name != "merge_fn":
         return None
-    if reads.denied_to_expressions(found.read.root, found.read.path):
-        return None  # the read fails (secret_context): the declaration's hover says so
     binding = any(token.span.start == found.read.start and token.kind is TokenKind.SCOPE_BINDING
                   for token in semantic_tokens(source))
     return (field, reader, found, 0) if binding else None

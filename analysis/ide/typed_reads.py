@@ -9,8 +9,8 @@ only the branches that completed (fan-in.ts branchOutputs, see
 `analysis.dryrun.scope.completed_branches`): where a condition gates one of them, an index may
 name another branch, and the dataflow's element type (any branch's output) stands.
 `branches(merge_id)` → the fan-in branch ids and their outputs' types, and whether they are
-exact by index. `denied_to_expressions(root, path)`: a secret input's or secret-derived
-context key's read, which fails in an expression (no type to show). `input_values()` → for
+exact by index. `denied(root, path)`: a node's read of a secret input or a secret-derived
+context key, which fails (no type to show). `input_values()` → for
 each input whose type is an enum, its values as a completion detail's tail.
 """
 
@@ -66,9 +66,10 @@ class TypedReads:
                 found[name] = f" · {format_type(union_of(present), width=_ENUM_WIDTH)}"
         return found
 
-    def denied_to_expressions(self, root: str, path: Sequence[PathKey]) -> bool:
-        """Whether an expression's read fails before it has a value: a secret input or a
-        secret-derived context key (the sandbox raises `secret_context`)."""
+    def denied(self, root: str, path: Sequence[PathKey]) -> bool:
+        """Whether a node's read fails before it has a value: a secret input or a
+        secret-derived context key (an expression's raises `secret_context`; a node's template
+        may not print one)."""
         if self.graph is None or not path:
             return False
         secret = {"inputs": self.graph.secret_inputs, "ctx": self.graph.secret_context}

@@ -73,4 +73,6 @@ def test_a_secret_read_in_an_expression_has_no_type() -> None:
         "inputs.customer_tier ?? \"free\"", "inputs.crm_token ?? \"free\"")
     assert hover(text, "inputs.crm_tok") is None
     assert hover(text, "{{ inputs.crm_tok") is None  # a context value: no node reads it here
+    prompt = text.replace("Ticket: {{ inputs.ticket_text }}", "Ticket: {{ inputs.crm_token }}")
+    assert hover(prompt, "Ticket: {{ inputs.crm_tok") is None  # a node's template may not
     assert hover(text, "inputs.ticket_te") is not None
