@@ -52,14 +52,17 @@ Contract:
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from analysis.document.expressions import analyze_expression
 from analysis.document.graph import Graph
 from analysis.document.model import InputDecl, NodeDef, Workflow
-from analysis.document.yaml_nodes import YMapping, plain_value
-from analysis.schema.output_schema import compile_output_schema, node_output_type
+from analysis.document.yaml_nodes import YMapping, YNode, plain_value
+from analysis.schema.output_schema import compile_output_schema
 from analysis.schema.value_types import (
     AnyValue,
     ArrayType,
@@ -86,6 +89,19 @@ _GATE_RECORD = ObjectType((("decision", Literals(GATE_DECISIONS)),), frozenset({
 _MASKED_SECRET = ObjectType((("secret", Literals((True,))), ("ref", StringType())),
                             frozenset({"secret", "ref"}), None)
 _TEXT_INPUTS = ("string", "file_path", "code_diff", "secret")
+# Types are values (no document objects in them), kept across analyses: a keystroke changes one
+# expression, and every other's type is looked up by its text and the types it reads.
+MAX_CACHED = 8192
+_LOCK = threading.Lock()
+_SCHEMA_TYPES: OrderedDict[str, ValueType | None] = OrderedDict()
+
+
+@lru_cache(maxsize=MAX_CACHED)
+def _expression_types(source: str, roots: tuple[tuple[str, ValueType], ...]
+                      ) -> tuple[ValueType, ValueType]:
+    """The expression's value's type, and what the engine hands on of it (`returned_type`)."""
+    value_type = text_type(source, dict(roots))
+    return value_type, returned_type(value_type)
 
 
 @dataclass(frozen=True)
@@ -202,7 +218,9 @@ class Dataflow:
             return UNKNOWN
         entry = self.workflow.output_schema_of(node, self.file_agent)
         if entry is not None:
-            value_type = node_output_type(self.workflow, node, self.file_agent)
+            # the same as node_output_type, the workflow's own schemas compiled once per text
+            inline = entry is self.workflow.output_schema_of(node)
+            value_type = self._schema_type(entry.value, inline)
             owner = node.id if node.mapping.get("output_schema") is not None else \
                 f"agent {node.agent_ref.id if node.agent_ref else ''}"
             return UNKNOWN if value_type is None else \
@@ -210,6 +228,23 @@ class Dataflow:
         if self._agent_known(node):
             return TypedValue(StringType(), f"{node.id} has no output_schema: it answers text")
         return UNKNOWN
+
+    def _schema_type(self, schema: YNode, inline: bool) -> ValueType | None:
+        """The type an `output_schema` value describes; one of this document's (`inline`) is
+        compiled once per text across analyses (the type is a function of the text alone)."""
+        if not inline:
+            return compile_output_schema(schema).value_type
+        text = self.workflow.source.text[schema.start:schema.end]
+        with _LOCK:
+            if text in _SCHEMA_TYPES:
+                _SCHEMA_TYPES.move_to_end(text)
+                return _SCHEMA_TYPES[text]
+        value_type = compile_output_schema(schema).value_type
+        with _LOCK:
+            _SCHEMA_TYPES[text] = value_type
+            if len(_SCHEMA_TYPES) > MAX_CACHED:
+                _SCHEMA_TYPES.popitem(last=False)
+        return value_type
 
     def _agent_known(self, node: NodeDef) -> bool:
         """Whether the node's agent is known to declare no `output_schema` (inline, or in a
@@ -227,7 +262,7 @@ class Dataflow:
             return TypedValue(inferred, f"inferred from {node.id}'s transform")
         declared = node.mapping.get("output_schema")
         if declared is not None and isinstance(declared.value, YMapping):
-            value_type = compile_output_schema(declared.value).value_type
+            value_type = self._schema_type(declared.value, inline=True)
             if value_type is not None:
                 return TypedValue(value_type, f"{node.id}'s output_schema (not checked by the "
                                               "engine)", enforced=False)
@@ -255,16 +290,19 @@ class Dataflow:
     def _inferred(self, node: NodeDef) -> ValueType:
         """What the node's expression hands on: its value as JSON, a top-level undefined
         failing the node."""
-        return returned_type(self.expression_value(node))
+        return self._expression_types(node)[1]
 
     def expression_value(self, node: NodeDef) -> ValueType:
         """The type of the value of the node's expression (a condition's, a transform's, a
         custom merge's), under the types of the outputs it reads (the others unknown) the
         engine holds them to."""
+        return self._expression_types(node)[0]
+
+    def _expression_types(self, node: NodeDef) -> tuple[ValueType, ValueType]:
         if node.id is None or node.expression is None:
-            return AnyValue()
+            return AnyValue(), AnyValue()
         roots = self.roots_for(node.id, self._output_reads(node), enforced_only=True)
-        return text_type(node.expression.value, roots)
+        return _expression_types(node.expression.value, tuple(roots.items()))
 
     def _output_reads(self, node: NodeDef) -> Sequence[str]:
         """The ids whose `run.outputs` the node's expression reads literally."""
