@@ -14,6 +14,9 @@ Contexts and what they offer:
   `ctx.` → context keys (secret-derived ones likewise); `Math.`, `JSON.`, … → members (no
   `Math.random`); a name being typed → the scope bindings (`branches` only in `merge_fn`) and the
   sandbox's globals. Nothing inside strings and comments.
+- below a value in either (`run.outputs["x"].`, `run.outputs.x?.`, `inputs.x.`, `branches[0].`
+  in a merge_fn, `…labels[0].`, `["`): the members of its type (`analysis.ide.completion_typed`,
+  types from `analysis.ide.typed_reads`), nothing where the type is unknown.
 - template fields, inside an open `{{`: `inputs.`, `ctx.`, `run.outputs["` (nodes with an output
   that can feed this node without a cycle; none in a context value, where run.outputs is
   refused).
