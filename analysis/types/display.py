@@ -1,8 +1,9 @@
 """A value type as a reader sees it in completion details and hovers: TypeScript-like and
 bounded, so a schema of fifty properties still fits on a line.
 
-Contract: `format_type(value_type, *, width=72)` never raises and returns at most about `width`
-characters (a floor of 24 keeps one property readable): `{ severity: "low" | "high"; topic?:
+Contract: `format_type(value_type, *, width=72)` never raises and returns about `width`
+characters (a floor of 24 keeps one property readable; members it must show, nested, may take
+it past, never beyond three times `width`): `{ severity: "low" | "high"; topic?:
 string; … 12 more }`, `string[]`, `(number | null)[]`, `{ [key: string]: unknown }` for an
 object whose other keys are unknown. `AnyValue` reads `unknown`, and so does a union holding it
 (`is_unknown`); `NoValue` reads `never`; an integer is a `number` (JavaScript has no other).
