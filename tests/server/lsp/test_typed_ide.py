@@ -49,6 +49,10 @@ async def test_completion_lists_schema_properties_with_their_types(
         ("labels", "{ name?: string; score?: number; [key: string]: unknown }[]"),
     ]
     assert all(item.kind == types.CompletionItemKind.Method for item in items)
+    # the schema's description is the item's documentation
+    assert items[1].documentation == types.MarkupContent(
+        kind=types.MarkupKind.Markdown, value="What the ticket is about")
+    assert items[0].documentation is None
     ticket = items[2]
     assert isinstance(ticket.text_edit, types.TextEdit)
     # a `-` name is written in the bracket form, from the dot on (UTF-16 range past the emoji)
