@@ -24,6 +24,7 @@ other constraints (`minLength`, …) applied to them. The forms:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 JsonScalar = str | int | float | bool | None
 
@@ -55,8 +56,9 @@ class NumberType:
     exclusive_maximum: float | None = None
     multiple_of: float | None = None
     # False for a number JavaScript computed (arithmetic, `Math.*`), which may be NaN or
-    # ±Infinity; a JSON number, as every schema's is, is always finite.
-    finite: bool = True
+    # ±Infinity; a JSON number, as every schema's is, is always finite. (Keyword-only: the
+    # compiler passes the bounds by position.)
+    finite: bool = field(default=True, kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,12 @@ class ObjectType:
     max_properties: int | None = None
     # Each declared property's `description`, for completion and hover; not part of the shape.
     descriptions: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+
+    @cached_property
+    def declared(self) -> dict[str, ValueType]:
+        """`properties` by name, built once per object (not part of the shape): a workflow's
+        `run.outputs` type has a property per node, read by every expression."""
+        return dict(self.properties)
 
     def property(self, name: str) -> ValueType | None:
         """The type of key `name`'s value: its declared type, else the extra keys' (None when

@@ -9,20 +9,20 @@ from collections.abc import Iterable, Iterator
 
 from analysis.schema.value_types import (
     AnyValue,
-    ArrayType,
     BooleanType,
     JsonScalar,
     Literals,
     NoValue,
     NullType,
     NumberType,
-    ObjectType,
     StringType,
     UndefinedType,
     Union,
     ValueType,
 )
 
+NOTHING = NoValue()
+UNDEFINED_TYPE = UndefinedType()
 # Past this many options a union says little and costs every later step: it becomes unknown.
 MAX_OPTIONS = 24
 
@@ -63,16 +63,18 @@ def join(*types: ValueType) -> ValueType:
     literal_values: list[JsonScalar] = []
     for value_type in types:
         for option in options(value_type):
-            if isinstance(option, AnyValue):
-                return AnyValue()
-            if isinstance(option, Literals):
-                literal_values.extend(option.values)
-            elif option not in members:
+            kind = type(option)
+            if kind is AnyValue:
+                return option
+            if kind is Literals:
+                literal_values.extend(option.values)  # type: ignore[union-attr]
+            # compared with members of its own class only: a cross-class == tries both sides
+            elif not any(type(member) is kind and member == option for member in members):
                 members.append(option)
     if literal_values:
         members.append(Literals(_literal_values(literal_values)))
     if not members:
-        return NoValue()
+        return NOTHING
     if len(members) > MAX_OPTIONS:
         return AnyValue()
     return members[0] if len(members) == 1 else Union(tuple(members))
@@ -167,6 +169,3 @@ def is_string_type(value_type: ValueType) -> bool:
         found = True
     return found
 
-
-def is_container(value_type: ValueType) -> bool:
-    return isinstance(value_type, ArrayType | ObjectType)

@@ -25,7 +25,6 @@ STRING = StringType()
 BOOLEAN = BooleanType()
 # A number JavaScript computed: NaN and ±Infinity included.
 COMPUTED_NUMBER = NumberType(finite=False)
-INTEGER = NumberType(integer=True)
 # indexOf and its kin: -1 when not found.
 POSITION = NumberType(integer=True, minimum=-1)
 COUNT = NumberType(integer=True, minimum=0)

@@ -16,7 +16,7 @@ from analysis.schema.value_types import (
     UndefinedType,
     ValueType,
 )
-from analysis.types.algebra import is_nothing, is_string_type, join, options
+from analysis.types.algebra import UNDEFINED_TYPE, is_nothing, is_string_type, join, options
 from analysis.types.builtins import (
     ARRAY_FIXED_METHODS,
     ARRAY_SAME_ITEMS,
@@ -76,6 +76,8 @@ def _namespace_call(walk: Walker, namespace: str, name: str, nodes: Arguments) -
         return _after_arguments(walk, nodes, NAMESPACE_FUNCTIONS[(namespace, name)])
     if namespace != "Object":
         return AnyValue()
+    if name == "assign" and nodes:
+        return _assign(walk, nodes)
     types = _arguments(walk, nodes)
     if types is None:
         return AnyValue()
@@ -88,15 +90,44 @@ def _namespace_call(walk: Walker, namespace: str, name: str, nodes: Arguments) -
         if name == "values":
             return ArrayType(values)
         return ArrayType(ArrayType(join(STRING, values), min_items=2, max_items=2))
-    if name == "assign" and types:
-        shape = ObjectShape()
-        for source in types:
-            if not shape.spread_type(source):
-                return AnyValue()
-        return shape.build()
     if name == "freeze" and types:
         return types[0]
     return AnyValue()
+
+
+def _assign(walk: Walker, nodes: Arguments) -> ValueType:
+    """`Object.assign(target, ...sources)`: the target with each source's keys copied in order;
+    an array spread among the sources copies each of its items, how many there are unknown
+    (`Object.assign({}, ...branches)`, a custom merge's usual form)."""
+    shape = ObjectShape()
+    for node in nodes:
+        if isinstance(node, Arrow):
+            return AnyValue()
+        spread = isinstance(node, Spread)
+        source = walk.type_of(node.value if isinstance(node, Spread) else node)
+        if is_nothing(source):
+            return NoValue()
+        if spread:
+            if not isinstance(source, ArrayType):
+                return AnyValue()
+            source = source.items
+        if _may_set_prototype(source) or not shape.spread_type(source, surely=not spread):
+            return AnyValue()
+    return shape.build()
+
+
+def _may_set_prototype(source: ValueType) -> bool:
+    """Whether copying `source` by assignment may meet an own `__proto__` key holding an object
+    or null, which `Object.assign` hands to the prototype setter instead of copying (a
+    `{...source}` spread copies it as a key)."""
+    for option in options(source):
+        if isinstance(option, ObjectType):
+            value = option.declared.get("__proto__", option.additional)
+            if value is not None and any(
+                    isinstance(v, ObjectType | ArrayType | AnyValue | NullType)
+                    or (isinstance(v, Literals) and None in v.values) for v in options(value)):
+                return True
+    return False
 
 
 def _method(walk: Walker, receiver: ValueType, name: str, nodes: Arguments) -> ValueType:
@@ -118,7 +149,7 @@ def _array_method(walk: Walker, receiver: ArrayType, name: str, nodes: Arguments
     if name in ARRAY_SAME_ITEMS:
         return _after_arguments(walk, nodes, ArrayType(items))
     if name in ("find", "findLast", "at"):
-        return _after_arguments(walk, nodes, join(items, UndefinedType()))
+        return _after_arguments(walk, nodes, join(items, UNDEFINED_TYPE))
     if name in ("map", "flatMap"):
         body = walk.callback(nodes[0], [items, _INDEX, receiver]) if nodes else None
         if body is None:

@@ -362,17 +362,20 @@ class Dataflow:
             if produced is None:
                 return TypedValue(UndefinedType(), f"{path[1]} stores no output (a condition)")
             value_type, origin, rest = produced.type, produced.origin, path[2:]
-            enforced = produced.enforced
+            enforced, records = produced.enforced, 0
         else:
             roots = self.roots_for(node_id, ())
             if root not in roots:
                 return UNKNOWN
             value_type, rest, enforced = roots[root], path, True
+            # the scope's records have no prototype (expression-sandbox-spec.md, Scope): `run`
+            # and `run.outputs`, `inputs`, `ctx`; a merge's branches are an ordinary array
+            records = 0 if root == "branches" else 2 if root == "run" else 1
             origin = "the declared inputs" if root == "inputs" else \
                 "the workflow's context" if root == "ctx" else \
                 f"{node_id}'s branches" if root == "branches" else "the run"
-        for key in rest:
-            value_type = member_type(value_type, key)
+        for index, key in enumerate(rest):
+            value_type = member_type(value_type, key, null_prototype=index < records)
         return TypedValue(value_type, origin, enforced)
 
 

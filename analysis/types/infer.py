@@ -37,6 +37,7 @@ from analysis.schema.value_types import (
     ValueType,
 )
 from analysis.types.algebra import (
+    UNDEFINED_TYPE,
     falsy_part,
     is_nothing,
     is_string_type,
@@ -49,7 +50,7 @@ from analysis.types.algebra import (
 from analysis.types.builtins import GLOBAL_VALUES, MATH_CONSTANTS
 from analysis.types.calls import call_type
 from analysis.types.literals import ObjectShape
-from analysis.types.membership import UNDEFINED, admits, member_type
+from analysis.types.membership import OBJECT_PROTOTYPE_KEYS, UNDEFINED, admits, member_type
 from analysis.types.operators import binary_type, unary_type
 from analysis.types.program import (
     ArrayLiteral,
@@ -126,7 +127,9 @@ def _json_value(value_type: ValueType, *, top: bool = False) -> ValueType:
         return ArrayType(_json_item(value_type.items), value_type.min_items,
                          value_type.max_items, value_type.unique)
     if isinstance(value_type, ObjectType):
-        properties = tuple((name, _json_property(t)) for name, t in value_type.properties)
+        # a key whose value is always undefined is never in the JSON
+        properties = tuple((name, kept) for name, t in value_type.properties
+                           if not is_nothing(kept := _json_property(t)))
         additional = value_type.additional
         return ObjectType(
             properties,
@@ -180,7 +183,7 @@ class Inference:
             return expr.type
         if isinstance(expr, Read | Call):
             value_type, cut = self.chain(expr)
-            return join(value_type, UndefinedType()) if cut else value_type
+            return join(value_type, UNDEFINED_TYPE) if cut else value_type
         if isinstance(expr, Name):
             return self._name(expr.name)
         if isinstance(expr, Binary):
@@ -227,7 +230,9 @@ class Inference:
         if isinstance(obj, Name) and obj.name == "Math" and key in MATH_CONSTANTS and (
                 self.is_global("Math")):
             return NumberType(), cut
-        return member_type(base, key, null_prototype=self._is_scope_record(obj)), cut
+        # (only the names every ordinary object inherits differ on a record without prototype)
+        record = key in OBJECT_PROTOTYPE_KEYS and self._is_scope_record(obj)
+        return member_type(base, key, null_prototype=record), cut
 
     def base(self, link: Read | Call) -> tuple[ValueType, bool]:
         obj = link.obj if isinstance(link, Read) else link.receiver
@@ -269,7 +274,7 @@ class Inference:
         for item in expr.items:
             if isinstance(item, Spread):
                 spread = True
-                spread_items = self.spread_items(item)
+                spread_items = self._spread_items(item)
                 if spread_items is None:
                     return AnyValue()
                 items.append(spread_items)
@@ -280,7 +285,7 @@ class Inference:
                 return NoValue()
         return ArrayType(join(*items), min_items=fixed or None, max_items=None if spread else fixed)
 
-    def spread_items(self, spread: Spread) -> ValueType | None:
+    def _spread_items(self, spread: Spread) -> ValueType | None:
         """The items `...x` adds to an array (None: unknown)."""
         parts = []
         for option in options(self.type_of(spread.value)):
@@ -313,10 +318,15 @@ class Inference:
                  parameters: list[ValueType]) -> ValueType | None:
         if not isinstance(arrow, Arrow) or arrow.body is None:
             return None
-        frame = {name: parameters[position] if position < len(parameters) else UndefinedType()
+        frame = {name: parameters[position] if position < len(parameters) else UNDEFINED_TYPE
                  for position, name in enumerate(arrow.parameters)}
         self.locals.append(frame)
         try:
+            for name, value in arrow.bindings:
+                value_type = self.type_of(value)
+                if is_nothing(value_type):
+                    return NoValue()  # the declaration throws: the call does
+                frame[name] = value_type
             return self.type_of(arrow.body)
         finally:
             self.locals.pop()

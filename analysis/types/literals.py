@@ -71,16 +71,20 @@ class ObjectShape:
                 earlier, was_present = self.properties[key]
                 self.properties[key] = (join(earlier, value_type), was_present)
 
-    def spread_type(self, source: ValueType) -> bool:
-        """`{...source}` for any type; False when it is not followed (the shape is unknown)."""
+    def spread_type(self, source: ValueType, *, surely: bool = True) -> bool:
+        """`{...source}` for any type; False when it is not followed (the shape is unknown).
+        `surely` False: the spread may not happen at all (an item of an array spread into
+        `Object.assign`)."""
         found = list(options(source))
         objects = [o for o in found if isinstance(o, ObjectType)]
         nullish = [o for o in found if isinstance(o, NullType | UndefinedType)
                    or (isinstance(o, Literals) and o.values == (None,))]
-        if len(objects) + len(nullish) != len(found) or len(objects) > 1:
+        if len(objects) + len(nullish) != len(found):
             return False
+        # one of several objects (or none) is copied: each one's keys are only maybe there
+        certain = surely and len(objects) == 1 and not nullish
         for source_object in objects:
-            self.spread(source_object, surely=not nullish)
+            self.spread(source_object, surely=certain)
         return True
 
     def build(self) -> ObjectType:

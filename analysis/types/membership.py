@@ -28,7 +28,7 @@ from analysis.schema.value_types import (
     Union,
     ValueType,
 )
-from analysis.types.algebra import join, options, same_literal
+from analysis.types.algebra import UNDEFINED_TYPE, join, options, same_literal
 
 
 class _Undefined:
@@ -55,7 +55,6 @@ OBJECT_PROTOTYPE_KEYS = frozenset({
 })
 # A canonical array index: what `String(n)` gives for 0 <= n < 2**32 - 1.
 _MAX_INDEX = 2**32 - 2
-_INDEX = NumberType(integer=True, minimum=0)
 _STRING_LENGTH = NumberType(integer=True, minimum=0)
 
 
@@ -98,21 +97,21 @@ def _member_of(base: ValueType, key: str | int, null_prototype: bool) -> ValueTy
 
 
 def _object_member(base: ObjectType, key: str, null_prototype: bool) -> ValueType:
-    for declared, value_type in base.properties:
-        if declared == key:
-            return value_type if key in base.required else join(value_type, UndefinedType())
+    value_type = base.declared.get(key)
+    if value_type is not None:
+        return value_type if key in base.required else join(value_type, UNDEFINED_TYPE)
     if not null_prototype and key in OBJECT_PROTOTYPE_KEYS:
         return AnyValue()
     if base.additional is None:
-        return UndefinedType()
-    return join(base.additional, UndefinedType())
+        return UNDEFINED_TYPE
+    return join(base.additional, UNDEFINED_TYPE)
 
 
 def _sequence_member(key: str | int, item: ValueType) -> ValueType:
     """A string's or an array's key: an index reads an item or undefined past the end; `length`
     a count; anything else its prototype's (a method, unknown here)."""
     if array_index(key) is not None:
-        return join(item, UndefinedType())
+        return join(item, UNDEFINED_TYPE)
     if key == "length":
         return _STRING_LENGTH
     return AnyValue()
@@ -131,8 +130,8 @@ def _literal_member(value: object, key: str | int) -> ValueType:
         index = array_index(key)
         if index is not None:
             # One UTF-16 code unit, as JavaScript indexes strings; past the end, undefined.
-            return join(StringType(min_length=1, max_length=1), UndefinedType()) if (
-                index < _utf16_length(value)) else UndefinedType()
+            return join(StringType(min_length=1, max_length=1), UNDEFINED_TYPE) if (
+                index < _utf16_length(value)) else UNDEFINED_TYPE
     return AnyValue()
 
 
@@ -198,7 +197,7 @@ def _admits_object(value_type: ObjectType, value: Mapping[object, object]) -> bo
         return False
     if any(name not in value for name in value_type.required):
         return False
-    declared = dict(value_type.properties)
+    declared = value_type.declared
     for key, item in value.items():
         if not isinstance(key, str):
             return False

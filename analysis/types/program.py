@@ -59,11 +59,13 @@ class Read:
 
 @dataclass(frozen=True, slots=True)
 class Arrow:
-    """An arrow function with an expression body and plain parameters (`body` None for one
-    inference does not follow: a block body, a pattern, `async`)."""
+    """An arrow function with plain parameters whose body is an expression, or a block of
+    `const`/`let` declarations and one `return` (`bindings` in order, then `body`); `body` None
+    for one inference does not follow (other statements, a pattern, `async`)."""
 
     parameters: tuple[str, ...]
     body: Expr | None
+    bindings: tuple[tuple[str, Expr], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,10 +276,36 @@ class _Compiler:
         parameters = [single] if single is not None else (
             _children(formal) if formal is not None else [])
         names = [self.name(p) if p.type == "identifier" else None for p in parameters]
-        if (body is None or body.type == "statement_block" or None in names
+        if (body is None or None in names
                 or any(child.type == "async" for child in node.children)):
             return Arrow((), None)
-        return Arrow(tuple(n for n in names if n is not None), self.expression(body))
+        known = tuple(n for n in names if n is not None)
+        if body.type != "statement_block":
+            return Arrow(known, self.expression(body))
+        block = self._block(body)
+        return Arrow((), None) if block is None else Arrow(known, block[1], block[0])
+
+    def _block(self, block: Node) -> tuple[tuple[tuple[str, Expr], ...], Expr] | None:
+        """`{ const a = …; let b = …; return …; }` as its bindings and returned expression."""
+        statements = _children(block)
+        if not statements or statements[-1].type != "return_statement":
+            return None
+        bindings: list[tuple[str, Expr]] = []
+        for statement in statements[:-1]:
+            if statement.type != "lexical_declaration":
+                return None
+            for declarator in _children(statement):
+                target, value = _field(declarator, "name"), _field(declarator, "value")
+                if target is None or value is None or target.type != "identifier":
+                    return None
+                name = self.name(target)
+                if name is None:
+                    return None
+                bindings.append((name, self.expression(value)))
+        returned = _children(statements[-1])
+        if len(returned) != 1:
+            return None  # `return;` or a sequence without parentheses
+        return tuple(bindings), self.expression(returned[0])
 
     def _operator(self, node: Node) -> Expr:
         operator_node = _field(node, "operator")

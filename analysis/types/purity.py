@@ -14,26 +14,38 @@ to a callback is not followed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
-from tree_sitter import Node
+from tree_sitter import Node, QueryCursor
 
 from analysis.document.expressions.js_text import decode_identifier, decode_string_body
-from analysis.document.expressions.parsing import ParsedExpression
+from analysis.document.expressions.parsing import ParsedExpression, query
 from analysis.document.expressions.scope import SCOPES, declared_names
 from analysis.types.builtins import GLOBAL_FUNCTIONS
 
-_WRITES = frozenset({
-    "assignment_expression", "augmented_assignment_expression", "update_expression",
-    "new_expression", "with_statement", "class", "class_declaration",
-})
 _HANDLES = frozenset({
     "prototype", "constructor", "__proto__", "getPrototypeOf", "setPrototypeOf", "assign",
     "defineProperty", "defineProperties", "__defineGetter__", "__defineSetter__", "Reflect",
     "eval", "Function", "globalThis", "call", "apply", "bind",
 })
-_NAMES = frozenset({"identifier", "property_identifier", "shorthand_property_identifier",
-                    "shorthand_property_identifier_pattern", "private_property_identifier"})
+# Where a handle's name may be written (a name holding one, or an escaped identifier): only
+# then are the names looked at one by one.
+_HANDLE_TEXT = re.compile(b"|".join(re.escape(name.encode()) for name in sorted(_HANDLES))
+                          + b"|\\\\")
+# The scan runs in tree-sitter's C code; Python looks at the few nodes it finds.
+_SCAN = query("""
+[(assignment_expression) (augmented_assignment_expression) (update_expression) (new_expression)
+ (with_statement) (class) (class_declaration)] @write
+(unary_expression operator: "delete") @write
+(call_expression) @call
+(subscript_expression) @subscript
+""")
+_NAMES = query("""
+[(identifier) (property_identifier) (shorthand_property_identifier)
+ (shorthand_property_identifier_pattern) (private_property_identifier)] @name
+""")
+_SCOPES = query("[" + " ".join(f"({kind})" for kind in sorted(SCOPES - {"program"})) + "] @scope")
 # Where a computed read's value is only read further or turned into a primitive: anywhere else
 # (an argument, an array item, a binding, a returned value) it may be a handle passed on.
 _CONSUMED_BY = frozenset({"member_expression", "subscript_expression", "unary_expression",
@@ -46,29 +58,33 @@ def may_rewrite_builtins(parsed: ParsedExpression) -> bool:
     def name_of(node: Node) -> str | None:
         return decode_identifier(parsed.text(node))
 
+    found = QueryCursor(_SCAN).captures(parsed.root)
+    if found.get("write"):
+        return True
+    if _HANDLE_TEXT.search(parsed.data) and _names_a_handle(parsed, name_of):
+        return True
+    if any(_computed_handle(parsed, node, node.parent) for node in found.get("subscript", ())):
+        return True
+    calls = found.get("call", ())
     declared: set[str] = set()
-    fresh_targets: set[int] = set()  # `assign` of `Object.assign({…}, …)`: a new object's
-    stack: list[tuple[Node, Node | None]] = [(parsed.root, None)]
-    calls: list[Node] = []
-    while stack:
-        node, parent = stack.pop()
-        kind = node.type
-        if kind in _WRITES or (kind == "unary_expression" and _operator(node) == "delete"):
-            return True
-        if kind in _NAMES:
-            name = name_of(node)
-            if name is None or (name in _HANDLES and node.id not in fresh_targets):
-                return True
-        elif kind == "call_expression":
-            calls.append(node)
-            if (assign := _assign_to_fresh_object(node, name_of)) is not None:
-                fresh_targets.add(assign.id)
-        elif kind == "subscript_expression" and _computed_handle(parsed, node, parent):
-            return True
-        if kind in SCOPES:
-            declared.update(declared_names(node, name_of))
-        stack.extend((child, node) for child in node.children)
+    if any(_global_callee(call, name_of) for call in calls):
+        for scope in QueryCursor(_SCOPES).captures(parsed.root).get("scope", ()):
+            declared.update(declared_names(scope, name_of))
     return not all(_plain_call(call, declared, name_of) for call in calls)
+
+
+def _names_a_handle(parsed: ParsedExpression, name_of: Callable[[Node], str | None]) -> bool:
+    for node in QueryCursor(_NAMES).captures(parsed.root).get("name", ()):
+        name = name_of(node)
+        if name is None or (name in _HANDLES and not _assigns_to_fresh_object(node, name_of)):
+            return True
+    return False
+
+
+def _global_callee(call: Node, name_of: Callable[[Node], str | None]) -> bool:
+    callee = call.child_by_field_name("function")
+    return callee is not None and callee.type == "identifier" and name_of(
+        callee) in GLOBAL_FUNCTIONS
 
 
 def _operator(node: Node) -> str | None:
@@ -88,18 +104,21 @@ def _computed_handle(parsed: ParsedExpression, subscript: Node, parent: Node | N
     return not (parent.type == "binary_expression" and _operator(parent) not in _PASSING_OPERATORS)
 
 
-def _assign_to_fresh_object(call: Node, name_of: Callable[[Node], str | None]) -> Node | None:
-    """The `assign` name of `Object.assign({…}, …)`, which writes only to the new object."""
-    callee = call.child_by_field_name("function")
+def _assigns_to_fresh_object(name: Node, name_of: Callable[[Node], str | None]) -> bool:
+    """Whether `name` is the `assign` of `Object.assign({…}, …)`, which writes only into the
+    object it makes."""
+    callee = name.parent
+    call = callee.parent if callee is not None else None
+    if callee is None or call is None or call.type != "call_expression" or name_of(name) != (
+            "assign") or callee.child_by_field_name("property") != name:
+        return False
+    namespace = callee.child_by_field_name("object")
     arguments = call.child_by_field_name("arguments")
-    if callee is None or callee.type != "member_expression" or arguments is None:
-        return None
-    namespace, prop = callee.child_by_field_name("object"), callee.child_by_field_name("property")
-    first = next((a for a in arguments.named_children if a.type != "comment"), None)
-    if (namespace is None or prop is None or first is None or first.type != "object"
-            or name_of(namespace) != "Object" or name_of(prop) != "assign"):
-        return None
-    return prop
+    first = None if arguments is None else next(
+        (a for a in arguments.named_children if a.type != "comment"), None)
+    return (namespace is not None and name_of(namespace) == "Object" and first is not None
+            and first.type == "object")
+
 
 def _plain_call(call: Node, declared: set[str], name_of: Callable[[Node], str | None]) -> bool:
     arguments = call.child_by_field_name("arguments")

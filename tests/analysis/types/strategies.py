@@ -101,7 +101,7 @@ def _objects(value_type: ObjectType) -> st.SearchStrategy[object]:
 
 
 # Expressions: what a read may start from, the keys and literals they use.
-_ROOTS = ("inputs", "ctx", "run.outputs", "run", "x", "acc")
+_ROOTS = ("inputs", "ctx", "run.outputs", "run", "branches", "x", "acc")
 _LITERALS = ("0", "1", "-1", "2.5", "''", "'a'", "'größe'", "true", "false", "null", "undefined",
              "[]", "{}", "NaN")
 _BINARY = ("+", "-", "*", "/", "%", "??", "||", "&&", "===", "==", "!==", "<", ">=")
@@ -119,7 +119,8 @@ def _extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     key = st.sampled_from(KEYS)
     pairs = st.tuples(inner, inner)
     method = st.sampled_from((
-        "map(x => {b})", "filter(x => {b})", "find(x => {b})", "some(x => {b})",
+        "map(x => {b})", "map(x => { const v = {b}; return [v, x] })", "filter(x => {b})",
+        "find(x => {b})", "some(x => {b})",
         "every(x => {b})", "flatMap(x => {b})", "reduce((acc, x) => {b}, 0)",
         "reduce((acc, x) => {b})", "slice(1)", "flat()", "concat({b})", "includes({b})",
         "indexOf({b})", "join(',')", "at(0)", "toUpperCase()", "trim()", "split(',')",
@@ -129,6 +130,7 @@ def _extend(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         "Object.assign({{}}, {a}, {b})", "Math.max({a}, {b})", "Math.floor({a})", "Number({a})",
         "String({a})", "Boolean({a})", "Array.isArray({a})", "JSON.stringify({a})",
         "JSON.parse({a})", "({{ k: {a}, ...{b} }})", "[{a}, ...{b}]", "`${{{a}}}-{{}}`",
+        "Object.assign({{}}, ...{a}, {b})", "Object.assign({{}}, {a}, ...{b})",
         "({a} ? {b} : 1)", "({a}, {b})", "parseInt({a})"))
     return st.one_of(
         st.tuples(inner, key).flatmap(lambda p: st.sampled_from(_key_reads(p[0], p[1]))),

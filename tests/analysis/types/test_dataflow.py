@@ -161,6 +161,8 @@ def test_reading_an_optional_input_may_give_undefined() -> None:
         Literals(("free", "pro")), UndefinedType())
     assert data.read_type("t", "inputs", ["topic"]).type == StringType()
     assert data.read_type("t", "inputs", ["typo"]).type == UndefinedType()
+    # the inputs record has no prototype: no inherited toString there
+    assert data.read_type("t", "inputs", ["toString"]).type == UndefinedType()
 
 
 def test_every_context_key_is_a_string() -> None:

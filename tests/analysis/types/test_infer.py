@@ -4,6 +4,8 @@ reads (`member_type`) and membership (`admits`). Engine facts are cited where a 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from analysis.document.expressions.parsing import ParsedExpression
 from analysis.schema.value_types import (
@@ -20,7 +22,16 @@ from analysis.schema.value_types import (
     Union,
     ValueType,
 )
-from analysis.types.infer import UNDEFINED, admits, expression_type, member_type, returned_type
+from analysis.types.infer import (
+    UNDEFINED,
+    admits,
+    expression_type,
+    member_type,
+    returned_type,
+    text_type,
+)
+from analysis.types.program import MAX_DEPTH
+from sandbox import Scope, evaluate
 
 ITEM = ObjectType((("id", NumberType(integer=True)), ("tag", StringType())), frozenset({"id"}),
                   None)
@@ -77,10 +88,17 @@ def test_member_access(source: str, expected: ValueType) -> None:
 
 
 def test_scope_records_have_no_prototype_but_their_values_do() -> None:
-    # sandbox/driver.js scopeBindings: inputs/ctx/run/run.outputs are create(null) records;
-    # values inside are JSON.parse objects with Object.prototype.
+    # expression-sandbox-spec.md "Scope" (newer than the July engine snapshot 839f2bd, whose
+    # sandbox.ts buildProgram JSON.parses ordinary objects): frozen null-prototype records;
+    # sandbox/driver.js scopeBindings: inputs/ctx/run/run.outputs are create(null), the
+    # values inside JSON.parse objects with Object.prototype.
     assert infer("inputs.toString") == UndefinedType()
     assert infer("run.outputs.open.toString") == AnyValue()
+    scope = Scope(inputs={"name": "n", "count": 1, "items": [], "maybe": None, "größe": 2},
+                  run_outputs={"open": {"a": "x"}})
+    assert evaluate("typeof inputs.toString", "transform", scope) == "undefined"
+    assert evaluate("typeof run.outputs.open.toString", "transform", scope) == "function"
+    assert admits(infer("typeof run.outputs.open.toString"), "function")
 
 
 @pytest.mark.parametrize(("source", "expected"), [
@@ -115,8 +133,16 @@ def test_what_is_not_understood_is_unknown(source: str) -> None:
     assert infer(source) == AnyValue()
 
 
-def test_a_callback_with_a_block_body_returns_unknown_items() -> None:
-    assert infer("inputs.items.map(x => { return x.id })") == ArrayType(AnyValue())
+def test_a_callback_block_of_declarations_and_a_return_is_followed() -> None:
+    assert infer("inputs.items.map(x => { const a = x.id, b = a * 2; let c = x.tag; "
+                 "return { a, c } })") == ArrayType(ObjectType(
+                     (("a", NumberType(integer=True)), ("c", STRING_OR_UNDEFINED)),
+                     frozenset({"a"}), None))
+    # a declaration that always throws makes the call throw
+    assert infer("inputs.items.map(x => { const a = inputs.nope.x; return 1 })") == ArrayType(
+        NoValue())
+    # any other statement: unknown
+    assert infer("inputs.items.map(x => { if (x) return 1; return 2 })") == ArrayType(AnyValue())
 
 
 def test_member_type() -> None:
@@ -163,3 +189,30 @@ def test_returned_type_is_what_json_hands_on() -> None:
          ("c", Union((NumberType(), NullType())))),
         frozenset({"b", "c"}), None)
     assert returned_type(infer("inputs.count / 2")) == NumberType(finite=False)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from("inputs.?[]()'\"`${}+-!&|:,x=>ü😀\\\n<!--")))
+def test_any_text_gets_a_type_without_raising(source: str) -> None:
+    assert isinstance(text_type(source, ROOTS), ValueType.__args__)
+
+
+@pytest.mark.parametrize("source", [
+    "(" * 3000 + "inputs" + ")" * 3000,
+    " + ".join(["inputs.count"] * 3000),
+    "inputs" + ".a" * 3000,
+])
+def test_deep_expressions_are_unknown_beyond_the_depth_limit(source: str) -> None:
+    assert text_type(source, ROOTS) == AnyValue()
+
+
+def test_deep_literals_hold_unknown_below_the_depth_limit() -> None:
+    inferred, levels = text_type("[" * 2000 + "]" * 2000, ROOTS), 0
+    while isinstance(inferred, ArrayType):
+        inferred, levels = inferred.items, levels + 1
+    assert inferred == AnyValue() and levels <= MAX_DEPTH + 1
+
+
+def test_a_key_always_undefined_is_not_in_the_returned_json() -> None:
+    assert returned_type(infer("{ a: undefined, b: 1 }")) == ObjectType(
+        (("b", Literals((1,))),), frozenset({"b"}), None)

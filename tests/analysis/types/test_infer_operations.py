@@ -61,7 +61,8 @@ def test_operators(source: str, expected: ValueType) -> None:
     ("inputs.items.map(x => x.tag)", ArrayType(STRING_OR_UNDEFINED)),
     ("inputs.items.map((x, i) => i)", ArrayType(COUNT)),
     ("inputs.items.map((x, i, all) => all.length)", ArrayType(COUNT)),
-    ("inputs.items.map(x => { return x })", ArrayType(AnyValue())),
+    ("inputs.items.map(x => { return x })", ArrayType(ITEM)),
+    ("inputs.items.map(x => { x; return x })", ArrayType(AnyValue())),
     ("inputs.items.filter(x => x.id > 1)", ArrayType(ITEM)),
     ("inputs.items.find(x => x.id === 1)", Union((ITEM, UndefinedType()))),
     ("inputs.items.some(x => x.id)", BooleanType()),
@@ -186,3 +187,30 @@ def test_non_ascii_output_names() -> None:
         frozenset({"分类"}), None)),), frozenset({"outputs"}), None)}
     assert infer('run.outputs["分类"].标签', roots) == StringType()
     assert infer('run.outputs.分类["未知"]', roots) == UndefinedType()
+
+
+def test_object_assign_of_spread_branches() -> None:
+    # a custom merge's usual form: each completed branch's keys, none of them certain
+    branch = ObjectType((("score", NumberType()),), frozenset({"score"}), None)
+    roots: dict[str, ValueType] = {"branches": ArrayType(branch),
+                                   "ctx": ObjectType((("team", StringType()),),
+                                                     frozenset({"team"}), None)}
+    assert infer("Object.assign({}, ...branches, { team: ctx.team })", roots) == ObjectType(
+        (("score", NumberType()), ("team", StringType())), frozenset({"team"}), None)
+    either = ArrayType(Union((branch, ObjectType((("label", StringType()),), frozenset(),
+                                                 None))))
+    assert infer("Object.assign({}, ...branches)", {"branches": either}) == ObjectType(
+        (("score", NumberType()), ("label", StringType())), frozenset(), None)
+    assert infer("Object.assign({}, ...branches)", {"branches": ArrayType(StringType())}) == (
+        AnyValue())
+
+
+def test_object_assign_of_what_may_hold_a_proto_key_is_unknown() -> None:
+    # Object.assign sets keys with [[Set]]: an own "__proto__" key holding an object becomes the
+    # target's prototype, whose keys then read through (ECMA-262 §20.1.2.1, B.2.2.1)
+    proto = ObjectType((("__proto__", ObjectType()),), frozenset({"__proto__"}), None)
+    assert infer("Object.assign({}, inputs)", {"inputs": proto}) == AnyValue()
+    opened = ObjectType((), frozenset(), AnyValue())
+    assert infer("Object.assign({}, inputs)", {"inputs": opened}) == AnyValue()
+    # a spread copies the key as a key
+    assert infer("{ ...inputs }", {"inputs": proto}) == proto

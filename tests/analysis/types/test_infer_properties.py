@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from analysis.document.expressions.parsing import ParsedExpression
-from analysis.schema.value_types import AnyValue, ObjectType, StringType, ValueType
+from analysis.schema.value_types import AnyValue, ArrayType, ObjectType, StringType, ValueType
 from analysis.types.infer import admits, expression_type, returned_type
 from sandbox import SandboxError, Scope, evaluate
 from sandbox.scope import ContextProjection
@@ -35,11 +35,11 @@ CONTEXTS = st.lists(st.sampled_from(_CONTEXT_KEYS), max_size=2, unique=True).map
     lambda keys: _closed(dict.fromkeys(keys, StringType())))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.data(), RECORDS, RECORDS, CONTEXTS, EXPRESSIONS)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), RECORDS, RECORDS, CONTEXTS, TYPES, st.booleans(), EXPRESSIONS)
 def test_the_inferred_type_admits_what_the_sandbox_returns(
         data: st.DataObject, inputs_type: ObjectType, outputs_type: ObjectType,
-        ctx_type: ObjectType, source: str) -> None:
+        ctx_type: ObjectType, branch_type: ValueType, merge: bool, source: str) -> None:
     inputs = data.draw(values_of(inputs_type), label="inputs")
     outputs = data.draw(values_of(outputs_type), label="run.outputs")
     ctx = data.draw(values_of(ctx_type), label="ctx")
@@ -49,12 +49,16 @@ def test_the_inferred_type_admits_what_the_sandbox_returns(
         "ctx": ctx_type,
         "run": _closed({"outputs": outputs_type}),
     }
+    # a merge_fn also reads `branches` (an array of the fan-in branches' outputs)
+    branches = data.draw(st.lists(values_of(branch_type), max_size=3), label="branches")
+    if merge:
+        roots["branches"] = ArrayType(branch_type)
     inferred = returned_type(expression_type(ParsedExpression(source), roots))
     event("unknown" if isinstance(inferred, AnyValue) else "typed")
     try:
-        value = evaluate(source, "transform",
+        value = evaluate(source, "merge" if merge else "transform",
                          Scope(inputs=inputs, ctx=ContextProjection(values=ctx),
-                               run_outputs=outputs))
+                               run_outputs=outputs, branches=branches if merge else ()))
     except SandboxError:
         event("threw")
         return
