@@ -115,6 +115,9 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "condition_when_type",
         "missing_merge_fn",
         "unused_merge_fn",
+        "unknown_output_property",
+        "read_of_absent_value",
+        "impossible_branch_value",
     ),
     "graph": (
         "unknown_node",
@@ -135,6 +138,7 @@ CHECKS: dict[str, tuple[str, ...]] = {
         "context_output_reference",
         "secret_in_template",
         "invalid_template",
+        "template_filter_type",
     ),
     "agents": (
         "deprecated_model",

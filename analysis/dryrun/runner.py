@@ -65,6 +65,7 @@ from analysis.dryrun.samples import (
     SYNTHESIZED,
     FileAgent,
     Samples,
+    pin_mismatch,
     synthesized,
 )
 from analysis.dryrun.scope import base_scope, completed_branches, engine_scope
@@ -464,6 +465,9 @@ class _Runner:
         pins = own if entry.id in own else self.samples.outputs
         if entry.id in pins:
             entry.status, entry.value = "pinned", json_value(pins[entry.id])
+            if (mismatch := pin_mismatch(self.workflow, node, entry.value,
+                                         self.file_agent)) is not None:
+                self.notes.append(mismatch)
             if node.type == "human_gate" and entry.value is None:
                 # a gate's pin is its decision's payload; the engine keeps `payload ?? {decision}`
                 # (engine.ts `resume`), so a null payload stores the bare decision

@@ -35,6 +35,9 @@ from analysis.document.yaml_profile import MAX_SOURCE_BYTES
 from analysis.document.yaml_read import read_yaml
 from analysis.project.kinds import SIDECAR_SUFFIXES
 from analysis.project.new_files import CreateRefused, create_new_file
+from analysis.schema.output_schema import compile_output_schema
+from analysis.types.examples import FORMAT_EXAMPLES, example_of
+from analysis.types.membership import admits
 
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml", ".yaml", ".yml")
 
@@ -68,25 +71,6 @@ PLACEHOLDERS: dict[str, Any] = {
     "boolean": False,
     "file_path": "",
     "code_diff": "",
-}
-
-
-# A value of each format of the engine's closed vocabulary (ADR-0083 §4).
-FORMAT_PLACEHOLDERS = {
-    "email": "user@example.com",
-    "uri": "https://example.com/",
-    "uuid": "00000000-0000-0000-0000-000000000000",
-    "date-time": "2026-01-01T00:00:00Z",
-}
-
-
-SCHEMA_PLACEHOLDERS: dict[str, Any] = {
-    "string": "",
-    "number": 0,
-    "integer": 0,
-    "boolean": False,
-    "array": [],
-    "null": None,
 }
 
 
@@ -296,8 +280,8 @@ def sample_input(decl: InputDecl) -> Any:
         if isinstance(validation.get("min"), int | float) and decl.type == "number":
             return validation["min"]
         # a value the engine's admission takes: of the declared format, else long enough
-        if validation.get("format") in FORMAT_PLACEHOLDERS:
-            return FORMAT_PLACEHOLDERS[validation["format"]]
+        if validation.get("format") in FORMAT_EXAMPLES:
+            return FORMAT_EXAMPLES[validation["format"]]
         shortest = validation.get("min_length")
         if isinstance(shortest, int) and not isinstance(shortest, bool) and 0 < shortest <= 64:
             return "x" * shortest
@@ -319,27 +303,29 @@ def input_field(decl: InputDecl, name: str) -> Any:
 
 def synthesized_output(workflow: Workflow, node: NodeDef, file_agent: FileAgent | None = None
                        ) -> Any:
-    """A skeleton of the `output_schema` the node's output is held to (an agent node's own, else
+    """A value of the `output_schema` the node's output is held to (an agent node's own, else
     its agent's: `node.output_schema ?? agent.output_schema`, the agent inline or, with
-    `file_agent` (`AnalysisResult.file_agent`), in an agent file), or None when there is none."""
+    `file_agent` (`AnalysisResult.file_agent`), in an agent file), made by the one generator of
+    example values (`analysis.types.examples`) from the type the schema compiles to, so it
+    passes the engine's validation as a real answer must; None when there is none."""
     entry = workflow.output_schema_of(node, file_agent)
-    return _from_schema(plain_value(entry.value)) if entry else None
+    value_type = compile_output_schema(entry.value).value_type if entry is not None else None
+    return example_of(value_type) if value_type is not None else None
 
 
-def _from_schema(schema: Any, depth: int = 0) -> Any:
-    if not isinstance(schema, dict) or depth > 32:
+def pin_mismatch(workflow: Workflow, node: NodeDef, pinned: Any,
+                 file_agent: FileAgent | None = None) -> str | None:
+    """A note when an agent's pinned output is not a value of the `output_schema` it is held
+    to: the engine validates a model's parsed answer against it and fails the node on a miss
+    (`validation`, not retried: ADR-0092 §4), so a run that got this answer would stop there.
+    Names the node and the schema, never the value."""
+    entry = workflow.output_schema_of(node, file_agent) if node.type == "agent" else None
+    value_type = compile_output_schema(entry.value).value_type if entry is not None else None
+    if value_type is None or admits(value_type, pinned):
         return None
-    if "default" in schema:
-        return schema["default"]
-    if isinstance(schema.get("enum"), list) and schema["enum"]:
-        return schema["enum"][0]
-    kind = schema.get("type")
-    if kind == "object" or (kind is None and isinstance(schema.get("properties"), dict)):
-        properties = schema.get("properties")
-        if not isinstance(properties, dict):
-            return {}
-        return {name: _from_schema(sub, depth + 1) for name, sub in properties.items()}
-    return SCHEMA_PLACEHOLDERS.get(kind) if isinstance(kind, str) else None
+    return (f"sample output `{node.id}` is not a value of the output_schema `{node.id}` is "
+            "held to: the engine would fail the node (validation, ADR-0092 §4) on that answer; "
+            "this dry run uses it as given")
 
 
 def synthesized(workflow: Workflow, node: NodeDef, file_agent: FileAgent | None = None) -> Any:

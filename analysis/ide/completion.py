@@ -14,6 +14,9 @@ Contexts and what they offer:
   `ctx.` → context keys (secret-derived ones likewise); `Math.`, `JSON.`, … → members (no
   `Math.random`); a name being typed → the scope bindings (`branches` only in `merge_fn`) and the
   sandbox's globals. Nothing inside strings and comments.
+- below a value in either (`run.outputs["x"].`, `run.outputs.x?.`, `inputs.x.`, `branches[0].`
+  in a merge_fn, `…labels[0].`, `["`): the members of its type (`analysis.ide.completion_typed`,
+  types from `analysis.ide.typed_reads`), nothing where the type is unknown.
 - template fields, inside an open `{{`: `inputs.`, `ctx.`, `run.outputs["` (nodes with an output
   that can feed this node without a cycle; none in a context value, where run.outputs is
   refused).
@@ -51,6 +54,7 @@ from analysis.ide.completion_schema import (
     typed_value,
 )
 from analysis.ide.completion_text import EXPRESSION_KEYS, TEMPLATE_KEYS, Cursor, Field
+from analysis.ide.completion_typed import typed_members
 from analysis.ide.describe import (
     BINDING_DOCS,
     GLOBAL_DOCS,
@@ -60,6 +64,8 @@ from analysis.ide.describe import (
     input_summary,
     node_summary,
 )
+from analysis.ide.read_path import Dialect, ReadPath, Typing, typing_at
+from analysis.ide.typed_reads import typed_reads
 from analysis.project.kinds import FileKind
 from analysis.project.workspace import AgentEntry, Resolution
 
@@ -185,8 +191,10 @@ class _Facts:
 
     def inputs(self, typed: str) -> list[Candidate]:
         secret = self.graph.secret_inputs
+        values = typed_reads(self.workflow, self.graph).input_values()
         return self.declared(typed, CandidateKind.INPUT, [
-            (decl.name, f"{decl.type} input", "secret input" if decl.name in secret else None,
+            (decl.name, f"{decl.type} input{values.get(decl.name, '')}",
+             "secret input" if decl.name in secret else None,
              input_summary(decl, decl.name in secret))
             for decl in self.workflow.inputs if decl.name is not None
         ])
@@ -233,6 +241,11 @@ class _Facts:
 
     def expression(self) -> list[Candidate]:
         prefix = self.code_prefix()
+        typing = typing_at(prefix, Dialect.EXPRESSION)
+        if typing is not None and self.typed_read(typing.read):
+            if _in_literal(prefix[: typing.read.start]):
+                return []
+            return self.typed(typing, Dialect.EXPRESSION, prefix)
         reader = self.reader()
         ancestors = (self.with_output(self.graph.ancestors(reader.id))
                      if reader and reader.id else [])
@@ -278,6 +291,26 @@ class _Facts:
             for name, doc in GLOBAL_DOCS.items()
         ]
 
+    def typed_read(self, read: ReadPath) -> bool:
+        """Whether the read reaches a value whose members typed completion offers: below a node's
+        output, an input or a context value, or `branches` in a merge_fn (the first levels,
+        which name nodes, inputs and context keys, are offered above)."""
+        if read.root == "run":
+            return len(read.path) >= 2 and read.path[0] == "outputs"
+        if read.root == "branches":
+            return self.field.key == "merge_fn"
+        return len(read.path) >= 1
+
+    def typed(self, typing: Typing, dialect: Dialect, prefix: str) -> list[Candidate]:
+        reader = self.reader()
+        reads = typed_reads(self.workflow, self.graph)
+        if reader is None or reader.id is None or reads.denied(typing.read.root,
+                                                               typing.read.path):
+            return []
+        return typed_members(reads, reader.id, typing, dialect,
+                             text=self.cursor.text, offset=self.offset,
+                             prefix_start=self.offset - len(prefix), quote=self.quote())
+
     def dotted_nodes(self, ids: list[str], match: re.Match[str], relation: str,
                      *, brackets: bool = False) -> list[Candidate]:
         """`run.outputs.x`: identifier ids as typed, others (or all, with `brackets`) rewritten to
@@ -309,6 +342,9 @@ class _Facts:
             return []
         body = prefix[opened + 2 :]
         key = self.field.key
+        typing = typing_at(body, Dialect.TEMPLATE)
+        if typing is not None and self.typed_read(typing.read):
+            return self.typed(typing, Dialect.TEMPLATE, body)
         if match := _TEMPLATE_SCOPE.match(body):
             typed = match.group(2)
             return self.inputs(typed) if match.group(1) == "inputs" else self.context(typed)

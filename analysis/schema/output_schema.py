@@ -370,7 +370,9 @@ class _Compiler:
         if any(node.get(key) is not None and value is None
                for key, value in zip(keys, values, strict=True)):
             return None
-        return NumberType(integer, *values)
+        minimum, maximum, exclusive_minimum, exclusive_maximum, multiple_of = values
+        return NumberType(integer, minimum, maximum, exclusive_minimum, exclusive_maximum,
+                          multiple_of)
 
     def object(self, node: YMapping, depth: int, path: str,
                broken: set[str]) -> ValueType | None:
@@ -414,7 +416,7 @@ class _Compiler:
         if len(self.problems) > failed or not known or len(complete) < len(typed):
             return None
         return ObjectType(tuple(complete), frozenset(str(item.value) for item in required or ()),
-                          additional, _int(counts[0]), _int(counts[1]))
+                          additional, _int(counts[0]), _int(counts[1]), _descriptions(declared))
 
     def name(self, node: YScalar, name: str, path: str) -> None:
         """`rejectProtoKey` and the property-name byte bound."""
@@ -460,6 +462,14 @@ class _Compiler:
             return None
         return ArrayType(items, _int(min_items), _int(max_items),
                          unique is not None and getattr(unique.value, "value", None) is True)
+
+
+def _descriptions(declared: list[YEntry]) -> tuple[tuple[str, str], ...]:
+    """Each declared property's `description` text (for completion and hover)."""
+    found = ((entry.key.text, entry.value.get("description")) for entry in declared
+             if isinstance(entry.value, YMapping))
+    return tuple((name, str(scalar_value(text.value))) for name, text in found
+                 if text is not None and is_str(text.value))
 
 
 def _int(value: float | None) -> int | None:

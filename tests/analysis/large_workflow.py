@@ -1,4 +1,5 @@
-"""A generated, clean workflow of any size (blocks of ten nodes), for tests and bench/."""
+"""A generated, clean workflow of any size (blocks of ten nodes), for tests and bench/. Its agent
+answers the JSON its nodes read (`score`, `topic`): without the schema, it would answer text."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ workflow:
       model: claude-sonnet-4
       provider: anthropic
       system_prompt: You help team {{ ctx.team }}.
+      output_schema:
+        { type: object, properties: { score: { type: number }, topic: { type: string } } }
   nodes:
     - { id: start, type: input, label: Start }
 """

@@ -94,6 +94,22 @@ class OutputRead:
     # `run.outputs.x.y` where no `&&`, `?:`, `if`, loop, `try` or function makes it conditional.
     # A syntax tree says so; a read only the engine's scan sees never claims it.
     dereferenced: bool = False
+    # The literal member reads that follow, in order (`.topic.length`): what the typed checks
+    # follow through the producer's output type. Empty for a read only the engine's scan sees.
+    members: tuple[MemberRead, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MemberRead:
+    """One literal `.key` / `["key"]` read after `run.outputs[<node_id>]` (or after another)."""
+
+    key_name: str
+    key: Span
+    # Whether a null or undefined value it is read of throws a TypeError (no `?.`) on every
+    # evaluation of the expression (not only on some paths: `&&`, `?:`, a function).
+    throws: bool
+    # Whether `?.` reads it: an optional chain, so a nullish base gives undefined
+    optional: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +210,7 @@ def _graded(
             read
             if engine is None
             else OutputRead(read.node_id, read.key, read.access, read.form, ReadGrade.ENGINE,
-                            read.dereferenced)
+                            read.dereferenced, read.members)
         )
     graded.extend(_engine_only(read) for read in unmatched.values())
     graded.sort(key=lambda read: read.key.start)
@@ -380,8 +396,23 @@ class _TreeScan:
         span = self._access_span(run, access)
         dereferenced = self._throws_on_null(access) and always_evaluated(
             self.path, access, self._always)
-        self.output_reads.append(
-            OutputRead(node_id, key, span, form, ReadGrade.SYNTAX_TREE, dereferenced))
+        self.output_reads.append(OutputRead(node_id, key, span, form, ReadGrade.SYNTAX_TREE,
+                                            dereferenced, self._members_after(access)))
+
+    def _members_after(self, base: int) -> tuple[MemberRead, ...]:
+        """The literal member reads chained on the value at `path[base]`, up to the first
+        computed key, call argument or write."""
+        members: list[MemberRead] = []
+        while (member := self._member(base)) is not None and not self._is_write_target(
+                member[3]):
+            key_name, key, _, access = member
+            throws = self._throws_on_null(base) and always_evaluated(
+                self.path, base, self._always)
+            optional = any(child.type == "optional_chain"
+                           for child in self.path[access].children)
+            members.append(MemberRead(key_name, key, throws, optional))
+            base = access
+        return tuple(members)
 
     def _scope_read(self, binding: int, name: str) -> None:
         read = self._member(binding)

@@ -3,7 +3,9 @@ reader; `inputs.x` / `ctx.x` / `agent_ref` → the declaration; an edge's `cond:
 branch's `when` → the branch; scope bindings and sandbox globals → one-line docs; and the
 explanation of every diagnostic's rule under the cursor; a `model` value the engine's registry
 carries → its display name, limits and price. In an agent file: the agent schema's doc of the
-key under the cursor, the `model` value's registry facts and the rules of its diagnostics."""
+key under the cursor, the `model` value's registry facts and the rules of its diagnostics.
+Any read (`inputs.x`, `run.outputs["x"].a`, `branches[0]`) adds its type and where the type
+comes from (`analysis.ide.read_hover`)."""
 
 from __future__ import annotations
 
@@ -30,6 +32,8 @@ from analysis.ide.describe import (
     node_summary,
 )
 from analysis.ide.navigation import Occurrence, Role, SymbolKind, expression_at, symbol_index
+from analysis.ide.read_hover import read_hover
+from analysis.ide.typed_reads import typed_reads
 from analysis.naming import js_string
 from analysis.project.kinds import FileKind
 from analysis.project.workspace import AgentEntry, Resolution
@@ -227,6 +231,11 @@ def register(ls: RelaviumLanguageServer) -> None:
             resolution = await ls.agent_resolution(params.text_document.uri, view.workflow)
             found = (_symbol_hover(view, offset, resolution) or _builtin_hover(view, offset)
                      or model_doc(root, offset) or key_doc(root, offset))
+            typed = read_hover(view.workflow, typed_reads(view.workflow, view.result.graph),
+                               offset)
+            if typed is not None:
+                found = ((found[0] + "\n\n" + typed[0], found[1]) if found is not None
+                         else typed)
         span = view.client_range(*found[1]) if found else None
         if span is None:
             found = None  # a name the user is editing: its analysis is of older text

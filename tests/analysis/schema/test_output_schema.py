@@ -241,3 +241,18 @@ def test_a_value_type_says_which_type_a_key_has() -> None:
     assert isinstance(found, ObjectType)
     assert found.property("a") == StringType()
     assert found.property("b") is None
+
+
+def test_each_declared_propertys_description_is_kept_for_completion_and_hover() -> None:
+    value_type = compiled("""type: object
+properties:
+  severity: { type: number, description: 'How bad it is, 0 to 10' }
+  topic: { type: string }
+  note: { type: string, description: '' }
+""").value_type
+    assert isinstance(value_type, ObjectType)
+    assert value_type.descriptions == (("severity", "How bad it is, 0 to 10"), ("note", ""))
+    # not part of the shape: two schemas that differ only in their descriptions are one type
+    assert value_type == compiled("type: object\nproperties:\n  severity: { type: number }\n"
+                                  "  topic: { type: string }\n  note: { type: string }\n"
+                                  ).value_type

@@ -76,12 +76,15 @@ async def test_declarations(client: RelaviumClient, workspace: Workspace) -> Non
     uri = workspace.open("hover-declarations.relavium.yaml", EXAMPLE)
     text, covered = await hover(client, uri, EXAMPLE, "inputs.severity_floor", at=9)
     assert covered == "severity_floor"
-    assert text == "**input `severity_floor`** · `number` input · optional"
+    # the declaration, then the read's type (typed hover: tests/server/lsp/test_typed_hover.py)
+    assert text == ("**input `severity_floor`** · `number` input · optional\n\n"
+                    "`severity_floor: number | undefined` — the declared inputs")
     text, _ = await hover(client, uri, EXAMPLE, "{{ inputs.crm_token }}", at=12)
     assert text.startswith("**input `crm_token`** · `secret` input · optional")
     assert "Secret: expressions never see it" in text
     text, covered = await hover(client, uri, EXAMPLE, "ctx.team })", at=5)
-    assert (text, covered) == ("**context `team`** · context value `support-eu`", "team")
+    assert (text, covered) == ("**context `team`** · context value `support-eu`\n\n"
+                               "`team: string` — the workflow's context", "team")
     text, _ = await hover(client, uri, EXAMPLE, "{ key: crm_auth", at=8)
     assert "Derived from a secret input" in text
     text, _ = await hover(client, uri, EXAMPLE, "agent_ref: writer", at=12)

@@ -213,7 +213,7 @@ def test_a_target_another_branch_leads_to_is_a_join_not_a_gate() -> None:
 
 def test_a_read_past_nested_branches_is_one_finding_at_the_innermost() -> None:
     text = (FIXTURES / "rules" / "leaked-branch" / "positive-nested.relavium.yaml").read_text(
-        "utf-8").replace('run.outputs["prepare"].ready', 'run.outputs["start"]')
+        "utf-8").replace('run.outputs["prepare"].ready', 'run.outputs["start"] | json')
     (diagnostic,) = analyze(text, "w.relavium.yaml").diagnostics
     assert diagnostic.data is not None
     assert (diagnostic.data["condition"], diagnostic.data["enclosing"]) == ("inner", ["outer:yes"])

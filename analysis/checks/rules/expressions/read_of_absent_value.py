@@ -1,0 +1,40 @@
+"""read-of-absent-value: an expression always reads a property of a value that is certainly
+`undefined` or `null` there, so it throws a TypeError and the node fails on every run.
+
+`run.outputs.classify.topic.length` where classify's schema forbids keys it does not declare and
+declares no `topic`; `run.outputs.fan.x` where `fan` is a parallel (it stores null). Only a read
+that throws on every evaluation counts: `?.`, `??`, `&&`, a ternary's branch or a function that
+may not be called keep it quiet, as does any type not known for certain (a transform's declared
+schema, an open object, an optional property).
+"""
+
+from collections.abc import Iterator
+
+from analysis.checks.context import RuleContext
+from analysis.checks.typed_reads import ABSENT, typed_steps
+from analysis.diagnostics import Diagnostic, Severity
+from analysis.schema.value_types import NullType
+from analysis.types.algebra import options
+
+RULE_ID = "read-of-absent-value"
+SEVERITY = Severity.ERROR
+SUMMARY = "An expression reads a property of a value that is certainly undefined or null."
+
+
+def check(ctx: RuleContext) -> Iterator[Diagnostic]:
+    for step in ctx.shared(typed_steps):
+        member = step.member
+        if not member.throws or not all(isinstance(option, ABSENT)
+                                        for option in options(step.base)):
+            continue
+        absent = "null" if all(isinstance(option, NullType) for option in options(step.base)) \
+            else "undefined"
+        site = step.site
+        yield site.diagnostic(
+            ctx, RULE_ID, SEVERITY, member.key,
+            f"{site.label} reads `{member.key_name}` of `{step.path}`, which is always "
+            f"`{absent}` ({step.origin}): the read throws a TypeError and the node fails. Read "
+            "a property the output has, or guard the read with `?.`",
+            data={"reader": site.node.id, "target": step.read.node_id, "path": step.keys,
+                  "property": member.key_name},
+        )

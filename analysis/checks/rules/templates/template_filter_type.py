@@ -1,0 +1,101 @@
+"""template-filter-type: a `{{ … }}` reference whose value the engine's interpolation surely
+refuses: a filter given a value of the wrong type, or an object or array written without
+`| json`.
+
+`core/src/interpolation/filters.ts` (839f2bd): `length` takes a string, list or object, and
+`read_file` a file path string, else `filter_type`; `json` fails on `undefined`.
+`resolve.ts` `stringify`: an object or a list fails `unserializable` ("add a `| json` filter to
+embed it as text"). Each fails the node (a context value: the run, at its start). The value's
+type is the dataflow's (`analysis.types`): only a type known for certain is judged — an open
+or unknown one, an optional property (possibly undefined) for anything but `json`, a
+transform's unchecked schema say nothing. Reads of conditions, of undeclared names and of
+malformed paths are other rules'.
+"""
+
+from collections.abc import Iterator
+
+from analysis.checks.context import RuleContext
+from analysis.checks.expression_sites import output_access
+from analysis.checks.template_sites import Site
+from analysis.checks.typed_reads import dataflow
+from analysis.diagnostics import Diagnostic, Severity
+from analysis.document.model import VERBATIM_TEMPLATE_FIELDS, ContextDecl, NodeDef
+from analysis.schema.value_types import ArrayType, ValueType
+from analysis.types.algebra import options
+from analysis.types.dataflow import Dataflow
+from analysis.types.template_types import (
+    Step,
+    filter_failures,
+    is_container_value,
+    path_type,
+    reference_path,
+)
+
+RULE_ID = "template-filter-type"
+SEVERITY = Severity.ERROR
+SUMMARY = "A template filter gets a value of the wrong type, or an object is written without json."
+
+
+def _shown(kind: str, identifier: str, steps: tuple[Step, ...]) -> str:
+    head = output_access(identifier) if kind == "node" else f"{kind}.{identifier}"
+    return head + "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in steps)
+
+
+def _typed(data: Dataflow, site: Site, kind: str, identifier: str,
+           steps: tuple[Step, ...]) -> tuple[ValueType, str] | None:
+    """The type of the reference's value and where it comes from, if known for certain."""
+    if kind in ("inputs", "ctx"):
+        record = data.inputs if kind == "inputs" else data.ctx
+        if record.property(identifier) is None:
+            return None  # undeclared: unknown-template-reference's
+        origin = "the declared inputs" if kind == "inputs" else "the workflow's context"
+        return path_type(record, (identifier, *steps)), origin
+    owner = site.owner
+    if not isinstance(owner, NodeDef) or owner.id is None or identifier == owner.id or (
+            identifier not in data.graph.ancestors(owner.id)):
+        return None  # a context value's or an unordered read: other rules'
+    produced = data.output_of(identifier)
+    if produced is None or not produced.enforced:
+        return None
+    return path_type(produced.type, steps), produced.origin
+
+
+def check(ctx: RuleContext) -> Iterator[Diagnostic]:
+    sites = [site for site in ctx.template_sites
+             if site.ref.kind in ("inputs", "ctx", "run.outputs") and site.ref.engine_reads_head
+             and site.field.name not in VERBATIM_TEMPLATE_FIELDS
+             and isinstance(site.owner, NodeDef | ContextDecl)]
+    if not sites:
+        return
+    data = ctx.shared(dataflow)
+    for site in sites:
+        parsed = reference_path(site.ref.body)
+        if parsed is None:
+            continue
+        typed = _typed(data, site, *parsed)
+        if typed is None:
+            continue
+        value_type, origin = typed
+        failure, final = filter_failures(value_type, site.ref.filters)
+        fails = "every run fails at its start" if isinstance(site.owner, ContextDecl) else \
+            "the node fails"
+        shown = _shown(*parsed)
+        if failure is not None:
+            found = site.ref.filters[failure.index]
+            yield ctx.diagnostic(
+                RULE_ID, SEVERITY, *site.field.source_span(found.start, found.end),
+                f"{site.where}: `| {failure.name}` expects {failure.expected}, and "
+                f"`{shown}` never is one there ({origin}): the engine raises filter_type and "
+                f"{fails}",
+                {"filter": failure.name, "reference": shown},
+            )
+        elif is_container_value(final):
+            what = "a list" if all(isinstance(option, ArrayType) for option in options(final)) \
+                else "an object"
+            yield ctx.diagnostic(
+                RULE_ID, SEVERITY, *site.span(),
+                f"{site.where} writes `{shown}`, which is always {what} ({origin}), as text: "
+                f"the engine refuses it (unserializable) and {fails}; add `| json` to embed it "
+                "as JSON text",
+                {"reference": shown},
+            )

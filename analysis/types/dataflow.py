@@ -1,0 +1,460 @@
+"""The type of every value a node's expressions and templates read: the inputs, the context, each
+earlier node's output as the engine stores it, and a merge's `branches`.
+
+Contract:
+- `TypedValue(type, origin, enforced)`: a type, where it comes from in words for hover
+  (`"classify's output_schema"`, `"the declared inputs"`), and whether the engine holds the
+  value to it (`enforced`; False for a transform's declared `output_schema`, which the engine does
+  not check: such a type is shown, never judged).
+- `Dataflow.output_of(node_id)` → the node's output as the engine produces it, None for a node
+  that stores none (a condition) or no node of that id. By node type (HodeTech/Relavium):
+  - agent → its `output_schema` (the node's, else its agent's: `node_output_type`), which the
+    engine validates the parsed output against, failing the node otherwise (ADR-0092 §4, newer
+    than the July snapshot's parse-only `agent-runner.ts` `buildChatTurnOutcome`, 839f2bd);
+    without one, text (same function: `result.text`). An agent asked for media
+    (`output_modalities` beyond text) answers `{text, media}` before any schema applies, and an
+    agent not known here (a `$ref` file the workspace did not resolve) may have a schema:
+    both unknown.
+  - transform → the value of its expression (`node-handlers/transform.ts`, 839f2bd: its
+    `output_schema` is not validated), inferred by `analysis.types.infer` (`text_type`) and
+    handed on as JSON (`returned_type`: a top-level undefined fails the node); where that is
+    unknown, its declared `output_schema`, not enforced.
+  - merge (`node-handlers/fan-in.ts`, 839f2bd) over the completed fan-in branches in fan-in
+    order: `concat` → the array of them; `first` → the first, or null when none completed;
+    `object_merge` → their keys assigned in order (each must be an object, or the node fails);
+    `custom` → the value of `merge_fn`.
+  - human_gate → `decision.payload ?? {decision}` (`engine.ts` `resume`, 839f2bd;
+    `GateDecisionValueSchema` in `shared/src/run-event.ts`): the record, or any payload.
+  - input → the inputs, a secret one masked as `{secret: true, ref}` (`node-handlers/io.ts`,
+    `scope.ts` `maskSecretInputs`, 839f2bd); output → unknown (one feeder's value, an object
+    of several, or null: `io.ts` `runOutput`); parallel → null (`fan-out.ts`); a type this
+    module does not know → unknown.
+- `Dataflow.roots_for(node_id, producers=None)` → the types of the free names a node's
+  expression reads: `inputs` (closed: the engine admits no undeclared key, ADR-0083), `ctx`
+  (every key a string: `interpolation/resolve.ts` `resolveContext`), `run` (`{outputs}`: the
+  node's ancestors but conditions, as `dryrun.scope.engine_scope` builds it; open, so a read of
+  another id is unknown here and judged by the output-reference rules) and, in a merge,
+  `branches`. `producers` limits `run.outputs` to the ids an expression reads (a node of a long
+  chain has thousands of ancestors; the rest stay unknown). With `enforced_only`, a type the
+  engine does not hold a value to is unknown.
+- `Dataflow.read_type(node_id, root, path)` → a literal read path's type (`inputs.topic`,
+  `run.outputs.classify.severity`: root `"run"`, path `["outputs", "classify", "severity"]`) and
+  where it comes from.
+- `Dataflow.expression_value(node)` → the type of the value of a node's expression (a
+  condition's, a transform's, a custom merge's) before the engine hands it on.
+- `dataflow_of(workflow, graph, file_agent, reads)` → the Dataflow of one analysis. Outputs are
+  derived on first use, each once, so building one costs nothing until asked. The rules share
+  one per analysis through `RuleContext.shared` (`analysis.checks.typed_reads.dataflow`, which
+  passes the workspace's file agents); the editor logic, which holds an `AnalysisResult`, calls
+  `dataflow_of(result.workflow, result.graph)` once per request. No cache outlives its caller:
+  a Dataflow holds the workflow, and one kept beside it would keep every analysis's tree.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from analysis.document.expressions import analyze_expression
+from analysis.document.graph import Graph
+from analysis.document.model import InputDecl, NodeDef, Workflow
+from analysis.document.yaml_nodes import YMapping, YNode, plain_value
+from analysis.schema.output_schema import compile_output_schema
+from analysis.schema.value_types import (
+    AnyValue,
+    ArrayType,
+    BooleanType,
+    Literals,
+    NullType,
+    NumberType,
+    ObjectType,
+    StringType,
+    UndefinedType,
+    Union,
+    ValueType,
+    restricted,
+)
+from analysis.types.algebra import join, options
+from analysis.types.infer import member_type, returned_type, text_type
+
+FileAgent = Callable[[str], YMapping | None]
+
+# `GateDecisionValueSchema` (shared/src/run-event.ts, 839f2bd)
+GATE_DECISIONS = ("approved", "rejected", "input_provided")
+_GATE_RECORD = ObjectType((("decision", Literals(GATE_DECISIONS)),), frozenset({"decision"}),
+                          None)
+_MASKED_SECRET = ObjectType((("secret", Literals((True,))), ("ref", StringType())),
+                            frozenset({"secret", "ref"}), None)
+_TEXT_INPUTS = ("string", "file_path", "code_diff", "secret")
+# Types are values (no document objects in them), kept across analyses: a keystroke changes one
+# expression, and every other's type is looked up by its text and the types it reads.
+MAX_CACHED = 8192
+_LOCK = threading.Lock()
+_SCHEMA_TYPES: OrderedDict[str, ValueType | None] = OrderedDict()
+
+
+@lru_cache(maxsize=MAX_CACHED)
+def _expression_types(source: str, roots: tuple[tuple[str, ValueType], ...]
+                      ) -> tuple[ValueType, ValueType]:
+    """The expression's value's type, and what the engine hands on of it (`returned_type`)."""
+    value_type = text_type(source, dict(roots))
+    return value_type, returned_type(value_type)
+
+
+@dataclass(frozen=True)
+class TypedValue:
+    type: ValueType
+    origin: str
+    enforced: bool = True
+
+
+UNKNOWN = TypedValue(AnyValue(), "unknown")
+
+
+class Dataflow:
+    def __init__(self, workflow: Workflow, graph: Graph, file_agent: FileAgent | None = None,
+                 reads: Mapping[str, Sequence[str]] | None = None) -> None:
+        self.workflow = workflow
+        self.graph = graph
+        self.file_agent = file_agent
+        self._reads = reads
+        self._outputs: dict[str, TypedValue | None] = {}
+        self._deriving: set[str] = set()
+        self._inputs: ObjectType | None = None
+        self._ctx: ObjectType | None = None
+
+    # -- the values every node sees alike
+
+    @property
+    def inputs(self) -> ObjectType:
+        if self._inputs is None:
+            self._inputs = _inputs_type(self.workflow.inputs)
+        return self._inputs
+
+    @property
+    def ctx(self) -> ObjectType:
+        if self._ctx is None:
+            keys = list(dict.fromkeys(entry.key for entry in self.workflow.context
+                                      if entry.key is not None))
+            self._ctx = ObjectType(tuple((key, StringType()) for key in keys), frozenset(keys),
+                                   None)
+        return self._ctx
+
+    # -- outputs
+
+    def output_of(self, node_id: str) -> TypedValue | None:
+        if node_id not in self._outputs:
+            self._derive_with_producers(node_id)
+        return self._outputs.get(node_id)
+
+    def _derive_with_producers(self, node_id: str) -> None:
+        """Derive the node's output after those of the nodes its type is inferred from, in
+        that order, without recursion (a chain of transforms is thousands deep)."""
+        stack: list[tuple[str, bool]] = [(node_id, False)]
+        while stack:
+            current, ready = stack.pop()
+            if current in self._outputs:
+                continue
+            node = self.workflow.node(current)
+            if node is None:
+                self._outputs[current] = None
+            elif ready:
+                self._outputs[current] = self._derive(node)
+                self._deriving.discard(current)
+            elif current not in self._deriving:
+                self._deriving.add(current)
+                stack.append((current, True))
+                stack.extend((producer, False) for producer in self._producers(node)
+                             if producer not in self._outputs)
+            # else: met again while its producers are derived, a cycle (its own rule reports
+            # it): the inner use reads it as unknown (`_derived`)
+
+    def _producers(self, node: NodeDef) -> list[str]:
+        """The nodes whose outputs the node's own output type is derived from."""
+        assert node.id is not None
+        found: list[str] = []
+        if node.type == "merge":
+            found.extend(self.graph.fan_in_branches(node.id))
+        if node.expression is not None and node.type in ("transform", "merge"):
+            ancestors = self.graph.ancestors(node.id)
+            found.extend(read for read in self._output_reads(node) if read in ancestors)
+        return [producer for producer in found if producer != node.id]
+
+    def _derived(self, node_id: str) -> TypedValue | None:
+        """An output already derived (a producer's), unknown while it is being derived."""
+        if node_id in self._deriving and node_id not in self._outputs:
+            return UNKNOWN
+        return self.output_of(node_id)
+
+    def _derive(self, node: NodeDef) -> TypedValue | None:
+        name = node.id
+        if node.type == "condition":
+            return None
+        if node.type == "agent":
+            return self._agent(node)
+        if node.type == "transform":
+            return self._transform(node)
+        if node.type == "merge":
+            return self._merge(node)
+        if node.type == "human_gate":
+            return TypedValue(Union((_GATE_RECORD, AnyValue())),
+                              f"{name}'s decision record (or the input given)")
+        if node.type == "input":
+            masked = tuple((key, _MASKED_SECRET if key in self.graph.secret_inputs else value)
+                           for key, value in self.inputs.properties)
+            return TypedValue(ObjectType(masked, self.inputs.required, None,
+                                         descriptions=self.inputs.descriptions),
+                              "the declared inputs")
+        if node.type == "parallel":
+            return TypedValue(NullType(), f"{name} is a parallel, which stores null")
+        return UNKNOWN
+
+    def _agent(self, node: NodeDef) -> TypedValue:
+        modalities = node.mapping.get("output_modalities")
+        if modalities is not None and plain_value(modalities.value) not in (None, ["text"]):
+            return UNKNOWN
+        entry = self.workflow.output_schema_of(node, self.file_agent)
+        if entry is not None:
+            # the same as node_output_type, the workflow's own schemas compiled once per text
+            inline = entry is self.workflow.output_schema_of(node)
+            value_type = self._schema_type(entry.value, inline)
+            owner = node.id if node.mapping.get("output_schema") is not None else \
+                f"agent {node.agent_ref.id if node.agent_ref else ''}"
+            return UNKNOWN if value_type is None else \
+                TypedValue(value_type, f"{owner}'s output_schema")
+        if self._agent_known(node):
+            return TypedValue(StringType(), f"{node.id} has no output_schema: it answers text")
+        return UNKNOWN
+
+    def _schema_type(self, schema: YNode, inline: bool) -> ValueType | None:
+        """The type an `output_schema` value describes; one of this document's (`inline`) is
+        compiled once per text across analyses (the type is a function of the text alone)."""
+        if not inline:
+            return compile_output_schema(schema).value_type
+        text = self.workflow.source.text[schema.start:schema.end]
+        with _LOCK:
+            if text in _SCHEMA_TYPES:
+                _SCHEMA_TYPES.move_to_end(text)
+                return _SCHEMA_TYPES[text]
+        value_type = compile_output_schema(schema).value_type
+        with _LOCK:
+            _SCHEMA_TYPES[text] = value_type
+            if len(_SCHEMA_TYPES) > MAX_CACHED:
+                _SCHEMA_TYPES.popitem(last=False)
+        return value_type
+
+    def _agent_known(self, node: NodeDef) -> bool:
+        """Whether the node's agent is known to declare no `output_schema` (inline, or in a
+        file the workspace read)."""
+        if node.agent_ref is None:
+            return False
+        agent = self.workflow.agent_for(node)
+        if agent is not None:
+            return not agent.is_ref
+        return self.file_agent is not None and self.file_agent(node.agent_ref.id) is not None
+
+    def _transform(self, node: NodeDef) -> TypedValue:
+        inferred = self._inferred(node)
+        if not isinstance(inferred, AnyValue):
+            return TypedValue(inferred, f"inferred from {node.id}'s transform")
+        declared = node.mapping.get("output_schema")
+        if declared is not None and isinstance(declared.value, YMapping):
+            value_type = self._schema_type(declared.value, inline=True)
+            if value_type is not None:
+                return TypedValue(value_type, f"{node.id}'s output_schema (not checked by the "
+                                              "engine)", enforced=False)
+        return UNKNOWN
+
+    def _merge(self, node: NodeDef) -> TypedValue:
+        assert node.id is not None
+        strategy = node.merge_strategy
+        branch = self.branch_type(node.id)
+        where = f"{node.id}'s merge ({strategy})"
+        if strategy == "concat":
+            count = len(self.graph.fan_in_branches(node.id))
+            return TypedValue(ArrayType(branch, max_items=count), where)
+        if strategy == "first":
+            return TypedValue(join(branch, NullType()), where)
+        if strategy == "object_merge":
+            merged = _merged_objects(list(options(branch)))
+            return UNKNOWN if merged is None else TypedValue(merged, where)
+        if strategy == "custom":
+            inferred = self._inferred(node)
+            if not isinstance(inferred, AnyValue):
+                return TypedValue(inferred, f"inferred from {node.id}'s merge_fn")
+        return UNKNOWN
+
+    def _inferred(self, node: NodeDef) -> ValueType:
+        """What the node's expression hands on: its value as JSON, a top-level undefined
+        failing the node."""
+        return self._expression_types(node)[1]
+
+    def expression_value(self, node: NodeDef) -> ValueType:
+        """The type of the value of the node's expression (a condition's, a transform's, a
+        custom merge's), under the types of the outputs it reads (the others unknown) the
+        engine holds them to."""
+        return self._expression_types(node)[0]
+
+    def _expression_types(self, node: NodeDef) -> tuple[ValueType, ValueType]:
+        if node.id is None or node.expression is None:
+            return AnyValue(), AnyValue()
+        roots = self.roots_for(node.id, self._output_reads(node), enforced_only=True)
+        return _expression_types(node.expression.value, tuple(roots.items()))
+
+    def _output_reads(self, node: NodeDef) -> Sequence[str]:
+        """The ids whose `run.outputs` the node's expression reads literally."""
+        if self._reads is not None:
+            return self._reads.get(node.id or "", ())
+        assert node.expression is not None
+        return [read.node_id for read in analyze_expression(node.expression.value).output_reads]
+
+    def branch_type(self, merge_id: str) -> ValueType:
+        """The type of one element of the merge's `branches`: any completed value-producing
+        fan-in branch's output (`Graph.fan_in_branches`: a condition or parallel only gates)."""
+        found: list[ValueType] = []
+        for branch in dict.fromkeys(self.graph.fan_in_branches(merge_id)):
+            if self.workflow.node(branch) is None:
+                continue  # reported by unknown-node; it never completes
+            produced = self._derived(branch)
+            if produced is None or not produced.enforced:
+                return AnyValue()
+            found.append(produced.type)
+        return join(*found) if found else AnyValue()
+
+    # -- what a node reads
+
+    def roots_for(self, node_id: str, producers: Sequence[str] | None = None, *,
+                  enforced_only: bool = False) -> Mapping[str, ValueType]:
+        ancestors = self.graph.ancestors(node_id)
+        wanted = ancestors if producers is None else \
+            [key for key in dict.fromkeys(producers) if key in ancestors]
+        outputs: list[tuple[str, ValueType]] = []
+        for key in wanted:
+            if key == node_id:
+                continue
+            produced = self._derived(key)
+            if produced is None:
+                continue
+            unknown = enforced_only and not produced.enforced
+            outputs.append((key, AnyValue() if unknown else produced.type))
+        outputs.sort()
+        run_outputs = ObjectType(tuple(outputs), frozenset(key for key, _ in outputs))
+        roots: dict[str, ValueType] = {
+            "inputs": self.inputs,
+            "ctx": self.ctx,
+            "run": ObjectType((("outputs", run_outputs),), frozenset({"outputs"})),
+        }
+        node = self.workflow.node(node_id)
+        if node is not None and node.type == "merge":
+            roots["branches"] = ArrayType(self.branch_type(node_id))
+        return roots
+
+    def read_type(self, node_id: str, root: str,
+                  path: Sequence[str | int]) -> TypedValue:
+        if root == "run" and len(path) >= 2 and path[0] == "outputs" and \
+                isinstance(path[1], str):
+            if path[1] not in self.graph.ancestors(node_id) or path[1] == node_id:
+                return UNKNOWN
+            produced = self.output_of(path[1])
+            if produced is None:
+                return TypedValue(UndefinedType(), f"{path[1]} stores no output (a condition)")
+            value_type, origin, rest = produced.type, produced.origin, path[2:]
+            enforced, records = produced.enforced, 0
+        else:
+            roots = self.roots_for(node_id, ())
+            if root not in roots:
+                return UNKNOWN
+            value_type, rest, enforced = roots[root], path, True
+            # the scope's records have no prototype (expression-sandbox-spec.md, Scope): `run`
+            # and `run.outputs`, `inputs`, `ctx`; a merge's branches are an ordinary array
+            records = 0 if root == "branches" else 2 if root == "run" else 1
+            origin = "the declared inputs" if root == "inputs" else \
+                "the workflow's context" if root == "ctx" else \
+                f"{node_id}'s branches" if root == "branches" else "the run"
+        for index, key in enumerate(rest):
+            value_type = member_type(value_type, key, null_prototype=index < records)
+        return TypedValue(value_type, origin, enforced)
+
+
+def _merged_objects(options: Sequence[ValueType]) -> ObjectType | None:
+    """`Object.assign` of branch outputs in order, each an object (fan-in.ts `mergeObjects`):
+    a key any branch may give, none certain (a branch may not complete); None unless every
+    branch is known to be an object."""
+    if not options or not all(isinstance(option, ObjectType) for option in options):
+        return None
+    names: dict[str, list[ValueType]] = {}
+    extra: list[ValueType] = []
+    descriptions: dict[str, str] = {}
+    for option in options:
+        assert isinstance(option, ObjectType)
+        for name, value_type in option.properties:
+            names.setdefault(name, []).append(value_type)
+        descriptions.update(option.descriptions)
+        if option.additional is not None:
+            extra.append(option.additional)
+    properties = tuple((name, join(*types, *extra)) for name, types in names.items())
+    additional = join(*extra) if extra else None
+    return ObjectType(properties, frozenset(), additional,
+                      descriptions=tuple(descriptions.items()))
+
+
+def _inputs_type(inputs: Sequence[InputDecl]) -> ObjectType:
+    """The declared inputs as the engine admits them (ADR-0083; `dryrun/admission.py`): each of
+    its declared type and `validation`, present when required or defaulted."""
+    properties: dict[str, ValueType] = {}
+    required: set[str] = set()
+    descriptions: dict[str, str] = {}
+    for decl in inputs:
+        name = decl.name
+        if name is None or name in properties:
+            continue
+        properties[name] = _input_type(decl)
+        if _field(decl, "default") is not None or _field(decl, "required") is True:
+            required.add(name)
+        description = _field(decl, "description")
+        if isinstance(description, str):
+            descriptions[name] = description
+    return ObjectType(tuple(properties.items()), frozenset(required), None,
+                      descriptions=tuple(descriptions.items()))
+
+
+def _input_type(decl: InputDecl) -> ValueType:
+    validation = _field(decl, "validation")
+    rules = validation if isinstance(validation, dict) else {}
+    shape: ValueType
+    if decl.type in _TEXT_INPUTS:
+        value_format = rules.get("format")
+        shape = StringType(format=value_format if isinstance(value_format, str) else None)
+    elif decl.type == "number":
+        shape = NumberType(minimum=_number(rules.get("min")), maximum=_number(rules.get("max")))
+    elif decl.type == "boolean":
+        shape = BooleanType()
+    else:
+        return AnyValue()
+    enum = rules.get("enum")
+    if isinstance(enum, list) and enum and all(
+            value is None or isinstance(value, str | int | float | bool) for value in enum):
+        return restricted(Literals(tuple(enum)), shape)
+    return shape
+
+
+def _field(decl: InputDecl, name: str) -> object:
+    entry = decl.mapping.get(name)
+    return plain_value(entry.value) if entry is not None else None
+
+
+def _number(value: object) -> float | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def dataflow_of(workflow: Workflow, graph: Graph, file_agent: FileAgent | None = None,
+                reads: Mapping[str, Sequence[str]] | None = None) -> Dataflow:
+    """The Dataflow of one analysis of `workflow` (its graph, and with `file_agent` the
+    workspace's file agents). Outputs are derived on first use, each once; nothing is kept
+    beyond the Dataflow itself, which holds the analysis's objects only while a caller does.
+    `reads` (node id → the ids its expression reads, as the analysis already found them) saves
+    looking the expressions up again; without it each is looked up."""
+    return Dataflow(workflow, graph, file_agent, reads)
