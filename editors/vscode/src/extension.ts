@@ -19,10 +19,20 @@ import {
 import {
   LaunchError,
   RESTRICTED_MODE_NOTE,
+  isInside,
   remoteSettingsNote,
   resolveLaunch,
   type LaunchSpec,
 } from './launch';
+import {
+  ProvisionError,
+  bundledServer,
+  findPython,
+  isProvisioned,
+  noPythonMessage,
+  provision,
+  type BundledServer,
+} from './provision';
 import {
   LaunchFailure,
   RestartPolicy,
@@ -50,15 +60,26 @@ const SHOW_OUTPUT = 'Show Output';
 const OPEN_SETTINGS = 'Open Settings';
 const SETTINGS_QUERY = '@ext:relavium.relavium-lsp';
 
+/** Interpreters tried for the bundled server after the Python extension's. */
+const PATH_PYTHONS = process.platform === 'win32' ? ['python', 'py'] : ['python3', 'python'];
+
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel;
 let restrictedModeNoted = false;
 let graphView: GraphView | undefined;
+let bundled: BundledServer | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
   output = vscode.window.createOutputChannel('Relavium', { log: true });
   graphView = new GraphView(context.extensionUri, { request: quietServerCommand, warn });
   const shownGraph = graphView;
+  // One environment per extension version: an update installs its own server on first use.
+  bundled = bundledServer(
+    context.extensionPath,
+    context.globalStorageUri.fsPath,
+    String(context.extension.packageJSON.version),
+    process.platform,
+  );
   context.subscriptions.push(
     output,
     shownGraph,
@@ -107,6 +128,7 @@ async function startClient(): Promise<LanguageClient | undefined> {
       platform: process.platform,
       isFile: (candidate) => fs.statSync(candidate, { throwIfNoEntry: false })?.isFile() ?? false,
       trusted,
+      bundledServer: bundled?.executable,
     });
   } catch (error) {
     if (error instanceof LaunchError) {
@@ -114,6 +136,11 @@ async function startClient(): Promise<LanguageClient | undefined> {
       return undefined;
     }
     throw error;
+  }
+  if (launch.origin === 'bundled' && bundled !== undefined && !isProvisioned(bundled)) {
+    if (!(await provisionBundled(bundled, trusted))) {
+      return undefined;
+    }
   }
   output.info(`starting ${commandLine(launch)} (from ${launch.origin})`);
   const remoteNote = remoteSettingsNote(vscode.env.remoteName, launch);
@@ -194,6 +221,75 @@ async function startClient(): Promise<LanguageClient | undefined> {
     }
   }
   return started;
+}
+
+/** Installs the server the package carries, with a progress notification; false if it could
+ *  not (no suitable Python, or pip failed), after saying why. */
+async function provisionBundled(server: BundledServer, trusted: boolean): Promise<boolean> {
+  const candidates = [...(await pythonExtensionInterpreter(trusted)), ...PATH_PYTHONS];
+  const { found, rejected } = await findPython(candidates);
+  if (found === undefined) {
+    reportFailure(noPythonMessage(rejected));
+    return false;
+  }
+  output.info(
+    `installing the bundled relavium-lsp into ${server.environment} with ${found.python} ` +
+      `(Python ${found.version}), offline`,
+  );
+  try {
+    await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: 'Relavium: setting up its language server (first start, offline)…',
+      },
+      () => provision(server, found.python, (line) => output.info(line)),
+    );
+  } catch (error) {
+    if (error instanceof ProvisionError) {
+      reportFailure(error.message);
+      return false;
+    }
+    throw error;
+  }
+  return true;
+}
+
+/** The subset of the Python extension's API read here (ms-python.python `environments`). */
+interface PythonExtensionApi {
+  environments?: {
+    getActiveEnvironmentPath(resource?: vscode.Uri): { path: string } | undefined;
+    resolveEnvironment(
+      environment: { path: string } | string,
+    ): Promise<{ executable?: { uri?: vscode.Uri } } | undefined>;
+  };
+}
+
+/** The interpreter selected in the Python extension, if it is installed and has one. In an
+ *  untrusted workspace one inside the folder (its .venv) is not run. */
+async function pythonExtensionInterpreter(trusted: boolean): Promise<string[]> {
+  const extension = vscode.extensions.getExtension<PythonExtensionApi>('ms-python.python');
+  if (extension === undefined) {
+    return [];
+  }
+  try {
+    const environments = (await extension.activate())?.environments;
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const active = environments?.getActiveEnvironmentPath(folder);
+    const resolved = active && (await environments?.resolveEnvironment(active));
+    const executable = resolved?.executable?.uri?.fsPath;
+    if (executable === undefined) {
+      return [];
+    }
+    const env = { homeDir: os.homedir(), platform: process.platform };
+    if (!trusted && folder !== undefined && isInside(folder.fsPath, executable, env)) {
+      output.info(`the Python extension's ${executable} is inside the untrusted workspace: not used`);
+      return [];
+    }
+    return [executable];
+  } catch (error) {
+    output.warn(`the Python extension gave no interpreter: ${String(error)}`);
+    return [];
+  }
 }
 
 /**

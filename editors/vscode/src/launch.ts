@@ -24,6 +24,11 @@ export interface LaunchEnvironment {
    * from the workspace either.
    */
   trusted: boolean;
+  /**
+   * The executable of the server this package carries (src/provision.ts), installed or not yet;
+   * undefined for a package without one.
+   */
+  bundledServer?: string;
 }
 
 export interface LaunchSpec {
@@ -31,7 +36,7 @@ export interface LaunchSpec {
   args: string[];
   cwd: string | undefined;
   /** Which rule chose the command, for the output channel. */
-  origin: 'relavium.server.path' | 'relavium.python' | 'workspace .venv' | 'PATH';
+  origin: 'relavium.server.path' | 'relavium.python' | 'workspace .venv' | 'bundled' | 'PATH';
 }
 
 export const DEFAULT_SERVER_ARGS = ['serve'];
@@ -39,6 +44,7 @@ export const DEFAULT_SERVER_ARGS = ['serve'];
 /**
  * The command line for the server, in this order of preference: `relavium.server.path`, then
  * `relavium.python -m server`, then the workspace's own `.venv` (trusted workspaces only), then
+ * the server the package carries (its own version, so not a stray older one on PATH), then
  * `relavium-lsp` on PATH. `--stdio` is appended here rather than by the client so the spec is
  * complete as returned. The settings must already be the ones allowed for `env.trusted` (see
  * `readLaunchSettings`).
@@ -58,6 +64,9 @@ export function resolveLaunch(settings: LaunchSettings, env: LaunchEnvironment):
   const venvServer = env.trusted ? workspaceVenvServer(env) : undefined;
   if (venvServer !== undefined) {
     return { command: venvServer, args, cwd, origin: 'workspace .venv' };
+  }
+  if (env.bundledServer !== undefined) {
+    return { command: env.bundledServer, args, cwd, origin: 'bundled' };
   }
   return { command: 'relavium-lsp', args, cwd, origin: 'PATH' };
 }
@@ -83,7 +92,8 @@ export function remoteSettingsNote(
 
 /** Said once in the output channel when a workspace is not trusted. */
 export const RESTRICTED_MODE_NOTE =
-  'Restricted Mode: relavium-lsp is started only from user settings or PATH; the workspace ' +
+  'Restricted Mode: relavium-lsp is started only from user settings, the server this ' +
+  'extension carries or PATH; the workspace ' +
   "folder's .venv and the workspace's launch settings are not used until you trust this folder.";
 
 function workspaceVenvServer(env: LaunchEnvironment): string | undefined {
@@ -113,12 +123,7 @@ function expand(configured: string, setting: string, env: LaunchEnvironment): st
     expanded = expanded.split('${workspaceFolder}').join(env.workspaceFolder);
   }
   if (!env.trusted && env.workspaceFolder !== undefined) {
-    const pathApi = env.platform === 'win32' ? path.win32 : path.posix;
-    const absolute = pathApi.resolve(env.homeDir, expanded);
-    const inside = pathApi.relative(env.workspaceFolder, absolute);
-    const outside =
-      inside === '..' || inside.startsWith(`..${pathApi.sep}`) || pathApi.isAbsolute(inside);
-    if (!outside) {
+    if (isInside(env.workspaceFolder, expanded, env)) {
       throw new LaunchError(
         `${setting} (${configured}) lies inside the workspace folder, which is not trusted: ` +
           'nothing from it runs in Restricted Mode. Trust the folder, or point the setting ' +
@@ -127,6 +132,17 @@ function expand(configured: string, setting: string, env: LaunchEnvironment): st
     }
   }
   return expanded;
+}
+
+/** Whether `candidate` (relative ones from the home directory) lies inside `folder`. */
+export function isInside(
+  folder: string,
+  candidate: string,
+  env: Pick<LaunchEnvironment, 'homeDir' | 'platform'>,
+): boolean {
+  const pathApi = env.platform === 'win32' ? path.win32 : path.posix;
+  const inside = pathApi.relative(folder, pathApi.resolve(env.homeDir, candidate));
+  return !(inside === '..' || inside.startsWith(`..${pathApi.sep}`) || pathApi.isAbsolute(inside));
 }
 
 export class LaunchError extends Error {}

@@ -3,6 +3,7 @@
 // turns a failure into one notification that names the command and the cause.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
 import * as readline from 'node:readline';
 import type { LaunchSpec } from './launch';
 
@@ -168,11 +169,14 @@ function quoteIfNeeded(word: string): string {
 /** The one notification for a server that could not start or keeps dying. */
 export function failureMessage(spec: LaunchSpec, cause: string, crashed = false): string {
   const what = crashed ? 'stopped working' : 'did not start';
-  return (
-    `relavium-lsp ${what}: ${commandLine(spec)} (from ${spec.origin}): ${cause}. ` +
-    'Install relavium-lsp (pipx install relavium-lsp) or set relavium.server.path or ' +
-    'relavium.python.'
-  );
+  // The carried server is installed by the extension: installing one by hand is no answer.
+  const remedy =
+    spec.origin === 'bundled'
+      ? `Delete ${path.dirname(path.dirname(spec.command))} to have it installed again, or ` +
+        'set relavium.server.path or relavium.python.'
+      : 'Install relavium-lsp (pipx install relavium-lsp) or set relavium.server.path or ' +
+        'relavium.python.';
+  return `relavium-lsp ${what}: ${commandLine(spec)} (from ${spec.origin}): ${cause}. ${remedy}`;
 }
 
 export class LaunchFailure extends Error {

@@ -72,6 +72,29 @@ test('otherwise relavium-lsp is taken from PATH, also with no folder open', () =
   });
 });
 
+test('the server the package carries comes after the settings and the .venv, before PATH', () => {
+  const bundledServer = '/home/me/.config/Code/User/globalStorage/x/server/0.1.0/bin/relavium-lsp';
+  const withBundled = { ...environment(), bundledServer };
+  assert.deepEqual(resolveLaunch(unset, withBundled), {
+    command: bundledServer,
+    args: ['serve', '--stdio'],
+    cwd: '/ws',
+    origin: 'bundled',
+  });
+  const venv = { ...environment(['/ws/.venv/bin/relavium-lsp']), bundledServer };
+  assert.equal(resolveLaunch(unset, venv).origin, 'workspace .venv');
+  const explicit = { ...unset, serverPath: '/opt/relavium-lsp' };
+  assert.equal(resolveLaunch(explicit, withBundled).origin, 'relavium.server.path');
+  // Restricted Mode: the carried server lives outside the workspace, so it still runs
+  const untrustedVenv = { ...venv, trusted: false };
+  assert.deepEqual(resolveLaunch(unset, untrustedVenv), {
+    command: bundledServer,
+    args: ['serve', '--stdio'],
+    cwd: '/home/me',
+    origin: 'bundled',
+  });
+});
+
 test('${workspaceFolder} without an open folder is a clear error naming the setting', () => {
   const noFolder = { ...environment(), workspaceFolder: undefined };
   assert.throws(

@@ -85,6 +85,17 @@ test('a command line with spaces is quoted so it can be copied', () => {
   );
 });
 
+test('a carried server that fails says how to have it installed again', () => {
+  const environment = '/home/me/.config/Code/User/globalStorage/relavium.relavium-lsp/server/0.1.0';
+  const launch = spec(`${environment}/bin/relavium-lsp`, ['serve', '--stdio'], 'bundled');
+  const message = failureMessage(launch, 'it exited with code 1, with no error output');
+  assert.ok(message.endsWith(
+    `Delete ${environment} to have it installed again, or set relavium.server.path or ` +
+      'relavium.python.',
+  ), message);
+  assert.ok(!message.includes('pipx'));
+});
+
 test('a server that never finished starting is never restarted', () => {
   const policy = new RestartPolicy();
   for (let attempt = 0; attempt < 10; attempt++) {

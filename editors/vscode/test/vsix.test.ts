@@ -7,7 +7,9 @@ import * as yauzl from 'yauzl';
 import { checkManifest } from './manifestChecks';
 import { PACKAGE_ROOT } from './paths';
 
-const VSIX = path.join(PACKAGE_ROOT, 'out', 'relavium-lsp.vsix');
+// scripts/package (`npm run package`) builds this machine's platform-specific package.
+const TARGET = `${process.platform}-${process.arch}`;
+const VSIX = path.join(PACKAGE_ROOT, 'out', `relavium-lsp-${TARGET}.vsix`);
 
 /** Every entry of the archive, with the contents of the few we read. */
 function readVsix(wanted: string[]): Promise<{ names: string[]; contents: Map<string, string> }> {
@@ -45,13 +47,29 @@ function readVsix(wanted: string[]): Promise<{ names: string[]; contents: Map<st
   });
 }
 
-test('the .vsix holds only the manifest, bundle, graph view, grammar, icon and docs', async () => {
-  assert.ok(fs.existsSync(VSIX), `${VSIX} is missing: run "npm run build && npm run package"`);
+test('the .vsix holds only the manifest, bundle, graph view, grammar, icon, docs and wheelhouse', async () => {
+  assert.ok(fs.existsSync(VSIX), `${VSIX} is missing: run "npm run package"`);
   const bundle = 'extension/out/extension.js';
-  const { names, contents } = await readVsix(['extension/package.json', bundle]);
+  const { names, contents } = await readVsix([
+    'extension/package.json',
+    bundle,
+    'extension.vsixmanifest',
+  ]);
   checkManifest(JSON.parse(contents.get('extension/package.json') ?? '{}'), names);
+  assert.match(contents.get('extension.vsixmanifest') ?? '', new RegExp(`TargetPlatform="${TARGET}"`));
+  // The server's wheel and, for each supported CPython, every dependency the server imports.
+  const wheels = names.filter((name) => name.startsWith('extension/wheels/'));
+  const project = (wheel: string): string => path.posix.basename(wheel).split('-')[0] ?? '';
+  assert.deepEqual(
+    [...new Set(wheels.map(project))].sort(),
+    ['attrs', 'cattrs', 'lsprotocol', 'pygls', 'pyyaml', 'quickjs_ng', 'relavium_lsp',
+     'tree_sitter', 'tree_sitter_javascript', 'typing_extensions'],
+  );
+  for (const abi of ['cp311', 'cp312', 'cp313', 'cp314']) {
+    assert.ok(wheels.some((wheel) => wheel.includes(`pyyaml-`) && wheel.includes(`-${abi}-`)), abi);
+  }
   // .vscodeignore keeps sources, tests and node_modules out: everything needed is bundled.
-  assert.deepEqual(names.sort(), [
+  assert.deepEqual(names.filter((name) => !wheels.includes(name)).sort(), [
     '[Content_Types].xml',
     'extension.vsixmanifest',
     'extension/LICENSE.txt',

@@ -53,20 +53,20 @@ def _unavailable(reason: str) -> None:
 
 @pytest.fixture(scope="session")
 def vsix(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The extension package, built once per session from the current editors/vscode."""
+    """The extension package for this machine, built once per session from the current
+    editors/vscode as CI builds it (scripts/package: with the server's wheelhouse)."""
     if not code_server_binary().exists():
         _unavailable(f"code-server is not installed at {code_server_binary()}: run "
                      "tests/editors/install-code-server (scripts/test does)")
     if shutil.which("npm") is None:
         _unavailable("npm is missing: the .vsix cannot be built")
     out = tmp_path_factory.mktemp("vsix") / "relavium-lsp.vsix"
-    steps = [["npm", "run", "--silent", "build", "--", "--log-level=warning"],
-             ["npx", "vsce", "package", "--no-dependencies", "--out", str(out)]]
+    steps = [["scripts/package", "", str(out)]]
     if not (EXTENSION / "node_modules").is_dir():
         steps.insert(0, ["npm", "ci", "--prefer-offline", "--no-audit", "--no-fund"])
     for step in steps:
         done = subprocess.run(step, cwd=EXTENSION, capture_output=True, text=True, check=False,
-                              timeout=600)
+                              timeout=600, env={**os.environ, "PYTHON": sys.executable})
         assert done.returncode == 0, f"{' '.join(step)} failed:\n{done.stdout}{done.stderr}"
     return out
 
@@ -114,9 +114,10 @@ def launch_vscode(request: pytest.FixtureRequest, tmp_path: Path, vsix: Path, br
     Writes `files` ({relative path: text}) into a fresh workspace folder, starts code-server
     with a fresh profile holding only the .vsix, and opens the folder in a new browser page.
     `settings` go over the defaults (a quiet workbench, `relavium.server.path` = the repository's
-    server); a key set to None is left out. `env` is code-server's whole environment (default:
-    this process's). `trusted=False` opens the folder in Restricted Mode. On a failing test, a
-    screenshot and code-server's log stay in the test's tmp_path.
+    server); a key set to None is left out. `env` is code-server's whole environment, which the
+    extension host and the server inherit as is (default: this process's). `trusted=False`
+    opens the folder in Restricted Mode. On a failing test, a screenshot and code-server's log
+    stay in the test's tmp_path.
     """
     opened: list[tuple[CodeServer, VSCode]] = []
 
@@ -130,7 +131,10 @@ def launch_vscode(request: pytest.FixtureRequest, tmp_path: Path, vsix: Path, br
         for relative, text in (files or {}).items():
             (workspace / relative).parent.mkdir(parents=True, exist_ok=True)
             (workspace / relative).write_text(text, encoding="utf-8")
-        server = CodeServer(root, os.environ if env is None else env, trusted)
+        # VSCODE_CLI=1: VS Code would otherwise replace the environment of the extension host
+        # (and so of the server) with the one a login shell of the user makes.
+        environment = {**(os.environ if env is None else env), "VSCODE_CLI": "1"}
+        server = CodeServer(root, environment, trusted)
         merged = {**WORKBENCH_SETTINGS, "relavium.server.path": str(repo_server),
                   **(settings or {})}
         user_settings = server.user_data_dir / "User" / "settings.json"
