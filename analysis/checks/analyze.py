@@ -62,10 +62,10 @@ from analysis.checks.registry import AGENT_FILE_CHECKS, EMITTERS
 from analysis.checks.suppression import apply_suppressions
 from analysis.diagnostics import Diagnostic, Position, Range, Severity
 from analysis.document.graph import Graph, build_graph
-from analysis.document.model import Workflow
+from analysis.document.model import FileAgent, Workflow
 from analysis.document.model_build import build_workflow, point_back
 from analysis.document.source import SourceText
-from analysis.document.yaml_nodes import YamlDocument, YMapping, YNode
+from analysis.document.yaml_nodes import YamlDocument, YNode
 from analysis.document.yaml_read import read_yaml
 from analysis.project.kinds import FileKind, document_kind
 from analysis.project.workspace import Resolution, WorkspaceIndex
@@ -96,9 +96,9 @@ class AnalysisResult:
     resolution: Resolution | None = field(default=None, repr=False, compare=False)
 
     @property
-    def file_agent(self) -> Callable[[str], YMapping | None] | None:
+    def file_agent(self) -> FileAgent | None:
         """An agent id → the valid agent file's mapping it resolves to (`Resolution.file_agent`),
-        for `node_output_type` and the dry run; None judged alone."""
+        for the dataflow, the editor's types and the dry run; None judged alone."""
         return self.resolution.file_agent if self.resolution is not None else None
 
     def last_good(self, previous: AnalysisResult | None) -> AnalysisResult | None:

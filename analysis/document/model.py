@@ -32,6 +32,10 @@ from analysis.document.templates import TemplateRef, find_references
 from analysis.document.yaml_nodes import YamlDocument, YEntry, YMapping, YNode, YScalar, YSequence
 from analysis.naming import JS_WHITESPACE, js_number, js_string
 
+# An agent id → the mapping of the agent another file defines (a workspace's
+# `Resolution.file_agent`, `AnalysisResult.file_agent`), or None when no file defines it.
+FileAgent = Callable[[str], YMapping | None]
+
 EXPRESSION_FIELDS = {"condition": "expression", "transform": "transform", "merge": "merge_fn"}
 NODE_TEMPLATE_FIELDS = {
     "agent": ("prompt_template", "system_prompt_append"),
@@ -378,8 +382,7 @@ class Workflow:
         return self.agents_by_id.get(node.agent_ref.id) if node.agent_ref else None
 
     def output_schema_of(self, node: NodeDef,
-                         file_agent: Callable[[str], YMapping | None] | None = None
-                         ) -> YEntry | None:
+                         file_agent: FileAgent | None = None) -> YEntry | None:
         """The `output_schema` the node's output is held to: its own, and an agent node's
         falls back to its agent's (the engine's `node.output_schema ?? agent.output_schema`,
         packages/core/src/engine/agent-runner.ts). The agent is the inline one, else, given

@@ -22,15 +22,15 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from analysis.diagnostics import Severity
-from analysis.document.model import InputDecl, NodeDef, Workflow
+from analysis.document.model import FileAgent, InputDecl, NodeDef, Workflow
 from analysis.document.source import SourceText
-from analysis.document.yaml_nodes import YamlDocument, YMapping, plain_value
+from analysis.document.yaml_nodes import YamlDocument, plain_value
 from analysis.document.yaml_profile import MAX_SOURCE_BYTES
 from analysis.document.yaml_read import read_yaml
 from analysis.project.kinds import SIDECAR_SUFFIXES
@@ -74,8 +74,6 @@ PLACEHOLDERS: dict[str, Any] = {
 }
 
 
-# An agent id → the mapping of the agent file it resolves to (`Resolution.file_agent`).
-FileAgent = Callable[[str], YMapping | None]
 
 
 class SampleScopeError(ValueError):

@@ -56,7 +56,8 @@ def branch_help(result: AnalysisResult, text: str, offset: int) -> BranchHelp | 
     if typed is None or LiteralRegions(code).contain(typed.start()):
         return None
     merge_id = cursor.sibling(field, "id")
-    branches = typed_reads(workflow, result.graph).branches(merge_id) if merge_id else None
+    reads = typed_reads(workflow, result.graph, result.file_agent)
+    branches = reads.branches(merge_id) if merge_id else None
     if branches is None or not branches.members:
         return None
     if not branches.by_index:

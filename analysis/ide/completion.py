@@ -127,7 +127,7 @@ def complete(result: AnalysisResult, text: str, offset: int,
     cursor = Cursor(text, offset)
     field = cursor.field()
     if field is not None and (field.key in EXPRESSION_KEYS or field.key in TEMPLATE_KEYS):
-        facts = _Facts(workflow, graph, cursor, field)
+        facts = _Facts(workflow, graph, cursor, field, resolution)
         return facts.expression() if field.key in EXPRESSION_KEYS else facts.template()
     if (typed_key := KEY_PREFIX.match(cursor.prefix)) is not None:
         return key_candidates(text, cursor.offset, typed_key.group(1) or "")
@@ -144,6 +144,7 @@ class _Facts:
                  resolution: Resolution | None = None) -> None:
         self.workflow = workflow
         self.resolution = resolution
+        self.file_agent = resolution.file_agent if resolution is not None else None
         self.graph = graph
         self.cursor = cursor
         self.field = field
@@ -172,14 +173,13 @@ class _Facts:
     def nodes(self, ids: list[str], typed: str, *, reader: str | None = None,
               relation: str = "") -> list[Candidate]:
         found = []
-        file_agent = self.resolution.file_agent if self.resolution is not None else None
         for node_id in ids:
             node = self.workflow.node(node_id)
             if node is None:
                 continue
             detail = f"{node.type or 'node'}" + (f" · {relation}" if relation else "")
             found.append(Candidate(node_id, CandidateKind.NODE, detail, self.span(typed),
-                                   node_summary(self.workflow, node, file_agent)))
+                                   node_summary(self.workflow, node, self.file_agent)))
         return found
 
     def secret_refusal(self) -> str | None:
@@ -191,7 +191,7 @@ class _Facts:
 
     def inputs(self, typed: str) -> list[Candidate]:
         secret = self.graph.secret_inputs
-        values = typed_reads(self.workflow, self.graph).input_values()
+        values = typed_reads(self.workflow, self.graph, self.file_agent).input_values()
         return self.declared(typed, CandidateKind.INPUT, [
             (decl.name, f"{decl.type} input{values.get(decl.name, '')}",
              "secret input" if decl.name in secret else None,
@@ -303,7 +303,7 @@ class _Facts:
 
     def typed(self, typing: Typing, dialect: Dialect, prefix: str) -> list[Candidate]:
         reader = self.reader()
-        reads = typed_reads(self.workflow, self.graph)
+        reads = typed_reads(self.workflow, self.graph, self.file_agent)
         if reader is None or reader.id is None or reads.denied(typing.read.root,
                                                                typing.read.path):
             return []

@@ -20,11 +20,17 @@ Contract:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from analysis.document.gating import gates_by_node
 from analysis.document.graph import Graph
-from analysis.document.model import AgentDecl, ContextDecl, InputDecl, NodeDef, Workflow
+from analysis.document.model import (
+    AgentDecl,
+    ContextDecl,
+    FileAgent,
+    InputDecl,
+    NodeDef,
+    Workflow,
+)
 from analysis.document.yaml_nodes import YMapping, YNode, YScalar, YSequence, plain_value
 from analysis.project.workspace import AgentEntry
 from analysis.schema.lookups import form_of, spec_at
@@ -132,7 +138,7 @@ def _first_line(text: str, limit: int = 60) -> str:
 
 
 def node_summary(workflow: Workflow, node: NodeDef,
-                 file_agent: Callable[[str], YMapping | None] | None = None) -> str:
+                 file_agent: FileAgent | None = None) -> str:
     """`agent` · label, plus what the node does in a few words (an agent node's output
     properties from its `output_schema`, or its agent's, with `file_agent` an agent file's)."""
     parts = [code_span(node.type or "unknown type")]

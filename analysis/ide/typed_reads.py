@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from analysis.document.gating import branch_gates
 from analysis.document.graph import Graph
-from analysis.document.model import Workflow
+from analysis.document.model import FileAgent, Workflow
 from analysis.ide.read_path import PathKey
 from analysis.schema.value_types import Literals, UndefinedType, ValueType, union_of
 from analysis.types.algebra import options
@@ -87,8 +87,11 @@ class TypedReads:
         return self.flow.read_type(reader, root, path)
 
 
-def typed_reads(workflow: Workflow, graph: Graph | None) -> TypedReads:
+def typed_reads(workflow: Workflow, graph: Graph | None,
+                file_agent: FileAgent | None = None) -> TypedReads:
     """The one place editor features get their types from: a dataflow of the analysis the
-    request is served from (it derives only the outputs a read reaches), unknown without a
-    graph."""
-    return TypedReads(workflow, graph, dataflow_of(workflow, graph) if graph else None)
+    request is served from (it derives only the outputs a read reaches; with `file_agent`,
+    `AnalysisResult.file_agent`, an agent node's agent may be in an agent file), unknown without
+    a graph."""
+    return TypedReads(workflow, graph,
+                      dataflow_of(workflow, graph, file_agent) if graph else None)

@@ -13,17 +13,14 @@ name, each kind a typeless node constrains), and returns every refusal it finds,
 or value at fault, with advice. The engine stops at its first refusal; each refusal here is one
 the engine makes once the others are fixed. A `*alias` is not judged (the engine refuses
 aliases anyway). The subset's keywords and bounds are `analysis.schema.subset`'s.
-`node_output_type(workflow, node)` is the type of a node's output by the schema it is held to.
 `OUTPUT_SCHEMA` is the field spec the schema walk checks `output_schema` with.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from analysis.document.model import NodeDef, Workflow
 from analysis.document.yaml_nodes import YAlias, YEntry, YMapping, YNode, YScalar, YSequence
 from analysis.document.yaml_profile import INVALID_VALUE
 from analysis.naming import Suggestions
@@ -479,17 +476,6 @@ def _int(value: float | None) -> int | None:
 def _same(left: JsonScalar, right: JsonScalar) -> bool:
     """JavaScript's `===` between two JSON scalars (True is not 1)."""
     return isinstance(left, bool) is isinstance(right, bool) and left == right
-
-
-def node_output_type(workflow: Workflow, node: NodeDef,
-                     file_agent: Callable[[str], YMapping | None] | None = None
-                     ) -> ValueType | None:
-    """The type of `node`'s output as the `output_schema` it is held to states it (its own, an
-    agent node's else its agent's, inline or, with `file_agent`, in another file:
-    `Workflow.output_schema_of`). None when it has none, or the engine refuses it, or part of it
-    is not judged here."""
-    entry = workflow.output_schema_of(node, file_agent)
-    return compile_output_schema(entry.value).value_type if entry is not None else None
 
 
 @dataclass

@@ -8,7 +8,7 @@ Contract:
   not check: such a type is shown, never judged).
 - `Dataflow.output_of(node_id)` → the node's output as the engine produces it, None for a node
   that stores none (a condition) or no node of that id. By node type (HodeTech/Relavium):
-  - agent → its `output_schema` (the node's, else its agent's: `node_output_type`), which the
+  - agent → its `output_schema` (the node's, else its agent's: `output_schema_of`), which the
     engine validates the parsed output against, failing the node otherwise (ADR-0092 §4, newer
     than the July snapshot's parse-only `agent-runner.ts` `buildChatTurnOutcome`, 839f2bd);
     without one, text (same function: `result.text`). An agent asked for media
@@ -54,13 +54,13 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from analysis.document.expressions import analyze_expression
 from analysis.document.graph import Graph
-from analysis.document.model import InputDecl, NodeDef, Workflow
+from analysis.document.model import FileAgent, InputDecl, NodeDef, Workflow
 from analysis.document.yaml_nodes import YMapping, YNode, plain_value
 from analysis.schema.output_schema import compile_output_schema
 from analysis.schema.value_types import (
@@ -79,8 +79,6 @@ from analysis.schema.value_types import (
 )
 from analysis.types.algebra import join, options
 from analysis.types.infer import member_type, returned_type, text_type
-
-FileAgent = Callable[[str], YMapping | None]
 
 # `GateDecisionValueSchema` (shared/src/run-event.ts, 839f2bd)
 GATE_DECISIONS = ("approved", "rejected", "input_provided")
@@ -218,7 +216,7 @@ class Dataflow:
             return UNKNOWN
         entry = self.workflow.output_schema_of(node, self.file_agent)
         if entry is not None:
-            # the same as node_output_type, the workflow's own schemas compiled once per text
+            # the workflow's own schemas are compiled once per text
             inline = entry is self.workflow.output_schema_of(node)
             value_type = self._schema_type(entry.value, inline)
             owner = node.id if node.mapping.get("output_schema") is not None else \

@@ -231,8 +231,8 @@ def register(ls: RelaviumLanguageServer) -> None:
             resolution = await ls.agent_resolution(params.text_document.uri, view.workflow)
             found = (_symbol_hover(view, offset, resolution) or _builtin_hover(view, offset)
                      or model_doc(root, offset) or key_doc(root, offset))
-            typed = read_hover(view.workflow, typed_reads(view.workflow, view.result.graph),
-                               offset)
+            typed = read_hover(view.workflow, typed_reads(view.workflow, view.result.graph,
+                                                          view.result.file_agent), offset)
             if typed is not None:
                 found = ((found[0] + "\n\n" + typed[0], found[1]) if found is not None
                          else typed)

@@ -1,13 +1,12 @@
 """The schema a node's output is held to: an agent node's own `output_schema`, else its inline
 agent's (`node.output_schema ?? agent.output_schema`, HodeTech/Relavium
-packages/core/src/engine/agent-runner.ts, issue 27 item 9); and its value type."""
+packages/core/src/engine/agent-runner.ts, issue 27 item 9). Its type: tests/analysis/types/
+test_dataflow.py."""
 
 from analysis.document.model import Workflow
 from analysis.document.model_build import build_workflow
 from analysis.document.source import SourceText
 from analysis.document.yaml_read import read_yaml
-from analysis.schema.output_schema import node_output_type
-from analysis.schema.value_types import NumberType, ObjectType, StringType
 
 
 def workflow(agent_schema: str, node_schema: str, node_type: str = "agent") -> Workflow:
@@ -54,18 +53,3 @@ def test_only_an_agent_node_inherits() -> None:
 def test_an_agent_in_another_file_or_unknown_gives_none() -> None:
     assert schema_text(workflow(AGENT, ""), "other") is None
     assert schema_text(workflow("", "")) is None
-
-
-def test_the_value_type_follows_the_same_schema() -> None:
-    flow = workflow(", output_schema: { type: object, properties: { a: { type: string } } }", "")
-    node = flow.node("draft")
-    assert node is not None
-    assert node_output_type(flow, node) == ObjectType((("a", StringType()),))
-    flow = workflow(AGENT, NODE)
-    node = flow.node("draft")
-    assert node is not None
-    assert node_output_type(flow, node) == NumberType()
-    flow = workflow(", output_schema: { oneOf: [] }", "")  # refused: no type
-    node = flow.node("draft")
-    assert node is not None
-    assert node_output_type(flow, node) is None

@@ -11,7 +11,7 @@ from analysis.checks.analyze import analyze
 from analysis.document.model import AgentDecl
 from analysis.document.yaml_profile import MAX_SOURCE_BYTES
 from analysis.project.workspace import AgentEntry, Resolution, WorkspaceIndex, project_root
-from analysis.schema.output_schema import node_output_type
+from analysis.schema.output_schema import compile_output_schema
 from analysis.schema.value_types import NumberType, ObjectType
 
 AGENT = "id: {id}\nmodel: claude-sonnet-4\nprovider: anthropic\nsystem_prompt: {prompt}\n"
@@ -238,7 +238,7 @@ def test_an_agent_in_another_file_gives_its_output_schema(project: Path) -> None
     assert workflow.output_schema_of(typed) is None  # judged alone: not known
     entry = workflow.output_schema_of(typed, resolution.file_agent)
     assert entry is not None and entry.key.start > 0
-    typed_output = node_output_type(workflow, typed, resolution.file_agent)
+    typed_output = compile_output_schema(entry.value).value_type
     assert isinstance(typed_output, ObjectType)
     assert [(name, type(value)) for name, value in typed_output.properties or ()] == \
         [("score", NumberType)]

@@ -1,7 +1,8 @@
 """A node whose agent is in an agent file gets that agent's `output_schema` as its output when it
 has none of its own (the engine's `node.output_schema ?? agent.output_schema`,
 packages/core/src/engine/agent-runner.ts 839f2bd): in the dry run (`relavium-lsp run`, the real
-CLI), the samples skeleton and `node_output_type`; judged alone, as before, it answers text."""
+CLI), the samples skeleton, the dataflow's output type and typed completion; judged alone, as
+before, it answers text."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from pathlib import Path
 
 from analysis.checks.analyze import analyze
 from analysis.dryrun.skeleton import sidecar_skeleton
+from analysis.ide.completion import complete
 from analysis.project.workspace import WorkspaceIndex
-from analysis.schema.output_schema import node_output_type
 from analysis.schema.value_types import NumberType, ObjectType, StringType
+from analysis.types.dataflow import dataflow_of
 from tests.analysis.dryrun.test_sample_skeleton import in_process
 
 AGENT = """id: reviewer
@@ -62,9 +64,14 @@ def test_the_output_type_and_the_samples_skeleton_follow_the_file_agent(tmp_path
     path = project(tmp_path)
     result = analyze(WORKFLOW, str(path), workspace=WorkspaceIndex(str(tmp_path)))
     assert result.workflow is not None and result.graph is not None
-    review = result.workflow.nodes_by_id["review"]
-    assert node_output_type(result.workflow, review, result.file_agent) == ObjectType(
+    output = dataflow_of(result.workflow, result.graph, result.file_agent).output_of("review")
+    assert output is not None and output.type == ObjectType(
         (("verdict", StringType()), ("score", NumberType(integer=True))))
+    typing = WORKFLOW.replace("run.outputs.review.score + 1", "run.outputs.review.")
+    offset = typing.index("run.outputs.review.") + len("run.outputs.review.")
+    offered = {candidate.label: candidate.detail for candidate in complete(
+        result, typing, offset, WorkspaceIndex(str(tmp_path)).resolve(str(path), result.workflow))}
+    assert offered == {"verdict": "string (optional)", "score": "number (optional)"}
     skeleton = sidecar_skeleton(result.workflow, result.graph, in_process,
                                 file_agent=result.file_agent)
     assert json.loads(skeleton.text)["outputs"]["review"] == {"verdict": "", "score": 0}
