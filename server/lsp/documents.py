@@ -3,6 +3,7 @@ one (`Snapshot`) that features serve from; a document's session is `server.lsp.s
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePath, PurePosixPath
@@ -34,6 +35,21 @@ def is_agent_uri(uri: str) -> bool:
 def uri_to_path(uri: str) -> str:
     """A filesystem path for analysis messages and sidecar lookup (the URI when not a file)."""
     return to_fs_path(uri) or uri
+
+
+def workspace_file(uri: str, roots: list[str]) -> str:
+    """The path of a file the server may read for a document the editor has not opened: one
+    inside a workspace folder (`roots`) once links are resolved. Raises OSError otherwise (a
+    repository could link a workflow to any file on the machine)."""
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    if path is None:
+        raise OSError("it is not open in the editor and not a file")
+    real = os.path.realpath(path)
+    if not any(os.path.commonpath([real, os.path.realpath(root)]) == os.path.realpath(root)
+               for root in roots):
+        raise OSError("it is outside the workspace folders and not open in the editor; "
+                      "open it to run it")
+    return path
 
 
 @dataclass

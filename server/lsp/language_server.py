@@ -13,7 +13,6 @@ import contextlib
 import importlib
 import itertools
 import logging
-import os
 import pkgutil
 import socket
 import sys
@@ -39,7 +38,13 @@ from server.lsp import project_settings
 from server.lsp.analysis_queue import AnalysisQueue
 from server.lsp.boot.early_initialize import Opening
 from server.lsp.boot.transport import Dropped, FrameReader, read_in_thread, serve, stdin_frames
-from server.lsp.documents import Snapshot, is_agent_uri, is_relavium_uri, uri_to_path
+from server.lsp.documents import (
+    Snapshot,
+    is_agent_uri,
+    is_relavium_uri,
+    uri_to_path,
+    workspace_file,
+)
 from server.lsp.protocol import RelaviumProtocol
 from server.lsp.session import DocumentClosed, Session
 from server.lsp.settings import Settings, parse_settings
@@ -288,32 +293,19 @@ class RelaviumLanguageServer(LanguageServer):
     async def analysis_of(self, uri: str) -> AnalysisResult | None:
         """The open document's current analysis, else the saved file's (None when the URI is
         not a workflow file). Raises OSError/UnicodeDecodeError/SourceTooLarge when the file
-        cannot be read or is outside the workspace (`_workspace_file`)."""
+        cannot be read or is outside the workspace (`workspace_file`)."""
         if self.documents.get(uri) is not None:
             snapshot = await self.fresh_snapshot(uri)
             return snapshot.result if snapshot is not None else None
         if not is_relavium_uri(uri):
             return None
-        path = self._workspace_file(uri)
+        folders = [to_fs_path(folder.uri) for folder in self.workspace.folders.values()]
+        path = workspace_file(uri, [root for root in folders or [self.workspace.root_path]
+                                    if root])
         text = await asyncio.to_thread(read_regular_file, path)
         workspace = self.workspace_index(uri)
         return await self.analyses.submit(len(text),
                                           lambda: analyze(text, path, workspace=workspace))
-
-    def _workspace_file(self, uri: str) -> str:
-        """The path of a file the server may read for a document the editor has not opened: one
-        inside a workspace folder once links are resolved. Raises OSError otherwise (a repository
-        could link a workflow to any file on the machine)."""
-        path = to_fs_path(uri) if uri.startswith("file:") else None
-        if path is None:
-            raise OSError("it is not open in the editor and not a file")
-        real = os.path.realpath(path)
-        folders = [to_fs_path(folder.uri) for folder in self.workspace.folders.values()]
-        roots = [os.path.realpath(root) for root in folders or [self.workspace.root_path] if root]
-        if not any(os.path.commonpath([real, root]) == root for root in roots):
-            raise OSError("it is outside the workspace folders and not open in the editor; "
-                          "open it to run it")
-        return path
 
     async def command_analysis(self, uri: str) -> AnalysisResult:
         """`analysis_of` for commands: a `CommandFailed` that says what is wrong instead of None
