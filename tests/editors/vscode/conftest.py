@@ -71,7 +71,9 @@ def vsix(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-@pytest.fixture(scope="session")
+# Package-scoped, not session: Playwright's sync API keeps an event loop running on the main
+# thread while it is open, and every asyncio test after this package (pytest-lsp's) would fail.
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
     if not CHROMIUM.exists():
         _unavailable(f"{CHROMIUM} is missing (scripts/test installs Debian's chromium)")
