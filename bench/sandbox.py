@@ -4,13 +4,21 @@ parse-only syntax check, measured in one run on this machine (see bench/README.m
 Prints one table of p50/p95 in milliseconds plus the evaluate/bare ratio of medians, then where
 one evaluation's time goes (runtime creation, lockdown, scope rebuild, evaluation,
 serialisation, the host's own share), each stage as its p50 and as a ratio to the bare p50.
+With `--engine-bundle PATH`, first measures ours against the engine's own sandbox: PATH is an
+ES module bundle (built by you, under /tmp, never committed) of Relavium's
+`packages/core/src/expression/sandbox.ts` with its two QuickJS packages
+(`quickjs-emscripten-core`, `@jitl/quickjs-singlefile-mjs-release-sync`), exporting
+`createExpressionSandbox`. It runs under `node`, one evaluation per request on a pipe, timed
+inside Node around `evaluate()` alone; rounds alternate with ours, so the p50 ratio is of one run.
 Never asserts timings.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import subprocess
 import statistics
 import sys
 import time
@@ -289,12 +297,100 @@ def back_to_back(action: Callable[[], object]) -> tuple[float, float]:
     return statistics.median(walls), statistics.median(callers)
 
 
+# Runs the engine's sandbox in Node: loads the bundle named by argv[1], reads the scope as the
+# first line of stdin, prints the engine's result, then for each further line runs one evaluation
+# and prints the nanoseconds `evaluate()` took (only that call: no pipe or parse in the figure).
+ENGINE_HARNESS = """
+import { createInterface } from "node:readline";
+const { createExpressionSandbox } = await import(process.argv[1]);
+const sandbox = await createExpressionSandbox();
+const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+const { expression, scope } = JSON.parse((await lines.next()).value);
+const input = { expression, kind: "transform", scope };
+process.stdout.write(JSON.stringify(sandbox.evaluate(input)) + "\\n");
+for await (const _ of lines) {
+  const start = process.hrtime.bigint();
+  sandbox.evaluate(input);
+  process.stdout.write(String(process.hrtime.bigint() - start) + "\\n");
+}
+"""
+
+
+class EngineSandbox:
+    """The engine's `createExpressionSandbox` in a Node process, one timed evaluation a call."""
+
+    def __init__(self, bundle: Path, scope: Scope) -> None:
+        self._process = subprocess.Popen(
+            ["node", "--input-type=module", "-e", ENGINE_HARNESS, str(bundle.resolve())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        # The engine's ExpressionScope: `outputs` is what its scope exposes as `run.outputs`.
+        engine_scope = {"inputs": scope.inputs, "ctx": {}, "outputs": scope.run_outputs}
+        self.result = json.loads(self._request(json.dumps(
+            {"expression": EXPRESSION, "scope": engine_scope}
+        )))
+
+    def _request(self, line: str) -> str:
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._process.stdin.write(line + "\n")
+        answer = self._process.stdout.readline()
+        if not answer:
+            raise SystemExit("the engine harness stopped: is PATH a bundle of sandbox.ts?")
+        return answer
+
+    def evaluate_ms(self) -> float:
+        return int(self._request("")) / 1e6
+
+    def close(self) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.close()
+        self._process.wait()
+
+
+def versus_engine(bundle: Path, scope: Scope, expected: object) -> None:
+    """Ours against the engine's sandbox, rounds alternating; p50 and p95 of each, and the ratio."""
+    engine = EngineSandbox(bundle, scope)
+    assert engine.result == expected, "the engine's sandbox disagrees with ours"
+    ours: list[float] = []
+    theirs: list[float] = []
+    try:
+        for round_index in range(WARMUP + ROUNDS):
+            start = time.perf_counter()
+            evaluate(EXPRESSION, "transform", scope)
+            wall = (time.perf_counter() - start) * 1000
+            settle()
+            engine_ms = engine.evaluate_ms()
+            if round_index >= WARMUP:
+                ours.append(wall)
+                theirs.append(engine_ms)
+    finally:
+        engine.close()
+    print(f"against the engine's sandbox ({ROUNDS} rounds, alternating; ms):")
+    for name, samples in (("evaluate (ours)", ours), ("engine createExpressionSandbox", theirs)):
+        p50, p95 = statistics.median(samples), statistics.quantiles(samples, n=20)[18]
+        print(f"{name:<40} p50 {p50:>8.3f} p95 {p95:>8.3f}")
+    print(f"{'ours / engine, p50':<40} {statistics.median(ours) / statistics.median(theirs):>8.3f}x")
+    print()
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--engine-bundle",
+        type=Path,
+        help="an ES module bundle of the engine's expression/sandbox.ts (see the module docstring)",
+    )
+    options = parser.parse_args()
     scope = realistic_scope()
     scope_json = json.dumps({"inputs": scope.inputs, "run": {"outputs": scope.run_outputs}})
     expected = evaluate(EXPRESSION, "transform", scope)
     for prelude in PRELUDES:
         assert json.loads(str(bare_quickjs(scope_json, prelude)())) == expected
+    if options.engine_bundle is not None:
+        versus_engine(options.engine_bundle, scope, expected)
     frozen = bare_quickjs(scope_json, "freeze")
     scope_data = json.loads(scope_json)
 
