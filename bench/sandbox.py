@@ -299,10 +299,9 @@ def back_to_back(action: Callable[[], object]) -> tuple[float, float]:
 
 # Runs the engine's sandbox in Node: loads the bundle named by argv[1], reads the expression and
 # scope as the first line of stdin, prints the engine's result, then for each further line runs
-# BURST evaluations back to back and prints the nanoseconds each `evaluate()` took (only that
+# `burst` evaluations back to back and prints the nanoseconds each `evaluate()` took (only that
 # call: no pipe or parse in the figure). The first of a burst follows an idle wait, as ours does;
 # the rest show the engine warm, in a loop of its own: the harder figure to beat.
-BURST = 4
 ENGINE_HARNESS = """
 import { createInterface } from "node:readline";
 const { createExpressionSandbox } = await import(process.argv[1]);
@@ -326,7 +325,7 @@ for await (const _ of lines) {
 class EngineSandbox:
     """The engine's `createExpressionSandbox` in a Node process, one timed evaluation a call."""
 
-    def __init__(self, bundle: Path, scope: Scope) -> None:
+    def __init__(self, bundle: Path, scope: Scope, burst: int) -> None:
         self._process = subprocess.Popen(
             ["node", "--input-type=module", "-e", ENGINE_HARNESS, str(bundle.resolve())],
             stdin=subprocess.PIPE,
@@ -340,7 +339,7 @@ class EngineSandbox:
             ["node", "--version"], capture_output=True, text=True, check=True
         ).stdout.strip()
         self.result = json.loads(self._request(json.dumps(
-            {"expression": EXPRESSION, "scope": engine_scope, "burst": BURST}
+            {"expression": EXPRESSION, "scope": engine_scope, "burst": burst}
         )))
 
     def _request(self, line: str) -> str:
@@ -352,7 +351,7 @@ class EngineSandbox:
         return answer
 
     def burst_ms(self) -> list[float]:
-        """Milliseconds of each of BURST evaluations made back to back."""
+        """Milliseconds of each of the burst's evaluations, made back to back."""
         return [int(took) / 1e6 for took in self._request("").split()]
 
     def close(self) -> None:
@@ -361,10 +360,10 @@ class EngineSandbox:
         self._process.wait()
 
 
-def versus_engine(bundle: Path, scope: Scope, expected: object) -> None:
+def versus_engine(bundle: Path, scope: Scope, expected: object, burst: int) -> None:
     """Ours against the engine's sandbox, rounds alternating: p50 and p95 of each, and the ratios
     to the engine after an idle wait (the first of its burst) and warm (the rest)."""
-    engine = EngineSandbox(bundle, scope)
+    engine = EngineSandbox(bundle, scope, burst)
     assert engine.result == expected, "the engine's sandbox disagrees with ours"
     samples: dict[str, list[float]] = {"ours": [], "after a wait": [], "warm": []}
     try:
@@ -382,7 +381,7 @@ def versus_engine(bundle: Path, scope: Scope, expected: object) -> None:
         engine.close()
     ours = statistics.median(samples["ours"])
     print(f"against the engine's sandbox (Node {engine.node_version}; {ROUNDS} rounds,")
-    print(f"alternating; each round: ours once, then the engine {BURST} times back to back; ms):")
+    print(f"alternating; each round: ours once, then the engine {burst} times back to back; ms):")
     for name, values in samples.items():
         p50, p95 = statistics.median(values), statistics.quantiles(values, n=20)[18]
         ratio = f"  ours / this {ours / p50:.3f}x" if name != "ours" else ""
@@ -397,6 +396,12 @@ def main() -> int:
         type=Path,
         help="an ES module bundle of the engine's expression/sandbox.ts (see the module docstring)",
     )
+    parser.add_argument(
+        "--engine-burst",
+        type=int,
+        default=4,
+        help="engine evaluations per round, back to back (a large one: the engine at its warmest)",
+    )
     options = parser.parse_args()
     scope = realistic_scope()
     scope_json = json.dumps({"inputs": scope.inputs, "run": {"outputs": scope.run_outputs}})
@@ -404,7 +409,7 @@ def main() -> int:
     for prelude in PRELUDES:
         assert json.loads(str(bare_quickjs(scope_json, prelude)())) == expected
     if options.engine_bundle is not None:
-        versus_engine(options.engine_bundle, scope, expected)
+        versus_engine(options.engine_bundle, scope, expected, options.engine_burst)
     frozen = bare_quickjs(scope_json, "freeze")
     scope_data = json.loads(scope_json)
 
