@@ -4,14 +4,22 @@ parse-only syntax check, measured in one run on this machine (see bench/README.m
 Prints one table of p50/p95 in milliseconds plus the evaluate/bare ratio of medians, then where
 one evaluation's time goes (runtime creation, lockdown, scope rebuild, evaluation,
 serialisation, the host's own share), each stage as its p50 and as a ratio to the bare p50.
+With `--engine-bundle PATH`, first measures ours against the engine's own sandbox: PATH is an
+ES module bundle (built by you, under /tmp, never committed) of Relavium's
+`packages/core/src/expression/sandbox.ts` with its two QuickJS packages
+(`quickjs-emscripten-core`, `@jitl/quickjs-singlefile-mjs-release-sync`), exporting
+`createExpressionSandbox`. It runs under `node`, one evaluation per request on a pipe, timed
+inside Node around `evaluate()` alone; rounds alternate with ours, so the p50 ratio is of one run.
 Never asserts timings.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -289,19 +297,126 @@ def back_to_back(action: Callable[[], object]) -> tuple[float, float]:
     return statistics.median(walls), statistics.median(callers)
 
 
+# Runs the engine's sandbox in Node: loads the bundle named by argv[1], reads the expression and
+# scope as the first line of stdin, prints the engine's result, then for each further line runs
+# `burst` evaluations back to back and prints the nanoseconds each `evaluate()` took (only that
+# call: no pipe or parse in the figure). The first of a burst follows an idle wait, as ours does;
+# the rest show the engine warm, in a loop of its own: the harder figure to beat.
+ENGINE_HARNESS = """
+import { createInterface } from "node:readline";
+const { createExpressionSandbox } = await import(process.argv[1]);
+const sandbox = await createExpressionSandbox();
+const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+const { expression, scope, burst } = JSON.parse((await lines.next()).value);
+const input = { expression, kind: "transform", scope };
+process.stdout.write(JSON.stringify(sandbox.evaluate(input)) + "\\n");
+for await (const _ of lines) {
+  const took = [];
+  for (let call = 0; call < burst; call++) {
+    const start = process.hrtime.bigint();
+    sandbox.evaluate(input);
+    took.push(String(process.hrtime.bigint() - start));
+  }
+  process.stdout.write(took.join(" ") + "\\n");
+}
+"""
+
+
+class EngineSandbox:
+    """The engine's `createExpressionSandbox` in a Node process, one timed evaluation a call."""
+
+    def __init__(self, bundle: Path, scope: Scope, burst: int) -> None:
+        self._process = subprocess.Popen(
+            ["node", "--input-type=module", "-e", ENGINE_HARNESS, str(bundle.resolve())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        # The engine's ExpressionScope: `outputs` is what its scope exposes as `run.outputs`.
+        engine_scope = {"inputs": scope.inputs, "ctx": {}, "outputs": scope.run_outputs}
+        self.node_version = subprocess.run(
+            ["node", "--version"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        self.result = json.loads(self._request(json.dumps(
+            {"expression": EXPRESSION, "scope": engine_scope, "burst": burst}
+        )))
+
+    def _request(self, line: str) -> str:
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._process.stdin.write(line + "\n")
+        answer = self._process.stdout.readline()
+        if not answer:
+            raise SystemExit("the engine harness stopped: is PATH a bundle of sandbox.ts?")
+        return answer
+
+    def burst_ms(self) -> list[float]:
+        """Milliseconds of each of the burst's evaluations, made back to back."""
+        return [int(took) / 1e6 for took in self._request("").split()]
+
+    def close(self) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.close()
+        self._process.wait()
+
+
+def versus_engine(bundle: Path, scope: Scope, expected: object, burst: int) -> None:
+    """Ours against the engine's sandbox, rounds alternating: p50 and p95 of each, and the ratios
+    to the engine after an idle wait (the first of its burst) and warm (the rest)."""
+    engine = EngineSandbox(bundle, scope, burst)
+    assert engine.result == expected, "the engine's sandbox disagrees with ours"
+    samples: dict[str, list[float]] = {"ours": [], "after a wait": [], "warm": []}
+    try:
+        for round_index in range(WARMUP + ROUNDS):
+            start = time.perf_counter()
+            evaluate(EXPRESSION, "transform", scope)
+            wall = (time.perf_counter() - start) * 1000
+            settle()
+            first, *warm = engine.burst_ms()
+            if round_index >= WARMUP:
+                samples["ours"].append(wall)
+                samples["after a wait"].append(first)
+                samples["warm"].extend(warm)
+    finally:
+        engine.close()
+    ours = statistics.median(samples["ours"])
+    print(f"against the engine's sandbox (Node {engine.node_version}; {ROUNDS} rounds,")
+    print(f"alternating; each round: ours once, then the engine {burst} times back to back; ms):")
+    for name, values in samples.items():
+        p50, p95 = statistics.median(values), statistics.quantiles(values, n=20)[18]
+        ratio = f"  ours / this {ours / p50:.3f}x" if name != "ours" else ""
+        print(f"{name:<14} p50 {p50:>7.3f} p95 {p95:>7.3f}{ratio}")
+    print()
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--engine-bundle",
+        type=Path,
+        help="an ES module bundle of the engine's expression/sandbox.ts (see the module docstring)",
+    )
+    parser.add_argument(
+        "--engine-burst",
+        type=int,
+        default=4,
+        help="engine evaluations per round, back to back (a large one: the engine at its warmest)",
+    )
+    options = parser.parse_args()
     scope = realistic_scope()
     scope_json = json.dumps({"inputs": scope.inputs, "run": {"outputs": scope.run_outputs}})
     expected = evaluate(EXPRESSION, "transform", scope)
     for prelude in PRELUDES:
         assert json.loads(str(bare_quickjs(scope_json, prelude)())) == expected
+    if options.engine_bundle is not None:
+        versus_engine(options.engine_bundle, scope, expected, options.engine_burst)
     frozen = bare_quickjs(scope_json, "freeze")
     scope_data = json.loads(scope_json)
 
     def spec_floor() -> object:
         # What the contract itself asks for on top of bare: the host's JSON encoding of the
-        # scope (stdlib json, as Scope.vm_request does it) and the frozen scope.
-        json.dumps(scope_data, allow_nan=False, check_circular=False)
+        # scope (as Scope.vm_request does it) and the frozen scope.
+        scope.vm_request("transform", "")
         return frozen()
 
     load = os.getloadavg()
@@ -313,7 +428,7 @@ def main() -> int:
             "bare + walk of the scope (no freeze)": (bare_quickjs(scope_json, "walk"), []),
             "bare + frozen scope": (frozen, []),
             "bare + frozen + host encoding (floor)": (spec_floor, []),
-            "host: marshal the scope (json.dumps)": (lambda: scope.vm_request("transform", ""), []),
+            "host: marshal the scope (vm_request)": (lambda: scope.vm_request("transform", ""), []),
             "worker round trip (warm)": (
                 lambda: pool.evaluate(EXPRESSION, "transform", scope), worker_pids()
             ),

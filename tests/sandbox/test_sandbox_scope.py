@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -203,3 +204,19 @@ def test_a_shared_value_that_cannot_be_serialised_fails_the_evaluation_as_scope(
     with pytest.raises(SandboxError) as plain:
         evaluate("1", "transform", Scope(run_outputs={"a": huge}))
     assert str(plain.value) == str(caught.value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSON_VALUES | st.integers(min_value=2**64) | st.just("lone \ud800 surrogate"))
+def test_the_fast_encoder_gives_the_vm_the_value_json_dumps_gives_it(value: object) -> None:
+    # orjson writes the request when its text is exact; json.dumps otherwise (sandbox/scope.py)
+    request = Scope(inputs={"v": value}).vm_request("transform", "x")
+    assert request.isascii()  # the pool's line protocol and the binding rely on it
+    assert json.loads(request)["inputs"] == {"v": json.loads(json.dumps(value))}
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), [1, {"x": -float("inf")}]])
+def test_nan_is_refused_though_the_fast_encoder_writes_it_as_null(value: object) -> None:
+    with pytest.raises(SandboxError) as caught:
+        evaluate("1", "transform", Scope(inputs={"v": value}))
+    assert caught.value.reason == "scope"

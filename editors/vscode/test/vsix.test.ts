@@ -62,7 +62,7 @@ test('the .vsix holds only the manifest, bundle, graph view, grammar, icon, docs
   const project = (wheel: string): string => path.posix.basename(wheel).split('-')[0] ?? '';
   assert.deepEqual(
     [...new Set(wheels.map(project))].sort(),
-    ['attrs', 'cattrs', 'lsprotocol', 'pygls', 'pyyaml', 'quickjs_ng', 'relavium_lsp',
+    ['attrs', 'cattrs', 'lsprotocol', 'orjson', 'pygls', 'pyyaml', 'quickjs_ng', 'relavium_lsp',
      'tree_sitter', 'tree_sitter_javascript', 'typing_extensions'],
   );
   for (const abi of ['cp311', 'cp312', 'cp313', 'cp314']) {
