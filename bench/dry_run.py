@@ -4,8 +4,14 @@ block reads the one before, so a node's scope holds the outputs of all earlier b
 in one run on this machine (see bench/README.md): the run's time through the worker pool (as
 `relavium-lsp run` and the server do) and in process, the time per evaluated node against one
 `evaluate()` of a typical expression, and how the run grows from 101 to 491 nodes (a run stops
-at 500 node starts, as the engine's does: ADR-0086 §4). Target: a 101-node run under 1 s. Never
-asserts timings.
+at 500 node starts, as the engine's does: ADR-0086 §4). Target: a 101-node run under 1 s.
+
+Then whole processes, rounds interleaved (issue 26 item 2): `relavium-lsp run` of the chained
+workflow (tests/analysis/dryrun/chained_workflow.py: 49 chains, 500 nodes, 451 starts; and 197
+chains, 1,998 nodes, run past the engine's 500 starts with the limit lifted in that process only)
+against a process making the same bare `evaluate()` calls one after another (the calls the run
+makes, recorded first: same sources, kinds and scopes). Target: the run no slower (ratio ≤ 1).
+Never asserts timings.
 
     .venv/bin/python bench/dry_run.py                # this tree
     .venv/bin/python bench/dry_run.py --against DIR  # and another tree, in the same run
@@ -18,19 +24,24 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
+import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import trees
+from tests.analysis.dryrun.chained_workflow import SAMPLES, chained_workflow
 
 # Blocks of ten nodes (plus the input node), and how many runs the median is taken over: the
 # larger stays under the engine's 500 node starts per run.
 SIZES = {10: 7, 49: 3}
 
 MEASURE = """
-import json, statistics, sys, time
+import inspect, json, statistics, sys, time
 from analysis.checks.analyze import analyze
 from analysis.dryrun.launch import pool_evaluator
 from analysis.dryrun.runner import EVALUATED_TYPES, run_workflow
@@ -57,7 +68,10 @@ def timed(action, rounds):
 found = {}
 scope = Scope(run_outputs={"b1-classify": {"score": 2, "topic": "x"}})
 found["one evaluate() (in process)"], _ = timed(lambda: evaluate(SINGLE, "condition", scope), 50)
-with WorkerPool() as pool:
+# as `relavium-lsp run`: a worker per core, a step's evaluations in flight together (a tree
+# older than that runs them one by one)
+parallel = "workers" in inspect.signature(run_workflow).parameters
+with WorkerPool(2) as pool:
     found["one worker round trip"], _ = timed(
         lambda: pool.run(SINGLE, "condition", scope), 50
     )
@@ -71,7 +85,9 @@ with WorkerPool() as pool:
             is_json=True,
         )
         pooled = pool_evaluator(pool)  # as `relavium-lsp run` and the server evaluate
-        pool_ms, run = timed(lambda: run_workflow(workflow, graph, pooled, samples), rounds)
+        options = {"workers": pool.size} if parallel else {}
+        pool_ms, run = timed(lambda: run_workflow(workflow, graph, pooled, samples, **options),
+                             rounds)
         local_ms, _ = timed(lambda: run_workflow(workflow, graph, in_process, samples), rounds)
         assert run.ok, [n.to_json() for n in run.nodes if n.status == "failed"]
         evaluated = sum(1 for n in run.nodes if n.status == "ran" and n.type in EVALUATED_TYPES)
@@ -90,6 +106,74 @@ print(json.dumps(found))
 def measure(tree: Path, blocks: int, rounds: int) -> dict[str, float]:
     found: dict[str, float] = trees.run_in(tree, MEASURE, json.dumps([[blocks, rounds]]))
     return found
+
+
+# chains → the chained workflow's size; rounds of the whole-process comparison
+CHAINS = {49: 5, 197: 3}
+LIFT_LIMIT = "import analysis.dryrun.runner as r; r.NODE_DISPATCHES_PER_RUN = 10 ** 9; "
+RECORD = LIFT_LIMIT + """
+import json, sys
+from analysis.checks.analyze import analyze
+from analysis.dryrun.samples import parse_samples
+from sandbox import evaluate
+path, samples_path, calls_path = sys.argv[1:]
+result = analyze(open(path).read(), path)
+samples = parse_samples(open(samples_path).read(), "bench", "explicit", is_json=True)
+calls = []
+def recording(source, kind, scope):
+    calls.append([source, kind, scope.to_json()])
+    return evaluate(source, kind, scope, with_detail=True)
+run = r.run_workflow(result.workflow, result.graph, recording, samples)
+assert run.ok, [n.to_json() for n in run.nodes if n.status == "failed"]
+json.dump(calls, open(calls_path, "w"))
+print(json.dumps(len(calls)))
+"""
+BARE = """
+import json, sys
+from sandbox import Scope, evaluate
+for source, kind, scope in json.load(open(sys.argv[1])):
+    evaluate(source, kind, Scope.from_json(scope))
+"""
+RUN = LIFT_LIMIT + """
+import sys
+from server.cli.main import program
+sys.argv = ["relavium-lsp", "run", *sys.argv[1:]]
+program()
+"""
+
+
+def wall_s(tree: Path, argv: list[str]) -> float:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    start = time.perf_counter()
+    subprocess.run([sys.executable, *argv], env=env, cwd=tree, check=True,
+                   stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def whole_processes(compared: dict[str, Path]) -> None:
+    """`relavium-lsp run` against the same bare evaluate() calls, each a whole process."""
+    with tempfile.TemporaryDirectory() as folder:
+        samples = Path(folder, "samples.json")
+        samples.write_text(SAMPLES)
+        for chains, rounds in CHAINS.items():
+            workflow, calls = Path(folder, f"c{chains}.yaml"), Path(folder, f"c{chains}.json")
+            workflow.write_text(chained_workflow(chains))
+            count = trees.run_in(trees.THIS, RECORD, str(workflow), str(samples), str(calls))
+            nodes = 3 + chains * 10 + -(-chains // 8)
+            for name, tree in compared.items():
+                ratios, runs, bares = [], [], []
+                for _ in range(rounds):  # interleaved: a load change hits both alike
+                    run = wall_s(tree, ["-c", RUN, str(workflow), "--scope", str(samples),
+                                        "--format", "json"])
+                    bare = wall_s(tree, ["-c", BARE, str(calls)])
+                    runs.append(run)
+                    bares.append(bare)
+                    ratios.append(run / bare)
+                print(f"{name}: {nodes:,} nodes ({count} evaluations), whole processes, "
+                      f"{rounds} rounds: run {min(runs):.2f}-{max(runs):.2f} s, bare serial "
+                      f"evaluate() {min(bares):.2f}-{max(bares):.2f} s; run / bare "
+                      f"{min(ratios):.2f}-{max(ratios):.2f}x (median "
+                      f"{statistics.median(ratios):.2f}x; target <= 1)")
 
 
 def main() -> int:
@@ -124,6 +208,8 @@ def main() -> int:
         print(f"{name}: {large} / {small}: pool {growth['worker pool']:.1f}x, in process "
               f"{growth['in process']:.1f}x ({times:.1f}x the nodes); per node / one evaluate() at "
               f"{small}: pool {per_node:.2f}x; {small} run {verdict} the 1 s target")
+    whole_processes(compared)
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 
 

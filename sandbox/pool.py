@@ -7,7 +7,9 @@ plus a grace period (a retryable `timeout`), and replaces any worker that dies. 
 a fatal resource failure (`memory`); the next evaluation gets a fresh worker.
 
 Thread-safe: any number of threads may call `evaluate`/`run` concurrently; each call has a
-worker to itself, and callers beyond `size` wait for one.
+worker to itself, and callers beyond `size` wait for one. A pool made with `warm=True` starts its
+workers at once: they import while the caller reads and analyses its file, instead of on the
+first evaluation's path.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ from sandbox.transport import Kind, serialization_failed
 from sandbox.worker import SERIALIZE_PHASE
 
 DEFAULT_GRACE_MS = 500
+# One worker per core, up to the engine's default `max_parallel` (a whole dry run has at most
+# that many evaluations in flight): what a one-shot command that dry-runs a workflow needs.
+CORE_WORKERS = max(1, min(os.cpu_count() or 1, 8))
 # How long a new worker may take to import before it counts as dead.
 STARTUP_TIMEOUT_S = 30.0
 # The worker runs exactly the `sandbox` package this process imported, however it is installed.
@@ -117,7 +122,9 @@ class _Worker:
 class WorkerPool:
     """Up to `size` worker processes; see the module docstring for the failure contract."""
 
-    def __init__(self, size: int = 1, *, grace_ms: int = DEFAULT_GRACE_MS) -> None:
+    def __init__(
+        self, size: int = 1, *, grace_ms: int = DEFAULT_GRACE_MS, warm: bool = False
+    ) -> None:
         if size < 1:
             raise ValueError("size must be at least 1")
         self.size = size
@@ -126,6 +133,9 @@ class WorkerPool:
         self._started = 0
         self._closed = False
         self._changed = threading.Condition()
+        if warm:
+            for _ in range(size):
+                self._prestart()
 
     @overload
     def evaluate(

@@ -86,7 +86,7 @@ def prepare(
         ancestors = set(result.graph.ancestors(node_id)) - {node_id}
         upstream = run_workflow(
             result.workflow, result.graph, pool_evaluator(pool), samples, members=ancestors,
-            file_agent=result.file_agent,
+            file_agent=result.file_agent, workers=pool.size,
         )
         if upstream.error is not None:
             # the run failed before any node (its context): the node would never run
@@ -130,7 +130,7 @@ def run_whole(
     try:
         run = run_workflow(
             result.workflow, result.graph, pool_evaluator(pool), samples, cancelled=cancelled,
-            file_agent=result.file_agent,
+            file_agent=result.file_agent, workers=pool.size,
         )
     except SampleScopeError as error:  # inputs the engine's admission refuses
         raise DryRunError(str(error)) from None

@@ -40,7 +40,9 @@ workflows; each has a test in tests/analysis/dryrun/test_workflow_run.py:
   (`upstream_unreachable`), and nothing else starts (`not-run`).
 
 Every evaluation goes through the injected `evaluate` (the capped sandbox, in the worker pool
-for the server and CLI); `cancelled()` is polled between nodes and `budget_s` bounds the run.
+for the server and CLI); with `workers` above 1 a step's evaluations are in flight together
+(`analysis.dryrun.flights`), settled in claim order all the same. `cancelled()` is polled between
+nodes and `budget_s` bounds the run.
 Each expression sees its ancestors' outputs only (the engine exposes whatever has completed,
 which for a non-ancestor depends on timing; the `unordered-output-read` rule reports such reads).
 """
@@ -56,7 +58,9 @@ from analysis.document.graph import CONTROL_TYPES, Graph
 from analysis.document.model import NodeDef, Workflow
 from analysis.dryrun.bounds import Sizes, breach, serialized_bytes
 from analysis.dryrun.failures import error_json
+from analysis.dryrun.flights import EVALUATED_TYPES, Evaluate, Flights
 from analysis.dryrun.hints import stale_outputs, synthesized_cause
+from analysis.dryrun.merges import merged
 from analysis.dryrun.plan import DISPATCH_LIMIT, NODE_DISPATCHES_PER_RUN, max_parallel, plan_order
 from analysis.dryrun.results import NodeRun, WorkflowRun
 from analysis.dryrun.samples import (
@@ -71,7 +75,7 @@ from analysis.dryrun.samples import (
 from analysis.dryrun.scope import base_scope, completed_branches, engine_scope
 from analysis.dryrun.templates import context_failure, unresolvable_template
 from analysis.dryrun.values import UNDEFINED, json_value, strictly_equal, value_text
-from sandbox import Outcome, Scope, ScopeError
+from sandbox import Scope, ScopeError
 from sandbox.errors import SandboxError
 from sandbox.evaluator import failed_outcome
 from sandbox.scope import SharedValue
@@ -83,9 +87,6 @@ RUN_BUDGET_S = 30.0
 REASON_LIMIT = 120
 
 
-EVALUATED_TYPES = frozenset({"condition", "transform", "merge"})
-# (source, kind, scope) → the sandbox's answer: in process, or in the worker pool
-Evaluate = Callable[[str, str, Scope], Outcome]
 
 
 class _Runner:
@@ -98,12 +99,15 @@ class _Runner:
         cancelled: Callable[[], bool],
         budget_s: float,
         file_agent: FileAgent | None = None,
+        workers: int = 1,
     ) -> None:
         self.workflow = workflow
         self.file_agent = file_agent
         self.graph = graph
         self.samples = samples
-        self.evaluate = evaluate
+        self.flights = Flights(evaluate, workers)
+        # the time a node's record shows beyond the loop's own: its evaluation's, not the wait
+        self.evaluation_offset = 0.0
         self.cancelled = cancelled
         self.deadline = time.monotonic() + budget_s
         self.budget_s = budget_s
@@ -157,6 +161,8 @@ class _Runner:
             if not ready:
                 break
             self.started += len(ready)
+            self.flights.launch_step([(node_id, self.nodes[node_id]) for node_id in ready],
+                                     self.scope_for)
             for position, node_id in enumerate(ready):
                 if self.cancelled():
                     stop_reason = "the dry run was cancelled"
@@ -169,8 +175,10 @@ class _Runner:
                 if stop_reason is not None:
                     break
                 self._run_node(node_id)
+            self.flights.abandon()
             if stop_reason is not None:
                 break
+        self.flights.close()
         for node_id in order:
             if self.status[node_id] == "pending":
                 self._settle_not_run(node_id, stop_reason or "never reached")
@@ -285,12 +293,13 @@ class _Runner:
         node = self.nodes[node_id]
         started = time.perf_counter()
         entry = NodeRun(node, node_id, node.type or "", "ran")
+        self.evaluation_offset = 0.0
         try:
             self._execute(node, entry)
             if entry.status != "failed":
                 self._bound(entry)
         finally:
-            entry.ms = (time.perf_counter() - started) * 1000
+            entry.ms = (time.perf_counter() - started - self.evaluation_offset) * 1000
         self.results.append(entry)
         if entry.status == "failed":
             self.failure = self.failure or node_id
@@ -365,9 +374,6 @@ class _Runner:
             self.graph, node_id, self.nodes[node_id].type, base, self.stored,
             own.get("outputs", {}), own.get("branches"), self._shared,
         )
-        if own:
-            self.notes.append(f"`{node_id}` ran with the samples' `nodes.{node_id}` laid over "
-                              "its scope")
         return Scope.from_json(scope)
 
     def _branches(self, node_id: str) -> list[Any]:
@@ -390,7 +396,11 @@ class _Runner:
     def _evaluated(self, node: NodeDef, entry: NodeRun) -> None:
         strategy = node.merge_strategy if node.type == "merge" else None
         if node.type == "merge" and strategy != "custom":
-            self._merge(entry, strategy, self._branches(entry.id))
+            value, refused = merged(strategy, self._branches(entry.id))
+            if refused is None:
+                entry.value = value
+            else:
+                self._fail(entry, "validation", refused)
             return
         if node.expression is None:
             field_name = {"condition": "expression", "transform": "transform"}.get(
@@ -398,13 +408,17 @@ class _Runner:
             )
             self._fail(entry, "validation", f"`{entry.id}` has no `{field_name}` to evaluate")
             return
+        if self.samples.nodes.get(entry.id):
+            self.notes.append(f"`{entry.id}` ran with the samples' `nodes.{entry.id}` laid over "
+                              "its scope")
         try:
-            scope = self.scope_for(entry.id)
+            outcome, self.evaluation_offset = self.flights.take(
+                entry.id, node.expression.value, node.expression.kind,
+                lambda: self.scope_for(entry.id),
+            )
         except ScopeError as refused:
             # a value nested too deeply for a scope: the sandbox refuses it before evaluating
             outcome = failed_outcome(node.expression.value, SandboxError("scope", str(refused)))
-        else:
-            outcome = self.evaluate(node.expression.value, node.expression.kind, scope)
         entry.outcome = outcome
         if outcome.error is not None:
             entry.status = "failed"
@@ -434,23 +448,6 @@ class _Runner:
             return
         self.selected[entry.id] = target
         entry.reason = f'{value_text(result, REASON_LIMIT)} chose "{target}"'
-
-    def _merge(self, entry: NodeRun, strategy: str | None, branches: list[Any]) -> None:
-        if strategy == "concat":
-            entry.value = [json_value(value) for value in branches]
-        elif strategy == "first":
-            entry.value = branches[0] if branches else None
-        elif strategy == "object_merge":
-            merged: dict[str, Any] = {}
-            for value in branches:
-                if not isinstance(value, dict):
-                    self._fail(entry, "validation",
-                               "object_merge requires every branch output to be a JSON object")
-                    return
-                merged.update(value)
-            entry.value = merged
-        else:
-            self._fail(entry, "validation", f"unknown merge_strategy `{strategy}`")
 
     def _pin_or_synthesize(self, node: NodeDef, entry: NodeRun) -> None:
         problem = unresolvable_template(
@@ -487,12 +484,14 @@ def run_workflow(
     cancelled: Callable[[], bool] = lambda: False,
     budget_s: float = RUN_BUDGET_S,
     file_agent: FileAgent | None = None,
+    workers: int = 1,
 ) -> WorkflowRun:
     """Dry-run the workflow (or only `members`, e.g. a node's ancestors). The graph must be
     acyclic (the engine refuses a cycle before running). `file_agent` (`AnalysisResult.
     file_agent`) gives an agent node whose agent is in an agent file that agent's
-    `output_schema`."""
-    runner = _Runner(workflow, graph, samples, evaluate, cancelled, budget_s, file_agent)
+    `output_schema`. `workers` above 1 evaluates each step's nodes together in that many
+    threads (`evaluate` must then be thread-safe, as the worker pool is)."""
+    runner = _Runner(workflow, graph, samples, evaluate, cancelled, budget_s, file_agent, workers)
     result = runner.run(members)
     result.stale = stale_outputs(result, samples)
     if result.stale is not None:

@@ -27,6 +27,7 @@ from analysis.dryrun.values import json_text
 from analysis.project.config import ConfigError, configured_sample_scope
 from analysis.project.files import SourceTooLarge, read_source
 from sandbox import WorkerPool
+from sandbox.pool import CORE_WORKERS
 from server.cli.console import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_json_text, print_safely
 from server.cli.project_agents import workspace_of
 
@@ -51,9 +52,11 @@ def main(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as error:
         print_safely(f"relavium-lsp run: {args.file}: cannot read it ({error})", sys.stderr)
         return EXIT_USAGE
-    # a node whose agent is in an agent file gets its output_schema (the same index as check)
-    result = analyze(text, args.file, workspace=workspace_of(args.file))
-    with WorkerPool() as pool:
+    # one worker per core, started now: they import while the file is analysed, and a whole
+    # run's claimed nodes evaluate on all of them at once
+    with WorkerPool(CORE_WORKERS, warm=True) as pool:
+        # a node whose agent is in an agent file gets its output_schema (the same index as check)
+        result = analyze(text, args.file, workspace=workspace_of(args.file))
         try:
             explicit = args.scope or configured_sample_scope(Path(args.file))
             if args.node is None:
