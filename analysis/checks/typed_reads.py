@@ -4,13 +4,14 @@ output a template's `{{ run.outputs["id"]… }}` reads."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from analysis.checks.context import RuleContext
 from analysis.checks.expression_sites import ExpressionSite, output_access
 from analysis.checks.template_sites import Site
 from analysis.document.expressions import MemberRead, OutputRead
-from analysis.document.model import NodeDef
+from analysis.document.model import VERBATIM_TEMPLATE_FIELDS, NodeDef
 from analysis.schema.value_types import (
     AnyValue,
     NoValue,
@@ -23,7 +24,7 @@ from analysis.types.algebra import options
 from analysis.types.dataflow import Dataflow, TypedValue, dataflow_of
 from analysis.types.infer import member_type
 from analysis.types.prototypes import lacks_key
-from analysis.types.template_types import ReferencePath
+from analysis.types.template_types import ReferencePath, reference_path
 
 ABSENT = (NullType, UndefinedType)
 
@@ -100,6 +101,21 @@ def declared_names(base: ValueType) -> list[str]:
         if isinstance(option, ObjectType):
             names.update(dict.fromkeys(name for name, _ in option.properties))
     return list(names)
+
+
+def template_reads(ctx: RuleContext, kinds: frozenset[str], owners: tuple[type, ...]
+                   ) -> Iterator[tuple[Site, ReferencePath]]:
+    """Each reference of one of `kinds` in a field of one of `owners` that the engine
+    interpolates, with the path it reads: not `system_prompt` (sent verbatim), not `save_to`
+    (`{{ run.id }}` only) nor a head or path the engine does not parse (invalid-template's)."""
+    for site in ctx.template_sites:
+        ref = site.ref
+        if ref.kind in kinds and ref.engine_reads_head and isinstance(site.owner, owners) \
+                and site.field.name != "save_to" \
+                and site.field.name not in VERBATIM_TEMPLATE_FIELDS:
+            parsed = reference_path(ref.body)
+            if parsed is not None:
+                yield site, parsed
 
 
 def template_output(data: Dataflow, site: Site, identifier: str) -> TypedValue | None:

@@ -29,10 +29,11 @@ from analysis.checks.typed_reads import (
     declared_names,
     shown_reference,
     template_output,
+    template_reads,
     typed_steps,
 )
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.document.model import VERBATIM_TEMPLATE_FIELDS, NodeDef
+from analysis.document.model import NodeDef
 from analysis.naming import Suggestions
 from analysis.schema.value_types import (
     ArrayType,
@@ -47,13 +48,14 @@ from analysis.schema.value_types import (
 from analysis.types.algebra import options
 from analysis.types.infer import member_type
 from analysis.types.prototypes import lacks_key
-from analysis.types.template_types import ReferencePath, first_missing_property, reference_path
+from analysis.types.template_types import ReferencePath, first_missing_property
 
 RULE_ID = "unknown-output-property"
 SEVERITY = Severity.WARNING
 SUMMARY = "An expression reads a property the output it reads can never have."
 
 _IDENTIFIER_START = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$")
+_OUTPUT_READS = frozenset({"run.outputs"})
 _TEMPLATE_NAME = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 
@@ -118,18 +120,8 @@ def _in_expressions(ctx: RuleContext) -> Iterator[Diagnostic]:
 
 
 def _in_templates(ctx: RuleContext) -> Iterator[Diagnostic]:
-    sites = [site for site in ctx.template_sites
-             if site.ref.kind == "run.outputs" and site.ref.engine_reads_head
-             and isinstance(site.owner, NodeDef) and site.field.name != "save_to"
-             and site.field.name not in VERBATIM_TEMPLATE_FIELDS]
-    if not sites:
-        return
-    data = ctx.shared(dataflow)
-    for site in sites:
-        parsed = reference_path(site.ref.body)
-        if parsed is None:
-            continue
-        produced = template_output(data, site, parsed.identifier)
+    for site, parsed in template_reads(ctx, _OUTPUT_READS, (NodeDef,)):
+        produced = template_output(ctx.shared(dataflow), site, parsed.identifier)
         if produced is None:
             continue
         missing = first_missing_property(produced.type, parsed.steps)

@@ -17,9 +17,14 @@ from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
 from analysis.checks.template_sites import Site
-from analysis.checks.typed_reads import dataflow, shown_reference, template_output
+from analysis.checks.typed_reads import (
+    dataflow,
+    shown_reference,
+    template_output,
+    template_reads,
+)
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.document.model import VERBATIM_TEMPLATE_FIELDS, ContextDecl, NodeDef
+from analysis.document.model import ContextDecl, NodeDef
 from analysis.schema.value_types import ArrayType, ValueType
 from analysis.types.algebra import options
 from analysis.types.dataflow import Dataflow
@@ -29,11 +34,11 @@ from analysis.types.template_types import (
     first_missing_property,
     is_container_value,
     path_type,
-    reference_path,
 )
 
 RULE_ID = "template-filter-type"
 SEVERITY = Severity.ERROR
+_READS = frozenset({"inputs", "ctx", "run.outputs"})
 SUMMARY = "A template filter gets a value of the wrong type, or an object is written without json."
 
 
@@ -53,18 +58,8 @@ def _typed(data: Dataflow, site: Site, parsed: ReferencePath) -> tuple[ValueType
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    sites = [site for site in ctx.template_sites
-             if site.ref.kind in ("inputs", "ctx", "run.outputs") and site.ref.engine_reads_head
-             and site.field.name not in VERBATIM_TEMPLATE_FIELDS
-             and isinstance(site.owner, NodeDef | ContextDecl)]
-    if not sites:
-        return
-    data = ctx.shared(dataflow)
-    for site in sites:
-        parsed = reference_path(site.ref.body)
-        if parsed is None:
-            continue
-        typed = _typed(data, site, parsed)
+    for site, parsed in template_reads(ctx, _READS, (NodeDef, ContextDecl)):
+        typed = _typed(ctx.shared(dataflow), site, parsed)
         if typed is None:
             continue
         value_type, origin = typed
