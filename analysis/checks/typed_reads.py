@@ -1,13 +1,17 @@
-"""Shared by the typed checks (#23): the analysis's Dataflow, and each literal member read after
-`run.outputs[<id>]` followed through the producer's output type (`RuleContext.shared`)."""
+"""Shared by the typed checks (#23): the analysis's Dataflow, each literal member read after
+`run.outputs[<id>]` followed through the producer's output type (`RuleContext.shared`), and the
+output a template's `{{ run.outputs["id"]… }}` reads."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from analysis.checks.context import RuleContext
 from analysis.checks.expression_sites import ExpressionSite, output_access
+from analysis.checks.template_sites import Site
 from analysis.document.expressions import MemberRead, OutputRead
+from analysis.document.model import VERBATIM_TEMPLATE_FIELDS, NodeDef
 from analysis.schema.value_types import (
     AnyValue,
     NoValue,
@@ -17,9 +21,10 @@ from analysis.schema.value_types import (
     ValueType,
 )
 from analysis.types.algebra import options
-from analysis.types.dataflow import Dataflow, dataflow_of
+from analysis.types.dataflow import Dataflow, TypedValue, dataflow_of
 from analysis.types.infer import member_type
 from analysis.types.prototypes import lacks_key
+from analysis.types.template_types import ReferencePath, reference_path
 
 ABSENT = (NullType, UndefinedType)
 
@@ -96,3 +101,40 @@ def declared_names(base: ValueType) -> list[str]:
         if isinstance(option, ObjectType):
             names.update(dict.fromkeys(name for name, _ in option.properties))
     return list(names)
+
+
+def template_reads(ctx: RuleContext, kinds: frozenset[str], owners: tuple[type, ...]
+                   ) -> Iterator[tuple[Site, ReferencePath]]:
+    """Each reference of one of `kinds` in a field of one of `owners` that the engine
+    interpolates, with the path it reads: not `system_prompt` (sent verbatim), not `save_to`
+    (`{{ run.id }}` only) nor a head or path the engine does not parse (invalid-template's)."""
+    for site in ctx.template_sites:
+        ref = site.ref
+        if ref.kind in kinds and ref.engine_reads_head and isinstance(site.owner, owners) \
+                and site.field.name != "save_to" \
+                and site.field.name not in VERBATIM_TEMPLATE_FIELDS:
+            parsed = reference_path(ref.body)
+            if parsed is not None:
+                yield site, parsed
+
+
+def template_output(data: Dataflow, site: Site, identifier: str) -> TypedValue | None:
+    """The output a node's template reads from `identifier`, when the engine holds it to its
+    type: None in a context value (no outputs exist yet), for the node itself or one not before
+    it (other rules'), in a cycle (the engine runs neither: cycle's), and for an output whose
+    type is not enforced."""
+    owner = site.owner
+    graph = data.graph
+    if not isinstance(owner, NodeDef) or owner.id is None or identifier == owner.id or (
+            identifier not in graph.ancestors(owner.id)) or graph.cycle is not None:
+        return None
+    produced = data.output_of(identifier)
+    return produced if produced is not None and produced.enforced else None
+
+
+def shown_reference(parsed: ReferencePath, count: int) -> str:
+    """`run.outputs["classify"].topic`: the reference with its first `count` steps (no values)."""
+    kind, identifier = parsed.kind, parsed.identifier
+    head = output_access(identifier) if kind == "node" else f"{kind}.{identifier}"
+    return head + "".join(f"[{step}]" if isinstance(step, int) else f".{step}"
+                          for step in parsed.steps[:count])

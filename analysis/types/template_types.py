@@ -12,9 +12,12 @@ replaces null and undefined); `resolve.ts` `stringify` then fails on null or und
 filter"), and writes a string, number or boolean as text.
 
 Contract:
-- `reference_path(body)` → `(kind, identifier, steps)` for a head the engine parses with a path
-  it accepts (`kind` "node", "inputs" or "ctx"), else None.
+- `reference_path(body)` → a `ReferencePath` (`kind` "node", "inputs" or "ctx", the identifier,
+  the steps and where each step's key is in `body`) for a head the engine parses with a path it
+  accepts, else None.
 - `path_type(base, steps)` → the type `getByPath` gives.
+- `first_missing_property(base, steps)` → the first `.name` / `["name"]` step that no value of
+  the type has (each option known and none has it as an own key), with the type it steps into.
 - `filter_failures(value_type, filters)` → `(index, filter name, expected)` of each filter
   every value of the type fails, stopping at the first; and `final_type` is what reaches
   `stringify` when none fails.
@@ -32,6 +35,8 @@ from analysis.schema.value_types import (
     AnyValue,
     ArrayType,
     Literals,
+    NoValue,
+    NullType,
     NumberType,
     ObjectType,
     StringType,
@@ -54,37 +59,58 @@ _MAX_SAFE = 2**53 - 1
 Step = str | int
 
 
-def reference_path(body: str) -> tuple[str, str, tuple[Step, ...]] | None:
+@dataclass(frozen=True, slots=True)
+class ReferencePath:
+    kind: str
+    identifier: str
+    steps: tuple[Step, ...]
+    # [start, end) in the reference's body of each step's key: the name after `.`, the text
+    # between a bracket's quotes, an index's digits (a fix rewrites exactly that)
+    spans: tuple[tuple[int, int], ...]
+
+
+def reference_path(body: str) -> ReferencePath | None:
     head = body.split("|", 1)[0] if "|" in body else body
+    offset = len(head) - len(head.lstrip(JS_WHITESPACE))
     head = head.strip(JS_WHITESPACE)
     matched = _NODE_OUTPUT.match(head)
-    if matched is not None:
-        kind, identifier, path = "node", matched.group(2), matched.group(3)
-    elif (matched := _NAMESPACED.match(head)) is not None:
-        kind, identifier, path = matched.group(1), matched.group(2), matched.group(3)
+    if matched is None:
+        matched = _NAMESPACED.match(head)
+        if matched is None:
+            return None
+        kind, identifier = matched.group(1), matched.group(2)
     else:
-        return None
-    steps = _steps(path.strip(JS_WHITESPACE))
-    return None if steps is None else (kind, identifier, steps)
+        kind, identifier = "node", matched.group(2)
+    path = matched.group(3)
+    parsed = _steps(path.strip(JS_WHITESPACE),
+                    offset + matched.start(3) + len(path) - len(path.lstrip(JS_WHITESPACE)))
+    return None if parsed is None else ReferencePath(kind, identifier, *parsed)
 
 
-def _steps(path: str) -> tuple[Step, ...] | None:
+def _steps(path: str, offset: int
+           ) -> tuple[tuple[Step, ...], tuple[tuple[int, int], ...]] | None:
+    """The steps of `path`, and each key's span shifted by `offset` (where `path` starts)."""
     steps: list[Step] = []
+    spans: list[tuple[int, int]] = []
     at = 0
     while at < len(path):
         if (found := _DOT.match(path, at)) is not None:
             steps.append(found.group(1))
+            key = 1
         elif (found := _QUOTED.match(path, at)) is not None:
             steps.append(found.group(2))
+            key = 2
         elif (found := _INDEX.match(path, at)) is not None:
             inner = found.group(1).strip(JS_WHITESPACE)
             if not _INTEGER.match(inner) or not 0 <= int(inner) <= _MAX_SAFE:
                 return None
             steps.append(int(inner))
+            key = 1
         else:
             return None  # invalid-template's
+        spans.append((offset + found.start(key), offset + found.end(key)))
         at = found.end()
-    return tuple(steps)
+    return tuple(steps), tuple(spans)
 
 
 def path_type(base: ValueType, steps: Sequence[Step]) -> ValueType:
@@ -111,6 +137,24 @@ def _step(option: ValueType, step: Step) -> ValueType:
         return UndefinedType() if option.additional is None else join(option.additional,
                                                                        UndefinedType())
     return UndefinedType()  # a string's, number's, boolean's, null's: not stepped into
+
+
+def first_missing_property(base: ValueType, steps: Sequence[Step]
+                           ) -> tuple[int, ValueType] | None:
+    """The index of the first property step every value of the type lacks (getByPath gives
+    `undefined` there on every run), and the type it steps into; None as soon as a type is not
+    known (an open object's other keys, unknown) or the step is an index."""
+    value_type = base
+    for index, step in enumerate(steps):
+        present = [option for option in options(value_type)
+                   if not isinstance(option, NullType | UndefinedType)]
+        if not present or any(isinstance(option, AnyValue | NoValue) for option in present):
+            return None
+        if isinstance(step, str) and all(_step(option, step) == UndefinedType()
+                                         for option in present):
+            return index, value_type
+        value_type = path_type(value_type, (step,))
+    return None
 
 
 @dataclass(frozen=True)

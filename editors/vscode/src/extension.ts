@@ -53,7 +53,7 @@ import {
 } from './serverCommands';
 import { GraphView } from './graphView';
 import { RESTART_SETTINGS, readLaunchSettings, serverSection } from './settings';
-import { DOCUMENT_SELECTOR, fileKind, isWorkflowPath } from './workflowFiles';
+import { DOCUMENT_SELECTOR, RELAVIUM_GLOBS, fileKind, isWorkflowPath } from './workflowFiles';
 
 const SECTION = 'relavium';
 const SHOW_OUTPUT = 'Show Output';
@@ -97,6 +97,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   // Activation may come from any YAML file: only a Relavium file is worth a Python process.
   vscode.workspace.textDocuments.forEach(startForDocument);
+  void startForWorkspace();
 }
 
 export async function deactivate(): Promise<void> {
@@ -106,7 +107,39 @@ export async function deactivate(): Promise<void> {
 
 function startForDocument(document: vscode.TextDocument): void {
   if (client === undefined && fileKind(document.uri.path) !== undefined) {
-    void startClient();
+    void startOnce();
+  }
+}
+
+/** One start at a time: a document opened while the folder's start provisions waits for it. */
+let starting: Promise<LanguageClient | undefined> | undefined;
+
+function startOnce(): Promise<LanguageClient | undefined> {
+  starting ??= startClient().finally(() => {
+    starting = undefined;
+  });
+  return starting;
+}
+
+/**
+ * With `diagnostics.scope: workspace` the Problems panel shows files nobody opened, so a folder
+ * holding a Relavium file starts the server without waiting for an editor.
+ */
+async function startForWorkspace(): Promise<void> {
+  const scope = vscode.workspace.getConfiguration(SECTION).get<string>('diagnostics.scope');
+  if (scope !== 'workspace') {
+    return;
+  }
+  for (const pattern of RELAVIUM_GLOBS) {
+    if (client !== undefined) {
+      return;
+    }
+    if ((await vscode.workspace.findFiles(pattern, undefined, 1)).length > 0) {
+      if (client === undefined) {
+        await startOnce();
+      }
+      return;
+    }
   }
 }
 
@@ -440,6 +473,9 @@ async function restartServer(): Promise<void> {
 }
 
 function configurationChanged(event: vscode.ConfigurationChangeEvent): void {
+  if (client === undefined && event.affectsConfiguration(`${SECTION}.diagnostics.scope`)) {
+    void startForWorkspace();
+  }
   if (client === undefined || !event.affectsConfiguration(SECTION)) {
     return;
   }

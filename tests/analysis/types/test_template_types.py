@@ -17,6 +17,7 @@ from analysis.schema.value_types import (
 from analysis.types.algebra import join
 from analysis.types.template_types import (
     filter_failures,
+    first_missing_property,
     is_container_value,
     path_type,
     reference_path,
@@ -34,7 +35,34 @@ from analysis.types.template_types import (
     (" run.id ", None),
 ])
 def test_the_head_and_path_the_engine_reads(body: str, expected: object) -> None:
-    assert reference_path(body) == expected
+    parsed = reference_path(body)
+    assert (None if parsed is None else (parsed.kind, parsed.identifier, parsed.steps)) \
+        == expected
+
+
+def test_each_step_knows_where_its_key_is_written() -> None:
+    body = " run.outputs['c'] [\"a b\"][0].x-y | json "  # the path after a space
+    parsed = reference_path(body)
+    assert parsed is not None
+    assert [body[start:end] for start, end in parsed.spans] == ["a b", "0", "x-y"]
+
+
+CLOSED = ObjectType((("n", NumberType()),), frozenset({"n"}), None)
+
+
+@pytest.mark.parametrize(("base", "steps", "expected"), [
+    (CLOSED, ("m",), (0, CLOSED)),
+    (ObjectType((("o", CLOSED),), frozenset(), None), ("o", "m"), (1, join(CLOSED,
+                                                                           UndefinedType()))),
+    (StringType(), ("length",), (0, StringType())),  # getByPath never steps into a string
+    (ArrayType(CLOSED), (0, "n"), None),
+    (ArrayType(CLOSED), (0, "m"), (1, join(CLOSED, UndefinedType()))),
+    (CLOSED, (0,), None),  # an index of an object: undefined, but not a property's name
+    (ObjectType(), ("m",), None),  # open: the other keys are unknown
+    (join(CLOSED, AnyValue()), ("m",), None),
+])
+def test_the_first_property_no_value_has(base: object, steps: tuple, expected: object) -> None:  # type: ignore[type-arg]
+    assert first_missing_property(base, steps) == expected  # type: ignore[arg-type]
 
 
 RECORD = ObjectType((("tags", ArrayType(StringType())), ("n", NumberType())),

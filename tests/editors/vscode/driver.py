@@ -263,6 +263,26 @@ class VSCode:
         """Runs a command by its palette title (`Relavium: Dry-run Workflow`), as a user does."""
         self._quick_input("F1", title, prefix=">")
 
+    def apply_code_action(self, line: int, column: int, contains: str) -> None:
+        """At `line`:`column`, Ctrl+. (the lightbulb's menu), then the entry mentioning
+        `contains`, chosen by keyboard: the widget's pointer guard takes clicks."""
+        self.go_to(line, column)
+        self.press("Control+.")
+        rows = self.page.locator(".action-widget .monaco-list-row")
+        wait_until(f"the {contains!r} code action",
+                   lambda: rows.filter(has_text=contains).count())
+        focused = self.page.locator(".action-widget .monaco-list-row.focused")
+        for _ in range(rows.count()):
+            before = focused.inner_text() if focused.count() else ""
+            if contains in before:
+                break
+            self.page.keyboard.press("ArrowDown")
+            wait_until("the focus to move",
+                       lambda: focused.inner_text() if focused.count() else "",
+                       holds=lambda now, before=before: now != before)
+        assert contains in focused.inner_text(), focused.inner_text()
+        self.page.keyboard.press("Enter")
+
     def _quick_input(self, key: str, text: str, prefix: str = "", pick: bool = True) -> None:
         """Opens a quick input with `key`, types `text`, waits for a matching entry, accepts."""
         widget = self.page.locator(".quick-input-widget")

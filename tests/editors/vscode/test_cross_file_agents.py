@@ -57,21 +57,7 @@ def test_the_create_agent_quick_fix_writes_the_agent_file(launch_vscode: LaunchV
     vscode.open_file(FLOW_FILE)
     [problem] = vscode.wait_for_problems(
         lambda found: any("agent_ref 'scout'" in p.message for p in found))
-    vscode.go_to(problem.line, problem.column + 1)
-    vscode.press("Control+.")
-    fixes = vscode.page.locator(".action-widget .monaco-list-row")
-    wait_until("the Create agent fix", lambda: fixes.filter(has_text="Create agent").count())
-    # by keyboard, as the widget's pointer guard takes clicks: down until it is the focused entry
-    focused = vscode.page.locator(".action-widget .monaco-list-row.focused")
-    for _ in range(fixes.count()):
-        before = focused.inner_text() if focused.count() else ""
-        if "Create agent" in before:
-            break
-        vscode.page.keyboard.press("ArrowDown")
-        wait_until("the focus to move", lambda: focused.inner_text() if focused.count() else "",
-                   holds=lambda now, before=before: now != before)
-    assert "Create agent" in focused.inner_text()
-    vscode.page.keyboard.press("Enter")
+    vscode.apply_code_action(problem.line, problem.column + 1, "Create agent")
     created = vscode.workspace / ".relavium" / "agents" / "scout.agent.yaml"
     wait_until("the agent file", created.exists)
     assert created.read_text(encoding="utf-8").startswith("id: scout\n")

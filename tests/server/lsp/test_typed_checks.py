@@ -1,10 +1,12 @@
 """The typed checks (#23) through the real server over stdio: a misspelt property of a closed
 output_schema is reported where it is read and fixed by its quick fix; an object written into a
-prompt without `| json` is an error; a condition branch no result reaches is a warning."""
+prompt without `| json` is an error, and so is a misspelt property read in a template; a
+condition branch no result reaches is a warning."""
 
 from __future__ import annotations
 
 import pytest
+from lsprotocol import types
 
 from tests.conftest import EXAMPLES
 from tests.server.conftest import RelaviumClient, Workspace
@@ -47,3 +49,30 @@ async def test_an_object_written_as_text_and_a_branch_never_taken(
     assert "add `| json`" in written.message
     never = await only(client, uri, "impossible-branch-value")
     assert "did you mean 'normal'?" in never.message
+
+
+async def test_a_misspelt_property_in_a_template_is_an_error_in_client_units(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    # getByPath gives undefined and stringify refuses it: the node fails (resolve.ts, 839f2bd)
+    line = ('        Ticket 🎫 — sévérité {{ run.outputs["classify"].severty }}: '
+            "{{ inputs.ticket_text }}")
+    text = CLOSED.replace("        Ticket: {{ inputs.ticket_text }}", line)
+    assert text != CLOSED
+    uri = workspace.open("typed-template-typo.relavium.yaml", text)
+    diagnostic = await only(client, uri, "unknown-output-property")
+    assert diagnostic.severity == types.DiagnosticSeverity.Error
+    assert text.splitlines()[diagnostic.range.start.line] == line
+    # the column in the units the client negotiated (UTF-16 for VS Code, UTF-8 for Neovim)
+    unit, codec = {"utf-8": (1, "utf-8"), "utf-16": (2, "utf-16-le"),
+                   "utf-32": (4, "utf-32-le")}[client.encoding]
+    before = line[:line.index("severty")]
+    column = len(before.encode(codec)) // unit
+    assert column != len(before)  # the emoji and accents are more than one unit each
+    assert (diagnostic.range.start.character, diagnostic.range.end.character) == (column,
+                                                                                 column + 7)
+    assert "did you mean `severity`?" in diagnostic.message
+    client.apply_action(uri, titled(await client.quick_fixes(uri, diagnostic),
+                                    "Change `severty` to `severity`"))
+    assert '{{ run.outputs["classify"].severity }}' in client.text(uri)
+    assert [d for d in await client.diagnostics_for(uri)
+            if d.code == "unknown-output-property"] == []

@@ -8,78 +8,65 @@ refuses: a filter given a value of the wrong type, or an object or array written
 embed it as text"). Each fails the node (a context value: the run, at its start). The value's
 type is the dataflow's (`analysis.types`): only a type known for certain is judged — an open
 or unknown one, an optional property (possibly undefined) for anything but `json`, a
-transform's unchecked schema say nothing. Reads of conditions, of undeclared names and of
-malformed paths are other rules'.
+transform's unchecked schema say nothing. Reads of conditions, of undeclared names, of
+malformed paths and of a property an output never has (unknown-output-property's, whose
+`undefined` every filter here then refuses) are other rules'.
 """
 
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
-from analysis.checks.expression_sites import output_access
 from analysis.checks.template_sites import Site
-from analysis.checks.typed_reads import dataflow
+from analysis.checks.typed_reads import (
+    dataflow,
+    shown_reference,
+    template_output,
+    template_reads,
+)
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.document.model import VERBATIM_TEMPLATE_FIELDS, ContextDecl, NodeDef
+from analysis.document.model import ContextDecl, NodeDef
 from analysis.schema.value_types import ArrayType, ValueType
 from analysis.types.algebra import options
 from analysis.types.dataflow import Dataflow
 from analysis.types.template_types import (
-    Step,
+    ReferencePath,
     filter_failures,
+    first_missing_property,
     is_container_value,
     path_type,
-    reference_path,
 )
 
 RULE_ID = "template-filter-type"
 SEVERITY = Severity.ERROR
+_READS = frozenset({"inputs", "ctx", "run.outputs"})
 SUMMARY = "A template filter gets a value of the wrong type, or an object is written without json."
 
 
-def _shown(kind: str, identifier: str, steps: tuple[Step, ...]) -> str:
-    head = output_access(identifier) if kind == "node" else f"{kind}.{identifier}"
-    return head + "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in steps)
-
-
-def _typed(data: Dataflow, site: Site, kind: str, identifier: str,
-           steps: tuple[Step, ...]) -> tuple[ValueType, str] | None:
+def _typed(data: Dataflow, site: Site, parsed: ReferencePath) -> tuple[ValueType, str] | None:
     """The type of the reference's value and where it comes from, if known for certain."""
+    kind, identifier, steps = parsed.kind, parsed.identifier, parsed.steps
     if kind in ("inputs", "ctx"):
         record = data.inputs if kind == "inputs" else data.ctx
         if record.property(identifier) is None:
             return None  # undeclared: unknown-template-reference's
         origin = "the declared inputs" if kind == "inputs" else "the workflow's context"
         return path_type(record, (identifier, *steps)), origin
-    owner = site.owner
-    if not isinstance(owner, NodeDef) or owner.id is None or identifier == owner.id or (
-            identifier not in data.graph.ancestors(owner.id)):
-        return None  # a context value's or an unordered read: other rules'
-    produced = data.output_of(identifier)
-    if produced is None or not produced.enforced:
+    produced = template_output(data, site, identifier)
+    if produced is None or first_missing_property(produced.type, steps) is not None:
         return None
     return path_type(produced.type, steps), produced.origin
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    sites = [site for site in ctx.template_sites
-             if site.ref.kind in ("inputs", "ctx", "run.outputs") and site.ref.engine_reads_head
-             and site.field.name not in VERBATIM_TEMPLATE_FIELDS
-             and isinstance(site.owner, NodeDef | ContextDecl)]
-    if not sites:
-        return
-    data = ctx.shared(dataflow)
-    for site in sites:
-        parsed = reference_path(site.ref.body)
-        if parsed is None:
-            continue
-        typed = _typed(data, site, *parsed)
+    for site, parsed in template_reads(ctx, _READS, (NodeDef, ContextDecl)):
+        typed = _typed(ctx.shared(dataflow), site, parsed)
         if typed is None:
             continue
         value_type, origin = typed
         failure, final = filter_failures(value_type, site.ref.filters)
         fails = "every run fails at its start" if isinstance(site.owner, ContextDecl) else \
             "the node fails"
-        shown = _shown(*parsed)
+        shown = shown_reference(parsed, len(parsed.steps))
         if failure is not None:
             found = site.ref.filters[failure.index]
             yield ctx.diagnostic(
