@@ -46,8 +46,13 @@ Contract:
   derived on first use, each once, so building one costs nothing until asked. The rules share
   one per analysis through `RuleContext.shared` (`analysis.checks.typed_reads.dataflow`, which
   passes the workspace's file agents); the editor logic, which holds an `AnalysisResult`, calls
-  `dataflow_of(result.workflow, result.graph)` once per request. No cache outlives its caller:
-  a Dataflow holds the workflow, and one kept beside it would keep every analysis's tree.
+  `dataflow_of(result.workflow, result.graph)` once per request. No Dataflow outlives its
+  caller: it holds the workflow, and one kept beside it would keep every analysis's tree. What
+  outlives it is `Dataflow.memo` (`TypesMemo`: values only), which the analysis keeps on its
+  result (`AnalysisResult.types_memo`) and hands the next version's Dataflow (`earlier`): an
+  expression's types are taken over when its text, node type, the types of the outputs it reads
+  (and a merge's branches) and the inputs' and context's types are all equal; on a graph with a
+  cycle nothing is taken over or kept.
 """
 
 from __future__ import annotations
