@@ -2,7 +2,8 @@
 derive: every read producer's output, the transforms' and conditions' inferred types) against
 the same analysis without them.
 
-- `check` of a generated 5,000-node workflow (target: the types add at most 25%);
+- `check` of a generated 5,000-node workflow (target: the types add at most 25%), and of one
+  dense in expressions (bench/dense_workflow.py: every node a transform or condition);
 - a keystroke (one character of one transform changed) in a 1,000-node workflow, analysed
   incrementally as the server does (`analyze(…, previous=…)`; target: at most 50 ms compute).
 Rounds interleave with and without, in one process on the same text; the ratio of medians is the
@@ -22,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import analysis.checks.analyze as analyze_module
 from analysis.checks.analyze import AnalysisResult, analyze, tune_collector
 from bench.analysis import percentile, timed
+from bench.dense_workflow import dense_workflow
 from tests.analysis.large_workflow import large_workflow
 
 TYPED_RULES = ("unknown-output-property", "read-of-absent-value", "impossible-branch-value",
@@ -91,6 +93,9 @@ def main() -> int:
           f"keystroke: 1,001 nodes; {ROUNDS} / {KEYSTROKES} interleaved rounds")
     print(f"{'measure':<30}{'without ms':>12}{'with p50':>12}{'with p95':>12}{'added':>11}")
     row("check, 5,000 nodes", *paired(lambda: analyze(big), lambda: analyze(big), ROUNDS))
+    dense = dense_workflow(500)
+    row("check, 5,000 dense nodes", *paired(lambda: analyze(dense), lambda: analyze(dense),
+                                            ROUNDS))
     small = large_workflow(100)
     with_typed = keystrokes(small)
     with without_typed_checks():

@@ -27,7 +27,9 @@ Contract:
   their graph edges, and the graph's links, ancestors and cycle while they are unchanged
   (`analysis.document.graph.build_graph`), and the schema walk's findings for the workflow lists and
   items whose text is unchanged (`analysis.schema.walk.SchemaMemo`, kept on the result as
-  `schema_memo`: by text, so it holds whether the items were copied or moved). Declarations taken
+  `schema_memo`: by text, so it holds whether the items were copied or moved), and the typed
+  checks' expression types whose text and read types are unchanged
+  (`analysis.types.dataflow.TypesMemo`, kept as `types_memo`). Declarations taken
   over are `previous`'s own objects, their scalar texts pointed at the new source (same text at
   their spans): `previous` stays valid — the items after the edit are copies, moved on by the edit's
   length.
@@ -71,6 +73,7 @@ from analysis.project.kinds import FileKind, document_kind
 from analysis.project.workspace import Resolution, WorkspaceIndex
 from analysis.schema.agent_file import validate_agent_file
 from analysis.schema.walk import SchemaMemo
+from analysis.types.dataflow import TypesMemo
 
 INTERNAL_ERROR = "internal-error"
 
@@ -91,6 +94,9 @@ class AnalysisResult:
     # (`analysis.schema.walk.SchemaMemo`: bounded by this document; a version whose YAML does
     # not read keeps the previous one's).
     schema_memo: SchemaMemo | None = field(default=None, repr=False, compare=False)
+    # The expression types the typed checks derived (`analysis.types.dataflow.TypesMemo`: values,
+    # bounded by this document), for the next version; kept from the previous when none were.
+    types_memo: TypesMemo | None = field(default=None, repr=False, compare=False)
     kind: FileKind = FileKind.WORKFLOW
     # What the workflow's agent_refs resolve to across files (with a workspace index and a path)
     resolution: Resolution | None = field(default=None, repr=False, compare=False)
@@ -153,15 +159,18 @@ def analyze(
     checkpoint()
     # texts and findings: they hold whatever became of `previous`'s tree
     earlier_schema = previous.schema_memo if previous is not None else None
+    earlier_types = previous.types_memo if previous is not None else None
     if previous is not None and previous.given_up:
         previous = None  # its tree and model are another result's now: read afresh
     source = SourceText(text)
     document = read_yaml(source, previous.document if previous is not None else None, checkpoint,
                          take_over)
     if not take_over or previous is None:
-        return _analysis(path, document, previous, earlier_schema, checkpoint, workspace)
+        return _analysis(path, document, previous, (earlier_schema, earlier_types), checkpoint,
+                         workspace)
     try:
-        result = _analysis(path, document, previous, earlier_schema, checkpoint, workspace)
+        result = _analysis(path, document, previous, (earlier_schema, earlier_types), checkpoint,
+                         workspace)
     except BaseException:
         # stopped (or a bug): `previous` is again what it was, for the next version to build on
         if document.moved is not None:
@@ -195,15 +204,17 @@ def _agent_file_findings(source: SourceText, root: YNode | None) -> list[Diagnos
 
 
 def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult | None,
-              earlier_schema: SchemaMemo | None, checkpoint: Callable[[], None],
+              earlier: tuple[SchemaMemo | None, TypesMemo | None], checkpoint: Callable[[], None],
               workspace: WorkspaceIndex | None = None) -> AnalysisResult:
-    """The analysis of a document read (`analyze` after `read_yaml`)."""
+    """The analysis of a document read (`analyze` after `read_yaml`); `earlier` is the previous
+    version's memos, which outlive a given-up `previous`."""
+    earlier_schema, earlier_types = earlier
     source = document.source
     kind = document_kind(path)
     if document.root is None and document.problems:
         return AnalysisResult(source, path, document, None, None,
                               sorted(document.problems, key=_sort_key), schema_memo=earlier_schema,
-                              kind=kind)
+                              types_memo=earlier_types, kind=kind)
     if kind is FileKind.AGENT:
         checkpoint()
         problems, memo = validate_agent_file(source, document.root, earlier_schema)
@@ -215,7 +226,8 @@ def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult
     workflow = build_workflow(document, previous.workflow if previous is not None else None)
     checkpoint()
     graph = build_graph(workflow, previous.graph if previous is not None else None)
-    context = RuleContext(source, document, workflow, graph, earlier_schema, workspace, path)
+    context = RuleContext(source, document, workflow, graph, earlier_schema, workspace, path,
+                          earlier_types)
     found: list[Diagnostic] = []
     for emitter in EMITTERS:
         checkpoint()
@@ -227,4 +239,5 @@ def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult
     return AnalysisResult(source, path, document, workflow, graph,
                           sorted(kept, key=_sort_key), sorted(suppressed, key=_sort_key),
                           schema_memo=context.schema_memo or earlier_schema,
-                          resolution=context.resolution)
+                          resolution=context.resolution,
+                          types_memo=context.types_memo or earlier_types)

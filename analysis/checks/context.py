@@ -19,6 +19,7 @@ from analysis.document.yaml_nodes import YamlDocument
 from analysis.project.workspace import Resolution, WorkspaceIndex
 from analysis.schema.walk import SchemaMemo
 from analysis.schema.workflow import validate
+from analysis.types.dataflow import TypesMemo
 
 T = TypeVar("T")
 
@@ -41,8 +42,13 @@ class RuleContext:
     # The workspace's agents and the document's path: the cross-file rules judge only with both.
     workspace: WorkspaceIndex | None = None
     path: str | None = None
+    # The previous version's expression types (`AnalysisResult.types_memo`): those whose inputs
+    # are unchanged are taken over by this version's Dataflow (`analysis.types.dataflow`).
+    earlier_types: TypesMemo | None = None
     # This version's, once `schema_problems` has been asked for.
     schema_memo: SchemaMemo | None = field(default=None, init=False)
+    # This version's, once a typed check has built the Dataflow (`typed_reads.dataflow`).
+    types_memo: TypesMemo | None = field(default=None, init=False)
     _shared: dict[Callable[[RuleContext], Any], Any] = field(
         default_factory=dict, init=False, repr=False)
 

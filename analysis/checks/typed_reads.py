@@ -34,8 +34,11 @@ def dataflow(ctx: RuleContext) -> Dataflow:
     resolution = ctx.resolution
     reads = {site.node.id: [read.node_id for read in site.facts.output_reads]
              for site in ctx.expression_sites if site.node.id is not None}
-    return dataflow_of(ctx.workflow, ctx.graph,
-                       resolution.file_agent if resolution is not None else None, reads)
+    data = dataflow_of(ctx.workflow, ctx.graph,
+                       resolution.file_agent if resolution is not None else None, reads,
+                       ctx.earlier_types)
+    ctx.types_memo = data.memo
+    return data
 
 
 # Compared and hashed by value, never changed (see ExpressionSite).

@@ -46,8 +46,13 @@ Contract:
   derived on first use, each once, so building one costs nothing until asked. The rules share
   one per analysis through `RuleContext.shared` (`analysis.checks.typed_reads.dataflow`, which
   passes the workspace's file agents); the editor logic, which holds an `AnalysisResult`, calls
-  `dataflow_of(result.workflow, result.graph)` once per request. No cache outlives its caller:
-  a Dataflow holds the workflow, and one kept beside it would keep every analysis's tree.
+  `dataflow_of(result.workflow, result.graph)` once per request. No Dataflow outlives its
+  caller: it holds the workflow, and one kept beside it would keep every analysis's tree. What
+  outlives it is `Dataflow.memo` (`TypesMemo`: values only), which the analysis keeps on its
+  result (`AnalysisResult.types_memo`) and hands the next version's Dataflow (`earlier`): an
+  expression's types are taken over when its text, node type, the types of the outputs it reads
+  (and a merge's branches) and the inputs' and context's types are all equal; on a graph with a
+  cycle nothing is taken over or kept.
 """
 
 from __future__ import annotations
@@ -55,7 +60,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from analysis.document.expressions import analyze_expression
@@ -111,10 +116,27 @@ class TypedValue:
 
 UNKNOWN = TypedValue(AnyValue(), "unknown")
 
+# What an expression's types are derived from besides the inputs and context: its text, and
+# each output it reads (and a merge's each fan-in branch) with its type.
+ExpressionKey = tuple[object, ...]
+
+
+@dataclass
+class TypesMemo:
+    """The expression types one analysis derived, for the next version's (values only, no
+    document objects). An entry is taken over only when its key, the whole of what the types
+    are derived from, is equal; the inputs' and context's types are keyed once for all."""
+
+    inputs: ObjectType | None = None
+    ctx: ObjectType | None = None
+    expressions: dict[str, tuple[ExpressionKey, tuple[ValueType, ValueType]]] = field(
+        default_factory=dict)
+
 
 class Dataflow:
     def __init__(self, workflow: Workflow, graph: Graph, file_agent: FileAgent | None = None,
-                 reads: Mapping[str, Sequence[str]] | None = None) -> None:
+                 reads: Mapping[str, Sequence[str]] | None = None,
+                 earlier: TypesMemo | None = None) -> None:
         self.workflow = workflow
         self.graph = graph
         self.file_agent = file_agent
@@ -123,6 +145,18 @@ class Dataflow:
         self._deriving: set[str] = set()
         self._inputs: ObjectType | None = None
         self._ctx: ObjectType | None = None
+        self.memo: TypesMemo | None = None
+        self._earlier: dict[str, tuple[ExpressionKey, tuple[ValueType, ValueType]]] = {}
+        # On a cycle a type read while it is derived is unknown, so types depend on the order
+        # they are asked in: nothing is reused or kept.
+        if graph.cycle is None:
+            self.memo = TypesMemo(self.inputs, self.ctx)
+            if earlier is not None and earlier.inputs == self.inputs and \
+                    earlier.ctx == self.ctx:
+                # the earlier objects, so that the types built from them compare by identity
+                self._inputs = self.memo.inputs = earlier.inputs
+                self._ctx = self.memo.ctx = earlier.ctx
+                self._earlier = earlier.expressions
 
     # -- the values every node sees alike
 
@@ -299,8 +333,31 @@ class Dataflow:
     def _expression_types(self, node: NodeDef) -> tuple[ValueType, ValueType]:
         if node.id is None or node.expression is None:
             return AnyValue(), AnyValue()
-        roots = self.roots_for(node.id, self._output_reads(node), enforced_only=True)
-        return _expression_types(node.expression.value, tuple(roots.items()))
+        source = node.expression.value
+        reads = self._read_producers(node.id, self._output_reads(node))
+        if self.memo is None:
+            roots = self.roots_for(node.id, reads, enforced_only=True)
+            return _expression_types(source, tuple(roots.items()))
+        key: ExpressionKey = (source, node.type, *((read, self._derived(read)) for read in reads))
+        if node.type == "merge":
+            key += tuple((branch, self.workflow.node(branch) is None, self._derived(branch))
+                         for branch in self.graph.fan_in_branches(node.id))
+        kept = self._earlier.get(node.id)
+        if kept is not None and kept[0] == key:
+            types = kept[1]
+        else:
+            roots = self.roots_for(node.id, reads, enforced_only=True)
+            types = _expression_types(source, tuple(roots.items()))
+        self.memo.expressions[node.id] = (key, types)
+        return types
+
+    def _read_producers(self, node_id: str, producers: Sequence[str] | None) -> Sequence[str]:
+        """The ids among `producers` (all, when None) whose outputs the node can read: its
+        ancestors but itself."""
+        ancestors = self.graph.ancestors(node_id)
+        if producers is None:
+            return [key for key in ancestors if key != node_id]
+        return [key for key in dict.fromkeys(producers) if key in ancestors and key != node_id]
 
     def _output_reads(self, node: NodeDef) -> Sequence[str]:
         """The ids whose `run.outputs` the node's expression reads literally."""
@@ -326,13 +383,8 @@ class Dataflow:
 
     def roots_for(self, node_id: str, producers: Sequence[str] | None = None, *,
                   enforced_only: bool = False) -> Mapping[str, ValueType]:
-        ancestors = self.graph.ancestors(node_id)
-        wanted = ancestors if producers is None else \
-            [key for key in dict.fromkeys(producers) if key in ancestors]
         outputs: list[tuple[str, ValueType]] = []
-        for key in wanted:
-            if key == node_id:
-                continue
+        for key in self._read_producers(node_id, producers):
             produced = self._derived(key)
             if produced is None:
                 continue
@@ -449,10 +501,12 @@ def _number(value: object) -> float | None:
 
 
 def dataflow_of(workflow: Workflow, graph: Graph, file_agent: FileAgent | None = None,
-                reads: Mapping[str, Sequence[str]] | None = None) -> Dataflow:
+                reads: Mapping[str, Sequence[str]] | None = None,
+                earlier: TypesMemo | None = None) -> Dataflow:
     """The Dataflow of one analysis of `workflow` (its graph, and with `file_agent` the
     workspace's file agents). Outputs are derived on first use, each once; nothing is kept
     beyond the Dataflow itself, which holds the analysis's objects only while a caller does.
     `reads` (node id → the ids its expression reads, as the analysis already found them) saves
-    looking the expressions up again; without it each is looked up."""
-    return Dataflow(workflow, graph, file_agent, reads)
+    looking the expressions up again; without it each is looked up. `earlier` (the previous
+    version's `Dataflow.memo`) gives back each expression's types whose key is unchanged."""
+    return Dataflow(workflow, graph, file_agent, reads, earlier)
