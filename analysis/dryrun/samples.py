@@ -37,6 +37,7 @@ from analysis.project.kinds import SIDECAR_SUFFIXES
 from analysis.project.new_files import CreateRefused, create_new_file
 from analysis.schema.output_schema import compile_output_schema
 from analysis.types.examples import FORMAT_EXAMPLES, example_of
+from analysis.types.inputs import input_field
 from analysis.types.membership import admits
 
 WORKFLOW_SUFFIXES = (".relavium.yaml", ".relavium.yml", ".yaml", ".yml")
@@ -291,12 +292,6 @@ def context_input_reads(workflow: Workflow) -> set[str]:
     starts and fails the run on an omitted one (engine.ts `#resolveContextOrFail`)."""
     return {ref.name for entry in workflow.context if entry.value is not None
             for ref in entry.value.references if ref.kind == "inputs" and ref.name is not None}
-
-
-def input_field(decl: InputDecl, name: str) -> Any:
-    """The plain value of an input declaration's field, or None."""
-    entry = decl.mapping.get(name)
-    return plain_value(entry.value) if entry else None
 
 
 def synthesized_output(workflow: Workflow, node: NodeDef, file_agent: FileAgent | None = None

@@ -65,25 +65,23 @@ from functools import lru_cache
 
 from analysis.document.expressions import analyze_expression
 from analysis.document.graph import Graph
-from analysis.document.model import FileAgent, InputDecl, NodeDef, Workflow
+from analysis.document.model import FileAgent, NodeDef, Workflow
 from analysis.document.yaml_nodes import YMapping, YNode, plain_value
 from analysis.schema.output_schema import compile_output_schema
 from analysis.schema.value_types import (
     AnyValue,
     ArrayType,
-    BooleanType,
     Literals,
     NullType,
-    NumberType,
     ObjectType,
     StringType,
     UndefinedType,
     Union,
     ValueType,
-    restricted,
 )
 from analysis.types.algebra import join, options
 from analysis.types.infer import member_type, returned_type, text_type
+from analysis.types.inputs import inputs_type
 
 # `GateDecisionValueSchema` (shared/src/run-event.ts, 839f2bd)
 GATE_DECISIONS = ("approved", "rejected", "input_provided")
@@ -91,7 +89,6 @@ _GATE_RECORD = ObjectType((("decision", Literals(GATE_DECISIONS)),), frozenset({
                           None)
 _MASKED_SECRET = ObjectType((("secret", Literals((True,))), ("ref", StringType())),
                             frozenset({"secret", "ref"}), None)
-_TEXT_INPUTS = ("string", "file_path", "code_diff", "secret")
 # Types are values (no document objects in them), kept across analyses: a keystroke changes one
 # expression, and every other's type is looked up by its text and the types it reads.
 MAX_CACHED = 8192
@@ -163,7 +160,7 @@ class Dataflow:
     @property
     def inputs(self) -> ObjectType:
         if self._inputs is None:
-            self._inputs = _inputs_type(self.workflow.inputs)
+            self._inputs = inputs_type(self.workflow.inputs)
         return self._inputs
 
     @property
@@ -449,55 +446,6 @@ def _merged_objects(options: Sequence[ValueType]) -> ObjectType | None:
     additional = join(*extra) if extra else None
     return ObjectType(properties, frozenset(), additional,
                       descriptions=tuple(descriptions.items()))
-
-
-def _inputs_type(inputs: Sequence[InputDecl]) -> ObjectType:
-    """The declared inputs as the engine admits them (ADR-0083; `dryrun/admission.py`): each of
-    its declared type and `validation`, present when required or defaulted."""
-    properties: dict[str, ValueType] = {}
-    required: set[str] = set()
-    descriptions: dict[str, str] = {}
-    for decl in inputs:
-        name = decl.name
-        if name is None or name in properties:
-            continue
-        properties[name] = _input_type(decl)
-        if _field(decl, "default") is not None or _field(decl, "required") is True:
-            required.add(name)
-        description = _field(decl, "description")
-        if isinstance(description, str):
-            descriptions[name] = description
-    return ObjectType(tuple(properties.items()), frozenset(required), None,
-                      descriptions=tuple(descriptions.items()))
-
-
-def _input_type(decl: InputDecl) -> ValueType:
-    validation = _field(decl, "validation")
-    rules = validation if isinstance(validation, dict) else {}
-    shape: ValueType
-    if decl.type in _TEXT_INPUTS:
-        value_format = rules.get("format")
-        shape = StringType(format=value_format if isinstance(value_format, str) else None)
-    elif decl.type == "number":
-        shape = NumberType(minimum=_number(rules.get("min")), maximum=_number(rules.get("max")))
-    elif decl.type == "boolean":
-        shape = BooleanType()
-    else:
-        return AnyValue()
-    enum = rules.get("enum")
-    if isinstance(enum, list) and enum and all(
-            value is None or isinstance(value, str | int | float | bool) for value in enum):
-        return restricted(Literals(tuple(enum)), shape)
-    return shape
-
-
-def _field(decl: InputDecl, name: str) -> object:
-    entry = decl.mapping.get(name)
-    return plain_value(entry.value) if entry is not None else None
-
-
-def _number(value: object) -> float | None:
-    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def dataflow_of(workflow: Workflow, graph: Graph, file_agent: FileAgent | None = None,
