@@ -18,7 +18,8 @@ import re
 from typing import Any
 
 from analysis.document.model import Workflow
-from analysis.dryrun.samples import Samples, SampleScopeError, input_field
+from analysis.dryrun.samples import Samples, SampleScopeError
+from analysis.types.inputs import input_field
 from sandbox import Scope, evaluate
 
 # an unknown key is named only when it has an input name's shape (it comes from the samples file)

@@ -33,13 +33,13 @@ from analysis.dryrun.samples import (
     Samples,
     SampleScopeError,
     context_input_reads,
-    input_field,
     sample_input,
     synthesized_output,
 )
 from analysis.dryrun.templates import default_argument
 from analysis.dryrun.values import UNDEFINED
 from analysis.naming import Suggestions
+from analysis.types.inputs import input_field
 
 
 @dataclass

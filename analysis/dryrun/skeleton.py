@@ -36,12 +36,12 @@ from analysis.dryrun.samples import (
     FileAgent,
     Samples,
     context_input_reads,
-    input_field,
     sample_input,
     synthesized,
 )
 from analysis.dryrun.scope import base_scope
 from analysis.dryrun.values import UNDEFINED, json_text
+from analysis.types.inputs import input_field
 
 HOW_IT_IS_USED = (
     "`outputs` of agent and human_gate nodes are pins: a dry run uses them instead of calling "
