@@ -1,9 +1,19 @@
 """Shared fixtures and paths for the test suite."""
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from hypothesis import settings
+
+# The suite's property tests draw the same examples on every run, so a run that lands cannot
+# fail on a draw the change did not cause; `HYPOTHESIS_PROFILE=explore` draws fresh ones to go
+# looking (each case found is then pinned with `@example`).
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples"

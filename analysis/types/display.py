@@ -57,6 +57,11 @@ def property_name(name: str) -> str:
     return name if _IDENTIFIER.match(name) else json.dumps(name, ensure_ascii=False)
 
 
+def _shown_name(name: str) -> str:
+    """A key as `property_name` writes it, a long one cut: the type, not the key, is the point."""
+    return name if _IDENTIFIER.match(name) and len(name) <= _LITERAL_CHARS else _quoted(name)
+
+
 def _format(value_type: ValueType, width: int) -> str:
     simple = _NAMES.get(type(value_type))
     if simple is not None:
@@ -99,8 +104,19 @@ def _options(union: Union, width: int) -> list[str]:
     return seen
 
 
-def _cut(text: str) -> str:
-    return text if len(text) <= _LITERAL_CHARS else text[: _LITERAL_CHARS - 1] + "…"
+def _quoted(text: str) -> str:
+    """`text` as a JSON string of at most _LITERAL_CHARS shown characters inside its quotes,
+    counted after escaping (a control character's `\u001f` takes six)."""
+    shown: list[str] = []
+    used = 0
+    for position, char in enumerate(text):
+        escaped = json.dumps(char, ensure_ascii=False)[1:-1]
+        room = _LITERAL_CHARS - (1 if position < len(text) - 1 else 0)
+        if used + len(escaped) > room:
+            return '"' + "".join(shown) + '…"'
+        shown.append(escaped)
+        used += len(escaped)
+    return '"' + "".join(shown) + '"'
 
 
 def _widened(value: JsonScalar) -> type:
@@ -114,7 +130,7 @@ def _widened(value: JsonScalar) -> type:
 
 def _literal(value: JsonScalar) -> str:
     if isinstance(value, str):
-        return json.dumps(_cut(value), ensure_ascii=False)
+        return _quoted(value)
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
     return f"{value:g}" if isinstance(value, float) else str(value)
@@ -137,7 +153,7 @@ def _joined(parts: list[str], width: int) -> str:
 
 def _object(value_type: ObjectType, width: int) -> str:
     members = [
-        f"{property_name(_cut(name))}{'' if name in value_type.required else '?'}: "
+        f"{_shown_name(name)}{'' if name in value_type.required else '?'}: "
         f"{_format(member, max(width // 2, _MIN_WIDTH))}"
         for name, member in value_type.properties
     ]

@@ -171,6 +171,16 @@ def accepts(spec: Spec, value: Any) -> bool:
     return isinstance(value, bool)
 
 
+def default_within_contract(declared_input: dict[str, Any]) -> Any:
+    """A `default` of the input's own type and `validation` (the engine checks one at load)."""
+    validation = declared_input.get("validation") or {}
+    if validation.get("enum"):
+        return validation["enum"][0]
+    if declared_input["type"] == "number":
+        return validation.get("min", 1)
+    return True if declared_input["type"] == "boolean" else "x"
+
+
 OTHER_VALUES = [True, False, 0, 1, -1, 2.5, 3, 1e400, "txt", "", "  ", "Not_Kebab", None, [], {}]
 
 
@@ -213,7 +223,9 @@ def mutation(draw: st.DrawFn) -> tuple[Any, list[str]]:
     if not offered:
         return data, []
     key = draw(st.sampled_from(offered))
-    if isinstance(form.fields.get(key), Free) and key != "validation":
+    if key == "default" and (site.spec is INPUT or form is INPUT):
+        mapping[key] = default_within_contract(mapping)
+    elif isinstance(form.fields.get(key), Free) and key != "validation":
         mapping[key] = "x"
     else:
         mapping[key] = valid_value(site.spec, mapping, key)
@@ -232,6 +244,25 @@ def test_there_are_bases() -> None:
 def test_schema_findings_are_what_the_description_implies(case: tuple[Any, list[str]]) -> None:
     data, expected = case
     assert schema_errors(data) == expected
+
+
+def test_an_added_default_is_judged_by_its_input_contract() -> None:
+    """The case a CI run's Hypothesis found: `default: x` on an input whose validation.enum is
+    [free, pro] is refused at load (ADR-0083 §3), so the mutation must pick a default within the
+    contract, and every base input without one takes it cleanly."""
+    checked = 0
+    for base in BASES:
+        for position, declared in enumerate(base["workflow"].get("inputs") or []):
+            if "default" in declared or declared["type"] == "secret":
+                continue
+            data = deepcopy(base)
+            data["workflow"]["inputs"][position]["default"] = default_within_contract(declared)
+            assert schema_errors(data) == []
+            if declared.get("validation") or declared["type"] == "number":
+                data["workflow"]["inputs"][position]["default"] = "x"
+                assert schema_errors(data) == ["invalid-value"]
+            checked += 1
+    assert checked >= 7
 
 
 def test_completion_offers_exactly_the_keys_validation_accepts() -> None:

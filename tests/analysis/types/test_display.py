@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from analysis.schema.value_types import (
@@ -68,6 +68,13 @@ def test_a_long_enum_member_is_cut() -> None:
     assert len(text) < 30 and text.endswith('…"')
 
 
+def test_escapes_count_towards_a_cut() -> None:
+    assert format_type(Literals(("\x07" * 40,))) == '"' + "\\u0007" * 3 + '…"'
+    key = ObjectType((("a\x1fb", StringType()),), frozenset(), None)
+    assert format_type(key) == '{ "a\\u001fb"?: string }'
+    assert format_type(Literals(("x" * 24,))) == '"' + "x" * 24 + '"'
+
+
 _SCALARS = st.sampled_from([AnyValue(), StringType(), NumberType(), BooleanType(), NullType(),
                             UndefinedType(), Literals(("a", "b"))])
 
@@ -84,6 +91,10 @@ def _types() -> st.SearchStrategy[ValueType]:
 
 @settings(max_examples=150, deadline=None)
 @given(_types(), st.integers(min_value=24, max_value=120))
+# found by a CI run: a key of control characters, each six once escaped, nested in arrays
+@example(ArrayType(ArrayType(ArrayType(Union((
+    ObjectType((("00000000000000\x1f\x1f\x07\x07", AnyValue()),), frozenset(), None),
+    StringType()))))), 24)
 def test_any_type_stays_near_its_width(value_type: ValueType, width: int) -> None:
     # nested members get their own bounded share: the whole may pass the width by a little
     # where a single shown member does, never by an order of magnitude
