@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
 from pygls.uris import to_fs_path
+from pygls.workspace import Workspace
 
 from analysis.project.kinds import FileKind, file_kind
 from server.lsp.positions import LineIndex
@@ -35,6 +36,19 @@ def is_agent_uri(uri: str) -> bool:
 def uri_to_path(uri: str) -> str:
     """A filesystem path for analysis messages and sidecar lookup (the URI when not a file)."""
     return to_fs_path(uri) or uri
+
+
+def workspace_roots(workspace: Workspace) -> list[str]:
+    """The workspace folders' paths, else the root path (a client may send either or both)."""
+    folders = [path for folder in workspace.folders.values() if (path := to_fs_path(folder.uri))]
+    return folders or ([workspace.root_path] if workspace.root_path else [])
+
+
+def project_root(workspace: Workspace) -> str | None:
+    """Where the project configuration is read: the root path, else the first workspace folder
+    (a client that sends only `workspaceFolders` still has its `relavium.toml` read)."""
+    roots = workspace_roots(workspace)
+    return workspace.root_path or (roots[0] if roots else None)
 
 
 def workspace_file(uri: str, roots: list[str]) -> str:

@@ -42,8 +42,10 @@ from server.lsp.documents import (
     Snapshot,
     is_agent_uri,
     is_relavium_uri,
+    project_root,
     uri_to_path,
     workspace_file,
+    workspace_roots,
 )
 from server.lsp.protocol import RelaviumProtocol
 from server.lsp.session import DocumentClosed, Session
@@ -299,9 +301,7 @@ class RelaviumLanguageServer(LanguageServer):
             return snapshot.result if snapshot is not None else None
         if not is_relavium_uri(uri):
             return None
-        folders = [to_fs_path(folder.uri) for folder in self.workspace.folders.values()]
-        path = workspace_file(uri, [root for root in folders or [self.workspace.root_path]
-                                    if root])
+        path = workspace_file(uri, workspace_roots(self.workspace))
         text = await asyncio.to_thread(read_regular_file, path)
         workspace = self.workspace_index(uri)
         return await self.analyses.submit(len(text),
@@ -414,7 +414,7 @@ class RelaviumLanguageServer(LanguageServer):
     def reload_project_config(self) -> None:
         """Read the project configuration of the workspace folder again (after `initialized` and
         on every configuration change), keeping the editor's settings over it."""
-        config, path, error = project_settings.load_for(self.workspace.root_path)
+        config, path, error = project_settings.load_for(project_root(self.workspace))
         if path is not None:
             self.text_document_publish_diagnostics(project_settings.config_diagnostics(path, error))
         if error is not None:

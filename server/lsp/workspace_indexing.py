@@ -17,12 +17,12 @@ import uuid
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
-from pygls.uris import to_fs_path
 
 from analysis.project.config import ProjectConfig
 from analysis.project.kinds import FileKind
 from analysis.project.workspace import WorkspaceIndex
 from server.lsp import project_settings
+from server.lsp.documents import project_root, workspace_roots
 from server.lsp.language_server import RelaviumLanguageServer
 from server.lsp.workspace_scan import Scan, list_project_agents, read_agents, scan_folders
 
@@ -74,12 +74,11 @@ def workspace_folders(ls: RelaviumLanguageServer) -> list[tuple[str, ProjectConf
     configuration whose excludes apply there: the server's own for the root, as for open
     documents; an invalid file's folder is walked without excludes, as the server uses its
     defaults until it is fixed. Reads files: call it on a thread."""
-    roots = [to_fs_path(folder.uri) for folder in ls.workspace.folders.values()]
-    root_path = ls.workspace.root_path
+    configured = project_root(ls.workspace)
     folders: list[tuple[str, ProjectConfig | None]] = []
-    for root in roots or [root_path]:
-        if root and os.path.isdir(root):
-            config = ls.project_config if root == root_path else project_settings.load_for(root)[0]
+    for root in workspace_roots(ls.workspace):
+        if os.path.isdir(root):
+            config = ls.project_config if root == configured else project_settings.load_for(root)[0]
             folders.append((os.path.abspath(root), config))
     return folders
 

@@ -16,7 +16,7 @@ from pygls.uris import from_fs_path
 
 from analysis.diagnostics import Fix
 from analysis.project.new_files import CreateRefused, create_new_file
-from server.lsp.features.create_sample_scope import workspace_roots
+from server.lsp.features.create_sample_scope import writable_roots
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
 
@@ -49,7 +49,7 @@ def register(ls: RelaviumLanguageServer) -> None:
         if not fixes:
             return _failure(ls, "that fix no longer applies to the document; look at its "
                                 "diagnostics again")
-        roots = workspace_roots(ls, Path(fixes[0].creates[0].base))
+        roots = writable_roots(ls, Path(fixes[0].creates[0].base))
         created: list[str] = []
         for new in fixes[0].creates:
             try:

@@ -16,6 +16,7 @@ from analysis.dryrun.launch import pool_evaluator
 from analysis.dryrun.samples import SampleScopeError, existing_sidecar, write_sidecar
 from analysis.dryrun.skeleton import sidecar_skeleton
 from analysis.project.new_files import within
+from server.lsp.documents import workspace_roots
 from server.lsp.handlers import guarded
 from server.lsp.language_server import CommandFailed, RelaviumLanguageServer
 
@@ -27,12 +28,9 @@ def _failure(ls: RelaviumLanguageServer, message: str) -> dict[str, Any]:
     return {"created": False, "message": message}
 
 
-def workspace_roots(ls: RelaviumLanguageServer, workflow: Path) -> list[Path]:
+def writable_roots(ls: RelaviumLanguageServer, workflow: Path) -> list[Path]:
     """Where a sidecar may be written: the workspace folders, else the workflow's own folder."""
-    folders = [to_fs_path(folder.uri) for folder in ls.workspace.folders.values()]
-    folders.append(ls.workspace.root_path)
-    roots = [Path(folder) for folder in folders if folder]
-    return roots or [workflow.parent]
+    return [Path(root) for root in workspace_roots(ls.workspace)] or [workflow.parent]
 
 
 def register(ls: RelaviumLanguageServer) -> None:
@@ -56,7 +54,7 @@ def register(ls: RelaviumLanguageServer) -> None:
         graph = usable.graph if usable is not None else None
         if workflow is None or graph is None:
             return _failure(ls, "fix the YAML syntax error first")
-        roots = workspace_roots(ls, Path(path))
+        roots = writable_roots(ls, Path(path))
         existing = existing_sidecar(Path(path))
         created = existing is None
         answer: dict[str, Any] = {"created": created}

@@ -25,7 +25,7 @@ from analysis.dryrun.presentation import Annotation, DryRun
 from analysis.dryrun.values import json_text, value_text
 from analysis.ide.locate import node_at
 from analysis.ide.outline import runnable
-from server.lsp.documents import uri_to_path
+from server.lsp.documents import project_root, uri_to_path
 from server.lsp.handlers import guarded
 from server.lsp.language_server import CommandFailed, RelaviumLanguageServer
 from server.lsp.positions import LineIndex
@@ -126,7 +126,7 @@ def explicit_scope(ls: RelaviumLanguageServer, given: str | None, workflow: str)
     chosen = given or ls.settings.sample_scope
     if chosen is None:
         return None
-    root = ls.workspace.root_path or str(Path(workflow).parent)
+    root = project_root(ls.workspace) or str(Path(workflow).parent)
     return str(Path(root, chosen))
 
 

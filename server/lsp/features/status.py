@@ -16,6 +16,7 @@ from pygls.uris import to_fs_path
 from analysis.project.config import ProjectConfig
 from analysis.project.kinds import file_kind
 from server.lsp import project_settings
+from server.lsp.documents import project_root
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer
 from server.lsp.settings import RULE_OFF, Settings
@@ -52,7 +53,7 @@ def project_json(ls: RelaviumLanguageServer) -> dict[str, Any] | None:
             "sampleScope": str(config.sample_scope) if config.sample_scope else None,
         }
     # none in force: a file that does not load is reported as such (the server uses defaults)
-    _, path, error = project_settings.load_for(ls.workspace.root_path)
+    _, path, error = project_settings.load_for(project_root(ls.workspace))
     if path is None:
         return None
     return {"path": str(path), "error": str(error) if error else None}

@@ -32,12 +32,15 @@ EDITOR = {"relavium": {"debounceMs": 0, "rules": {"unreachable-node": "hint"}}}
 
 
 async def start(lsp_client: RelaviumClient, root: Path,
-                capabilities: types.ClientCapabilities | None = None) -> None:
+                capabilities: types.ClientCapabilities | None = None,
+                root_uri: bool = True) -> None:
+    """`root_uri=False`: the client names the folder in `workspaceFolders` alone, as LSP 3.6+
+    allows (the root URI is deprecated)."""
     lsp_client.set_configuration(EDITOR)
     lsp_client.initialize_result = await lsp_client.initialize_session(types.InitializeParams(
         capabilities=capabilities or client_capabilities(CLIENT_PROFILES["vscode"]),
         initialization_options=EDITOR,
-        root_uri=from_fs_path(str(root)),
+        root_uri=from_fs_path(str(root)) if root_uri else None,
         workspace_folders=[types.WorkspaceFolder(uri=str(from_fs_path(str(root))), name="w")],
     ))
 
@@ -71,6 +74,19 @@ async def configured(lsp_client: RelaviumClient, valid_root: Path) -> AsyncItera
 
 
 @pytest_lsp.fixture(config=SERVER, scope="module")
+async def configured_by_folders(lsp_client: RelaviumClient,
+                                folders_root: Path) -> AsyncIterator[None]:
+    await start(lsp_client, folders_root, root_uri=False)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.fixture(scope="module")
+def folders_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return workspace_with(tmp_path_factory, VALID)
+
+
+@pytest_lsp.fixture(config=SERVER, scope="module")
 async def misconfigured(lsp_client: RelaviumClient, invalid_root: Path) -> AsyncIterator[None]:
     await start(lsp_client, invalid_root)
     yield
@@ -92,6 +108,14 @@ async def test_the_file_sets_rule_levels_under_the_editor_settings(
     config_uri = str(from_fs_path(str(valid_root / "pyproject.toml")))
     published = configured.published.get(config_uri, [])
     assert all(not params.diagnostics for params in published)
+
+
+async def test_a_client_naming_only_workspace_folders_gets_the_project_configuration(
+    configured_by_folders: RelaviumClient, folders_root: Path
+) -> None:
+    # Without it the server used its defaults: unknown-key reported as an error.
+    found = await codes_and_levels(configured_by_folders, folders_root)
+    assert found == [("unreachable-node", types.DiagnosticSeverity.Hint)]
 
 
 async def test_an_invalid_file_is_a_diagnostic_on_it_and_defaults_apply(
