@@ -206,7 +206,7 @@ class Client(LanguageClient):
             sections = [item.section for item in params.items]
             if server.section in sections:
                 asyncio.get_running_loop().call_soon(self.configured.set)
-            return [server.lsp.settings.get(section or "") for section in sections]
+            return [server.settings.get(section or "") for section in sections]
 
         @self.feature(types.WORKSPACE_DIAGNOSTIC_REFRESH)
         def refresh(params: None) -> None:
@@ -358,7 +358,7 @@ async def session(
     try:
         await within(client.initialize_async(types.InitializeParams(
             capabilities=capabilities(server.pull),
-            initialization_options=server.lsp.settings.get("relavium"),
+            initialization_options=server.settings.get("relavium"),
         )), f"{server.name}: initialize")
         client.initialize_answered = time.perf_counter() - client.spawned
         client.initialized(types.InitializedParams())
