@@ -21,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import analysis.checks.analyze as analyze_module
+import analysis.document.expressions.facts as facts_module
 from analysis.checks.analyze import AnalysisResult, analyze, tune_collector
 from bench.analysis import percentile, timed
 from bench.dense_workflow import dense_workflow
@@ -34,14 +35,18 @@ KEYSTROKES = 30
 
 @contextmanager
 def without_typed_checks() -> Iterator[None]:
-    every = analyze_module.EMITTERS
+    """The analysis without the typed rules, and without the types' compiler the facts' parse
+    feeds (`PARSE_OBSERVERS`): its cost is the typed checks'."""
+    every, observers = analyze_module.EMITTERS, list(facts_module.PARSE_OBSERVERS)
     analyze_module.EMITTERS = tuple(
         emitter for emitter in every
         if not any(emitter.name == f"rule {rule}" for rule in TYPED_RULES))
+    facts_module.PARSE_OBSERVERS.clear()
     try:
         yield
     finally:
         analyze_module.EMITTERS = every
+        facts_module.PARSE_OBSERVERS.extend(observers)
 
 
 def paired(typed_action: Callable[[], object], untyped_action: Callable[[], object],
