@@ -13,7 +13,7 @@ import analysis.types.infer as infer
 from analysis.checks.analyze import analyze
 from analysis.document.expressions import analyze_expression
 from analysis.document.expressions.parsing import ParsedExpression
-from analysis.types.program import compile_expression
+from analysis.types.program import _Compiler, compile_expression
 
 WORKFLOW = """\
 schema_version: '1.0'
@@ -60,3 +60,20 @@ def test_the_compiled_form_from_the_facts_tree_is_a_fresh_parse_s(template: str)
     source = template.replace("{marker}", uuid.uuid4().hex)
     analyze_expression(source)  # compiles from its tree
     assert infer._program(source) == compile_expression(ParsedExpression(source))
+
+
+@pytest.mark.parametrize("source", [
+    '({ "k": [1, 0x1F, 2_000, 9007199254740993], t: `a${inputs.x}b`, n: -0.5 })',
+    'inputs.é ?? "ü" + `ş`',  # not ASCII: code points are not bytes
+    'inputs.a <!-- a comment QuickJS reads\n+ 1',  # blanked in the parsed bytes
+    "run.outputs['\\u0061'].b?.c",
+])
+def test_the_compiler_reads_each_node_s_text_as_the_parse_maps_it(source: str) -> None:
+    parsed = ParsedExpression(source)
+    compiler = _Compiler(parsed)
+    stack = [parsed.root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.named_children)
+        if parsed.in_expression(node):
+            assert compiler.text(node) == parsed.text(node), node.type
