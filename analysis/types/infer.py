@@ -116,8 +116,8 @@ def expression_type(parsed: ParsedExpression, roots: Mapping[str, ValueType]) ->
 
 def text_type(source: str, roots: Mapping[str, ValueType]) -> ValueType:
     """`expression_type` for an expression known by its text: the compiled expression is looked
-    up by the text, so an analysis that no longer holds the parse (facts are cached by text)
-    parses only an expression it has never seen."""
+    up by the text (compiled when its facts were), so it parses only a text whose compiled form
+    is not cached (evicted, or never seen by the facts)."""
     return Inference(roots).type_of(_program(source))
 
 
