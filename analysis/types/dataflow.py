@@ -139,6 +139,7 @@ class Dataflow:
         self.file_agent = file_agent
         self._reads = reads
         self._outputs: dict[str, TypedValue | None] = {}
+        self._branches: dict[str, list[str]] = {}
         self._deriving: set[str] = set()
         self._inputs: ObjectType | None = None
         self._ctx: ObjectType | None = None
@@ -206,11 +207,18 @@ class Dataflow:
         assert node.id is not None
         found: list[str] = []
         if node.type == "merge":
-            found.extend(self.graph.fan_in_branches(node.id))
+            found.extend(self._fan_in_branches(node.id))
         if node.expression is not None and node.type in ("transform", "merge"):
             ancestors = self.graph.ancestors(node.id)
             found.extend(read for read in self._output_reads(node) if read in ancestors)
         return [producer for producer in found if producer != node.id]
+
+    def _fan_in_branches(self, merge_id: str) -> list[str]:
+        """`Graph.fan_in_branches`, computed once per merge (a merge's type reads it thrice)."""
+        found = self._branches.get(merge_id)
+        if found is None:
+            found = self._branches[merge_id] = self.graph.fan_in_branches(merge_id)
+        return found
 
     def _derived(self, node_id: str) -> TypedValue | None:
         """An output already derived (a producer's), unknown while it is being derived."""
@@ -303,7 +311,7 @@ class Dataflow:
         branch = self.branch_type(node.id)
         where = f"{node.id}'s merge ({strategy})"
         if strategy == "concat":
-            count = len(self.graph.fan_in_branches(node.id))
+            count = len(self._fan_in_branches(node.id))
             return TypedValue(ArrayType(branch, max_items=count), where)
         if strategy == "first":
             return TypedValue(join(branch, NullType()), where)
@@ -338,7 +346,7 @@ class Dataflow:
         key: ExpressionKey = (source, node.type, *((read, self._derived(read)) for read in reads))
         if node.type == "merge":
             key += tuple((branch, self.workflow.node(branch) is None, self._derived(branch))
-                         for branch in self.graph.fan_in_branches(node.id))
+                         for branch in self._fan_in_branches(node.id))
         kept = self._earlier.get(node.id)
         if kept is not None and kept[0] == key:
             types = kept[1]
@@ -367,7 +375,7 @@ class Dataflow:
         """The type of one element of the merge's `branches`: any completed value-producing
         fan-in branch's output (`Graph.fan_in_branches`: a condition or parallel only gates)."""
         found: list[ValueType] = []
-        for branch in dict.fromkeys(self.graph.fan_in_branches(merge_id)):
+        for branch in dict.fromkeys(self._fan_in_branches(merge_id)):
             if self.workflow.node(branch) is None:
                 continue  # reported by unknown-node; it never completes
             produced = self._derived(branch)

@@ -11,7 +11,10 @@ hands on (expression-sandbox-spec.md, "Result contract").
 
 `text_type(source, roots)` is the same for an expression known by its text (the analysis keeps
 facts by text, not parses). Each text is compiled once (`analysis.types.program`) and the
-compiled form cached, so an analysis pays for the evaluation of the types alone.
+compiled form cached, so an analysis pays for the evaluation of the types alone. The compiled
+form is made from the tree the expression's facts parsed (`PARSE_OBSERVERS` of
+`analysis.document.expressions.facts`): a text is parsed once, not once for its facts and again
+for its type.
 
 `member_type` and `admits` live in `analysis.types.membership`; this module re-exports them.
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 
+from analysis.document.expressions.facts import PARSE_OBSERVERS
 from analysis.document.expressions.parsing import ParsedExpression
 from analysis.document.text_cache import text_cache
 from analysis.schema.value_types import (
@@ -92,21 +96,28 @@ def _program(source: str) -> Expr:
         parsed if parsed is not None and parsed.source == source else ParsedExpression(source))
 
 
+def _compiled(parsed: ParsedExpression) -> Expr:
+    """The compiled form of `parsed`'s text, compiled from `parsed` itself on a cache miss."""
+    _HANDED.parsed = parsed
+    try:
+        return _program(parsed.source)
+    finally:
+        _HANDED.parsed = None
+
+
+PARSE_OBSERVERS.append(_compiled)
+
+
 def expression_type(parsed: ParsedExpression, roots: Mapping[str, ValueType]) -> ValueType:
     """The type of the expression's value given its roots' types (see the module docstring).
     The compiled expression is cached by its text, across analyses."""
-    _HANDED.parsed = parsed
-    try:
-        program = _program(parsed.source)
-    finally:
-        _HANDED.parsed = None
-    return Inference(roots).type_of(program)
+    return Inference(roots).type_of(_compiled(parsed))
 
 
 def text_type(source: str, roots: Mapping[str, ValueType]) -> ValueType:
     """`expression_type` for an expression known by its text: the compiled expression is looked
-    up by the text, so an analysis that no longer holds the parse (facts are cached by text)
-    parses only an expression it has never seen."""
+    up by the text (compiled when its facts were), so it parses only a text whose compiled form
+    is not cached (evicted, or never seen by the facts)."""
     return Inference(roots).type_of(_program(source))
 
 

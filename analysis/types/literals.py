@@ -25,6 +25,11 @@ CONVERSION_KEYS = frozenset({"toString", "valueOf", "toJSON", "__proto__"})
 def number_value(text: str) -> int | float | None:
     """A number literal's value as JavaScript reads it (a double), None for a BigInt or a form
     not read here (a legacy octal)."""
+    if text.isascii() and text.isdigit() and (text[0] != "0" or len(text) == 1):
+        # the common literal, a plain decimal integer (its value is exact below 2**53)
+        integer = int(text)
+        if integer < _SAFE_INTEGER:
+            return integer
     digits = text.replace("_", "")
     if digits.endswith("n"):
         return None

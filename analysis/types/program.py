@@ -10,12 +10,13 @@ becomes `Const(AnyValue())`. An expression that may rewrite a built-in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tree_sitter import Node
 
 from analysis.document.expressions.js_text import decode_identifier, decode_string_body
-from analysis.document.expressions.parsing import ParsedExpression
+from analysis.document.expressions.parsing import LANGUAGE, ParsedExpression
 from analysis.schema.value_types import (
     AnyValue,
     Literals,
@@ -29,6 +30,20 @@ from analysis.types.purity import may_rewrite_builtins
 # Deeper than this, the rest of an expression is unknown (compiling recurses).
 MAX_DEPTH = 120
 _CHAINS = frozenset({"member_expression", "subscript_expression", "call_expression"})
+def _field_id(name: str) -> int:
+    found = LANGUAGE.field_id_for_name(name)
+    if found is None:
+        raise ValueError(f"tree-sitter-javascript has no field {name!r}")
+    return found
+
+
+# The fields the compiler reads.
+_FIELD_IDS = {name: _field_id(name) for name in (
+    "alternative", "argument", "arguments", "body", "condition", "consequence", "function",
+    "index", "key", "left", "name", "object", "operator", "optional_chain", "parameter",
+    "parameters", "property", "right", "value")}
+# What ParsedExpression adds around the expression's bytes: "(\n" before, "\n)" after.
+_WRAPPING = "(\n\n)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,15 +160,26 @@ def _children(node: Node) -> list[Node]:
 
 
 def _field(node: Node, name: str) -> Node | None:
-    return node.child_by_field_name(name)
+    # by id: looking the name up in the grammar on each call took 40% of it
+    return node.child_by_field_id(_FIELD_IDS[name])
 
 
 class _Compiler:
     def __init__(self, parsed: ParsedExpression) -> None:
         self.parsed = parsed
         self.depth = 0
+        # An ASCII text without HTML-like comments is its wrapped bytes' own characters, so a
+        # node's text (the compiler asks only for names and literals, inside the expression) is
+        # a slice of them: mapping byte offsets to code points was most of compiling's cost.
+        plain = not parsed.html_comments and len(parsed.data) == len(parsed.source) + len(
+            _WRAPPING)
+        self.wrapped = parsed.data.decode("ascii") if plain else None
+        # (a `?.` token is its two characters: without them, no link needs looking up)
+        self.has_optional_chains = b"?." in parsed.data
 
     def text(self, node: Node) -> str:
+        if self.wrapped is not None:
+            return self.wrapped[node.start_byte:node.end_byte]
         return self.parsed.text(node)
 
     def name(self, node: Node) -> str | None:
@@ -170,43 +196,40 @@ class _Compiler:
 
     def _expression(self, node: Node) -> Expr:
         kind = node.type
-        if kind == "parenthesized_expression":
-            inner = _children(node)
-            return self.expression(inner[0]) if len(inner) == 1 else UNKNOWN
-        if kind in ("member_expression", "subscript_expression"):
-            return self._read(node)
-        if kind == "call_expression":
-            return self._call(node)
-        # (`undefined` is a name: a parameter may shadow it)
-        if kind in ("identifier", "shorthand_property_identifier", "undefined"):
-            name = self.name(node)
-            return UNKNOWN if name is None else Name(name)
-        if kind in _CONSTANTS:
-            return _CONSTANTS[kind]
-        if kind == "number":
-            value = number_value(self.text(node))
-            return UNKNOWN if value is None else Const(Literals((value,)))
-        if kind == "string":
-            return self._string(node, template=False)
-        if kind == "template_string":
-            pieces = [c for c in node.named_children if c.type == "template_substitution"]
-            if not pieces:
-                return self._string(node, template=True)
-            return Template(tuple(self._only_child(piece) for piece in pieces))
-        if kind == "ternary_expression":
-            parts = [_field(node, f) for f in ("condition", "consequence", "alternative")]
-            if any(part is None for part in parts):
-                return UNKNOWN
-            return Ternary(*(self.expression(part) for part in parts if part is not None))
-        if kind in ("binary_expression", "unary_expression"):
-            return self._operator(node)
-        if kind == "sequence_expression":
-            return Sequence(tuple(self.expression(part) for part in _children(node)))
-        if kind == "array":
-            return self._array(node)
-        if kind == "object":
-            return self._object(node)
-        return UNKNOWN
+        constant = _CONSTANTS.get(kind)
+        if constant is not None:
+            return constant
+        compile_kind = _COMPILERS.get(kind)
+        return UNKNOWN if compile_kind is None else compile_kind(self, node)
+
+    def _parenthesized(self, node: Node) -> Expr:
+        return self._only_child(node)
+
+    def _name_read(self, node: Node) -> Expr:
+        name = self.name(node)
+        return UNKNOWN if name is None else Name(name)
+
+    def _number(self, node: Node) -> Expr:
+        value = number_value(self.text(node))
+        return UNKNOWN if value is None else Const(Literals((value,)))
+
+    def _plain_string(self, node: Node) -> Expr:
+        return self._string(node, template=False)
+
+    def _template(self, node: Node) -> Expr:
+        pieces = [c for c in node.named_children if c.type == "template_substitution"]
+        if not pieces:
+            return self._string(node, template=True)
+        return Template(tuple(self._only_child(piece) for piece in pieces))
+
+    def _ternary(self, node: Node) -> Expr:
+        parts = [_field(node, f) for f in ("condition", "consequence", "alternative")]
+        if any(part is None for part in parts):
+            return UNKNOWN
+        return Ternary(*(self.expression(part) for part in parts if part is not None))
+
+    def _sequence(self, node: Node) -> Expr:
+        return Sequence(tuple(self.expression(part) for part in _children(node)))
 
     def _only_child(self, node: Node) -> Expr:
         inner = _children(node)
@@ -215,6 +238,9 @@ class _Compiler:
     def _string(self, node: Node, *, template: bool) -> Const:
         value = decode_string_body(self.text(node)[1:-1], template=template)
         return Const(StringType() if value is None else Literals((value,)))
+
+    def _optional(self, node: Node) -> bool:
+        return self.has_optional_chains and _field(node, "optional_chain") is not None
 
     def _read(self, node: Node) -> Expr:
         obj = _field(node, "object")
@@ -237,13 +263,13 @@ class _Compiler:
             key = _literal_key(index)
             if key is not None:
                 index = None
-        return Read(self.expression(obj), key, index, _field(node, "optional_chain") is not None,
+        return Read(self.expression(obj), key, index, self._optional(node),
                     obj.type in _CHAINS)
 
     def _call(self, node: Node) -> Expr:
         callee, arguments = _field(node, "function"), _field(node, "arguments")
         if (callee is None or arguments is None or arguments.type != "arguments"
-                or _field(node, "optional_chain") is not None):
+                or self._optional(node)):
             return UNKNOWN
         compiled = tuple(self._argument(argument) for argument in _children(arguments))
         if callee.type == "identifier":
@@ -257,7 +283,7 @@ class _Compiler:
         method = self.name(prop)
         if method is None:
             return UNKNOWN
-        optional = _field(callee, "optional_chain") is not None
+        optional = self._optional(callee)
         namespace = self.name(obj) if obj.type == "identifier" and not optional else None
         return Call(method, namespace, self.expression(obj), compiled, optional,
                     obj.type in _CHAINS)
@@ -371,6 +397,27 @@ _CONSTANTS: dict[str, Const] = {
     "true": Const(Literals((True,))),
     "false": Const(Literals((False,))),
     "null": Const(NullType()),
+}
+
+
+_COMPILERS: dict[str, Callable[[_Compiler, Node], Expr]] = {
+    "parenthesized_expression": _Compiler._parenthesized,
+    "member_expression": _Compiler._read,
+    "subscript_expression": _Compiler._read,
+    "call_expression": _Compiler._call,
+    # (`undefined` is a name: a parameter may shadow it)
+    "identifier": _Compiler._name_read,
+    "shorthand_property_identifier": _Compiler._name_read,
+    "undefined": _Compiler._name_read,
+    "number": _Compiler._number,
+    "string": _Compiler._plain_string,
+    "template_string": _Compiler._template,
+    "ternary_expression": _Compiler._ternary,
+    "binary_expression": _Compiler._operator,
+    "unary_expression": _Compiler._operator,
+    "sequence_expression": _Compiler._sequence,
+    "array": _Compiler._array,
+    "object": _Compiler._object,
 }
 
 

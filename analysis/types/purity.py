@@ -33,19 +33,20 @@ _HANDLES = frozenset({
 # then are the names looked at one by one.
 _HANDLE_TEXT = re.compile(b"|".join(re.escape(name.encode()) for name in sorted(_HANDLES))
                           + b"|\\\\")
-# The scan runs in tree-sitter's C code; Python looks at the few nodes it finds.
+# The scan runs in tree-sitter's C code; Python looks at the few nodes it finds. The scopes
+# are needed only when a call names a global function, but a second query over the tree cost
+# more than capturing them in the one pass.
 _SCAN = query("""
 [(assignment_expression) (augmented_assignment_expression) (update_expression) (new_expression)
  (with_statement) (class) (class_declaration)] @write
 (unary_expression operator: "delete") @write
 (call_expression) @call
 (subscript_expression) @subscript
-""")
+""" + "[" + " ".join(f"({kind})" for kind in sorted(SCOPES - {"program"})) + "] @scope")
 _NAMES = query("""
 [(identifier) (property_identifier) (shorthand_property_identifier)
  (shorthand_property_identifier_pattern) (private_property_identifier)] @name
 """)
-_SCOPES = query("[" + " ".join(f"({kind})" for kind in sorted(SCOPES - {"program"})) + "] @scope")
 # Where a computed read's value is only read further or turned into a primitive: anywhere else
 # (an argument, an array item, a binding, a returned value) it may be a handle passed on.
 _CONSUMED_BY = frozenset({"member_expression", "subscript_expression", "unary_expression",
@@ -68,7 +69,7 @@ def may_rewrite_builtins(parsed: ParsedExpression) -> bool:
     calls = found.get("call", ())
     declared: set[str] = set()
     if any(_global_callee(call, name_of) for call in calls):
-        for scope in QueryCursor(_SCOPES).captures(parsed.root).get("scope", ()):
+        for scope in found.get("scope", ()):
             declared.update(declared_names(scope, name_of))
     return not all(_plain_call(call, declared, name_of) for call in calls)
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from analysis.document.templates import TemplateFilter
 from analysis.naming import JS_WHITESPACE
@@ -69,6 +70,8 @@ class ReferencePath:
     spans: tuple[tuple[int, int], ...]
 
 
+# a pure function of a short text, asked for every template reference on every version
+@lru_cache(maxsize=8192)
 def reference_path(body: str) -> ReferencePath | None:
     head = body.split("|", 1)[0] if "|" in body else body
     offset = len(head) - len(head.lstrip(JS_WHITESPACE))

@@ -9,6 +9,7 @@ the `{{` search run on any text, because the engine's scan and the author's mist
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import pairwise
@@ -155,10 +156,18 @@ class ExpressionFacts:
     template_braces: tuple[Span, ...]  # `{{ … }}` in code position (never in strings/comments)
 
 
+# Each is handed every expression parsed for its facts (a cache miss), so that another reading
+# of the same tree is made from it rather than from a second parse: analysis.types.infer
+# registers its compiler (it is layered above this module). An observer must not raise.
+PARSE_OBSERVERS: list[Callable[[ParsedExpression], object]] = []
+
+
 @text_cache(max_bytes=32 * 2**20)  # across versions: see analysis.document.text_cache
 def analyze_expression(source: str) -> ExpressionFacts:
     """Every fact the rules and the server need about one expression. Never raises on any text."""
     parsed = ParsedExpression(source)
+    for observe in PARSE_OBSERVERS:
+        observe(parsed)
     engine_reads = engine_output_reads(source)
     braces = _template_braces(parsed)
     if parsed.broken:
