@@ -11,6 +11,7 @@ statement runs, so nothing authored ever executes:
    both. A source that closes the wrapper early (`1)}); x=1; (function(){(1`) must contain a
    `)` the wrapper did not open, which no bracket wrapper accepts, and a `]` would fail the first
    compile: so a source passing both cannot leave the wrapper, whatever its comments hide.
+   A source with no `)` at all cannot leave it: it is compiled in the first wrapper only.
 """
 
 from __future__ import annotations
@@ -123,6 +124,13 @@ def check_syntax(source: str) -> SyntaxProblem | None:
     problem = _engine_problem(source, "()")
     if problem is not None:
         return problem
+    if ")" not in source:
+        # Nothing to break out with (see the module's docstring): the first compile passed, so
+        # the script's paren tokens balance, and a source without a `)` holds no `(` token
+        # either; the wrapper's own `)` closes `return (`, the source is all of that one
+        # expression, and the bracket wrapper accepts the same tokens as its element list.
+        _compiled.add(source)
+        return None
     problem = _engine_problem(source, "[]")
     if problem is None:
         _compiled.add(source)

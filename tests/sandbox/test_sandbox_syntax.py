@@ -242,9 +242,9 @@ def test_a_source_that_compiled_is_not_compiled_again_and_a_failure_always_is(
 
     monkeypatch.setattr(syntax, "_engine_problem", counted)
     monkeypatch.setattr(syntax, "_compiled", syntax._CompiledSources(1 << 10))
-    assert check_syntax("inputs.cached + 1") is None
-    assert check_syntax("inputs.cached + 1") is None
-    assert compiles == ["inputs.cached + 1"] * 2  # both wrappers, once
+    assert check_syntax("(inputs.cached) + 1") is None
+    assert check_syntax("(inputs.cached) + 1") is None
+    assert compiles == ["(inputs.cached) + 1"] * 2  # both wrappers, once
     broken = [check_syntax("inputs.cached +") for _ in range(2)]
     assert broken[0] == broken[1] is not None and compiles.count("inputs.cached +") == 2
     breakout = "1)}); x=1; (function(){(1"
@@ -262,3 +262,49 @@ def test_the_compiled_sources_stay_within_their_size() -> None:
     assert kept.has("bbbb") and kept.has("dddd") and not kept.has("cccc")
     kept.add("x" * 11)  # larger than the whole bound: never kept
     assert not kept.has("x" * 11) and kept.has("bbbb")
+
+
+def test_a_source_without_a_closing_parenthesis_is_compiled_in_the_engine_wrapper_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    wrappers: list[str] = []
+    real = syntax._engine_problem
+
+    def counted(source: str, brackets: str) -> SyntaxProblem | None:
+        wrappers.append(brackets)
+        return real(source, brackets)
+
+    monkeypatch.setattr(syntax, "_engine_problem", counted)
+    monkeypatch.setattr(syntax, "_compiled", syntax._CompiledSources(1 << 10))
+    assert check_syntax("inputs.a > 3 ? [inputs.b] : { c: `${ctx.d}` }") is None
+    assert wrappers == ["()"]
+
+
+# Everything that could hide a `(` from one reader or open a construct across the wrapper's
+# lines: quotes, templates, comments, regexes, HTML-like comments, line continuations.
+NO_CLOSING_PARENTHESIS = [
+    "'a\\\nb'", "`a\n${b}`", "/[/(]/.source", "a <!-- b\n+ c", "1\n--> c", "/* ( */ 1",
+    "[1, 2, ...x]", "{ a: [b], ...c }", "a ? b : c", "x => x", "async x => await x", "`${`${a}`}`",
+    "a, b, c", "a in b", "new X", "// (\n1", "'('", "a\r\n+\u2028b",
+]
+
+
+@pytest.mark.parametrize("source", NO_CLOSING_PARENTHESIS)
+def test_a_source_without_a_closing_parenthesis_compiles_in_the_bracket_wrapper_too(
+    source: str,
+) -> None:
+    assert check_syntax(source) is None
+    assert syntax._engine_problem(source, "[]") is None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(
+    st.sampled_from(NO_CLOSING_PARENTHESIS),
+    st.text(alphabet=st.sampled_from("([]{};,.+-*/`'\"\\$#?:=>!<\n\r\u2028 ax1\x00"),
+            max_size=24),
+))
+def test_without_a_closing_parenthesis_the_bracket_compile_would_agree(source: str) -> None:
+    verdict = check_syntax(source)
+    assert verdict == syntax._engine_problem(source, "()")
+    if verdict is None:  # the compile check_syntax skipped passes too
+        assert syntax._engine_problem(source, "[]") is None
