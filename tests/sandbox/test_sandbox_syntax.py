@@ -230,26 +230,35 @@ def test_evaluation_agrees_with_the_check_on_html_comments() -> None:
     assert evaluate("1\n--> + 100\n+ 2", "transform", Scope()) == 3
 
 
-def test_a_source_that_compiled_is_not_compiled_again_and_a_failure_always_is(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    compiles: list[str] = []
+@pytest.fixture
+def compiles(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Each compile check_syntax makes from here on, as (source, brackets), none kept before."""
+    made: list[tuple[str, str]] = []
     real = syntax._engine_problem
 
     def counted(source: str, brackets: str) -> SyntaxProblem | None:
-        compiles.append(source)
+        made.append((source, brackets))
         return real(source, brackets)
 
     monkeypatch.setattr(syntax, "_engine_problem", counted)
     monkeypatch.setattr(syntax, "_compiled", syntax._CompiledSources(1 << 10))
+    return made
+
+
+def test_a_source_that_compiled_is_not_compiled_again_and_a_failure_always_is(
+    compiles: list[tuple[str, str]],
+) -> None:
+    def sources() -> list[str]:
+        return [source for source, _ in compiles]
+
     assert check_syntax("(inputs.cached) / 2") is None
     assert check_syntax("(inputs.cached) / 2") is None
-    assert compiles == ["(inputs.cached) / 2"] * 2  # both wrappers, once
+    assert sources() == ["(inputs.cached) / 2"] * 2  # both wrappers, once
     broken = [check_syntax("inputs.cached +") for _ in range(2)]
-    assert broken[0] == broken[1] is not None and compiles.count("inputs.cached +") == 2
+    assert broken[0] == broken[1] is not None and sources().count("inputs.cached +") == 2
     breakout = "1)}); x=1; (function(){(1"
     assert check_syntax(breakout) == check_syntax(breakout) is not None
-    assert compiles.count(breakout) == 4  # refused each time: a breakout is never kept
+    assert sources().count(breakout) == 4  # refused each time: a breakout is never kept
 
 
 def test_the_compiled_sources_stay_within_their_size() -> None:
@@ -272,19 +281,10 @@ def test_the_compiled_sources_stay_within_their_size() -> None:
     ("f(a) // )", ["()", "[]"]),
 ])
 def test_only_a_source_that_might_leave_the_wrapper_is_compiled_in_brackets_too(
-    monkeypatch: pytest.MonkeyPatch, source: str, wrappers: list[str],
+    compiles: list[tuple[str, str]], source: str, wrappers: list[str],
 ) -> None:
-    compiled: list[str] = []
-    real = syntax._engine_problem
-
-    def counted(source: str, brackets: str) -> SyntaxProblem | None:
-        compiled.append(brackets)
-        return real(source, brackets)
-
-    monkeypatch.setattr(syntax, "_engine_problem", counted)
-    monkeypatch.setattr(syntax, "_compiled", syntax._CompiledSources(1 << 10))
     assert check_syntax(source) is None
-    assert compiled == wrappers
+    assert [brackets for _, brackets in compiles] == wrappers
 
 
 # Everything that could hide a parenthesis from one reader or open a construct across the
