@@ -9,6 +9,7 @@ whose 10,000 nodes are over the engine's 2 MiB source cap: it grows from 2,500 t
     .venv/bin/python bench/scale.py                 # this tree
     .venv/bin/python bench/scale.py --against DIR   # and another tree's check, in the same rounds
                                                     # (git archive REV | tar -x -C DIR)
+    .venv/bin/python bench/scale.py --rounds 3      # fewer rounds (default 5)
 
 Rounds are interleaved in one run; ratios of medians are the numbers to report. Wall time is the
 target's measure; CPU time (user + system) is printed beside it because it moves less with the
@@ -65,6 +66,8 @@ def main() -> int:
     parser.add_argument("--against", type=Path, help="another tree whose check runs too")
     parser.add_argument("--no-bytecode-cache", dest="bytecode", action="store_false",
                         help="compile sources as the environment says (no warm-up round)")
+    parser.add_argument("--rounds", type=int, default=ROUNDS,
+                        help=f"interleaved rounds per process (default {ROUNDS})")
     args = parser.parse_args()
     trees = {"check": THIS_TREE}
     if args.against:
@@ -95,7 +98,7 @@ def main() -> int:
         if args.bytecode:
             for key, command in commands.items():
                 run(command, trees.get(key[0], THIS_TREE), caches[key[0]])
-        for _ in range(ROUNDS):
+        for _ in range(args.rounds):
             for key, command in commands.items():
                 wall, cpu, peak = run(command, trees.get(key[0], THIS_TREE), caches[key[0]])
                 walls[key].append(wall)
@@ -103,7 +106,7 @@ def main() -> int:
                 peaks[key] = max(peaks[key], peak)
     wall = {key: statistics.median(samples) for key, samples in walls.items()}
     cpu = {key: statistics.median(samples) for key, samples in cpus.items()}
-    print(f"{ROUNDS} interleaved rounds per process; nodes = blocks x 10 (+1); bytecode "
+    print(f"{args.rounds} interleaved rounds per process; nodes = blocks x 10 (+1); bytecode "
           f"{'cached' if args.bytecode else 'as the environment says'}; "
           f"load average {os.getloadavg()[0]:.2f}")
     print(f"{'process':<36}{'p50 s':>8}{'CPU s':>8}{'peak RSS MiB':>14}")

@@ -11,6 +11,8 @@ statement runs, so nothing authored ever executes:
    both. A source that closes the wrapper early (`1)}); x=1; (function(){(1`) must contain a
    `)` the wrapper did not open, which no bracket wrapper accepts, and a `]` would fail the first
    compile: so a source passing both cannot leave the wrapper, whatever its comments hide.
+   A source that surely cannot leave it (`_cannot_leave_the_wrapper`: most real expressions)
+   is compiled in the first wrapper only.
 """
 
 from __future__ import annotations
@@ -123,6 +125,9 @@ def check_syntax(source: str) -> SyntaxProblem | None:
     problem = _engine_problem(source, "()")
     if problem is not None:
         return problem
+    if _cannot_leave_the_wrapper(source):
+        _compiled.add(source)
+        return None
     problem = _engine_problem(source, "[]")
     if problem is None:
         _compiled.add(source)
@@ -134,6 +139,36 @@ def check_syntax(source: str) -> SyntaxProblem | None:
     if problem.cap is not None:
         return problem
     return SyntaxProblem(offset=problem.offset, message=NOT_ONE_EXPRESSION, engine_compiles=True)
+
+
+# What can hide a parenthesis from a plain left-to-right reading: a comment, a regular expression,
+# a template, an escape (`/`, a backtick, a backslash), an HTML-like comment.
+_HIDES_PARENTHESES = re.compile(r"[/`\\]|<!--|-->")
+# With none of those, every quote in code starts a string that ends at the next same quote.
+_STRING_LITERAL = re.compile("'[^']*'|\"[^\"]*\"")
+_PARENTHESIS = re.compile(r"[()]")
+
+
+def _cannot_leave_the_wrapper(source: str) -> bool:
+    """True when `source`, having compiled in the engine's wrapper, is surely one expression
+    there, so the bracket compile would pass too. Leaving the wrapper takes a `)` token of the
+    source's own that closes `return (`; the first compile passed, so its paren tokens balance.
+    Without a `)` at all there is no such token; without anything that hides one (strings aside,
+    which are skipped), every parenthesis outside a string is a token, and a depth that never
+    falls below zero keeps them all inside the wrapper's."""
+    if ")" not in source:
+        return True
+    if _HIDES_PARENTHESES.search(source):
+        return False
+    code = _STRING_LITERAL.sub("", source)
+    if "'" in code or '"' in code:
+        return False  # (unterminated: the first compile refused it already)
+    depth = 0
+    for parenthesis in _PARENTHESIS.findall(code):
+        depth += 1 if parenthesis == "(" else -1
+        if depth < 0:
+            return False
+    return True
 
 
 def _engine_problem(source: str, brackets: str) -> SyntaxProblem | None:

@@ -30,6 +30,7 @@ import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
+from functools import cached_property
 
 from analysis.document.graph import Graph, GraphEdge
 
@@ -163,15 +164,34 @@ class _Facts:
             idom[node] = found
         return idom
 
-    def dominators(self, node: str) -> frozenset[str]:
+    def dominators(self, node: str) -> _Dominators:
         """The node and every node on each path from a root to it: they completed whenever it
         was dispatched."""
-        chain: list[str] = []
-        current: str | None = node
-        while current is not None:
-            chain.append(current)
-            current = self.idom[current]
-        return frozenset(chain)
+        return _Dominators(self._dominator_spans, node)
+
+    @cached_property
+    def _dominator_spans(self) -> dict[str, tuple[int, int]]:
+        """Each node's (entry, exit) step in a depth-first walk of the dominator tree: a node
+        dominates another exactly when its span holds the other's. The chain up the tree listed
+        per condition was quadratic on a long chain of conditions (650,000 steps at 5,000
+        nodes, 500 conditions)."""
+        children: dict[str | None, list[str]] = {}
+        for node in self.order:
+            children.setdefault(self.idom[node], []).append(node)
+        spans: dict[str, tuple[int, int]] = {}
+        step = 0
+        stack: list[tuple[str, bool]] = [(root, False) for root in reversed(children.get(None, []))]
+        entries: dict[str, int] = {}
+        while stack:
+            node, leaving = stack.pop()
+            step += 1
+            if leaving:
+                spans[node] = (entries[node], step)
+                continue
+            entries[node] = step
+            stack.append((node, True))
+            stack.extend((child, False) for child in reversed(children.get(node, [])))
+        return spans
 
     def running(self, gated: frozenset[str], entered: set[str],
                 fate: _RoutedAway) -> frozenset[str]:
@@ -206,12 +226,29 @@ class _Facts:
         return frozenset(gated)
 
 
+class _Dominators:
+    """The nodes that dominate `node`, itself included, as a membership test."""
+
+    __slots__ = ("_node", "_spans")
+
+    def __init__(self, spans: dict[str, tuple[int, int]], node: str) -> None:
+        self._spans = spans
+        self._node = node
+
+    def __contains__(self, other: object) -> bool:
+        span = self._spans.get(other) if isinstance(other, str) else None
+        if span is None:
+            return False
+        entry, exit_ = self._spans[self._node]
+        return span[0] <= entry and exit_ <= span[1]
+
+
 class _RoutedAway:
     """Each node's fate on a run where `condition` completed and did not select `target`,
     worked out only for the nodes asked about (and what they follow). Fates of nodes that do not
     follow the condition are the same for each of its targets: kept in `shared`."""
 
-    def __init__(self, facts: _Facts, condition: str, target: str, completed: frozenset[str],
+    def __init__(self, facts: _Facts, condition: str, target: str, completed: _Dominators,
                  shared: dict[str, _State]) -> None:
         self.facts = facts
         self.condition = condition

@@ -230,26 +230,35 @@ def test_evaluation_agrees_with_the_check_on_html_comments() -> None:
     assert evaluate("1\n--> + 100\n+ 2", "transform", Scope()) == 3
 
 
-def test_a_source_that_compiled_is_not_compiled_again_and_a_failure_always_is(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    compiles: list[str] = []
+@pytest.fixture
+def compiles(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Each compile check_syntax makes from here on, as (source, brackets), none kept before."""
+    made: list[tuple[str, str]] = []
     real = syntax._engine_problem
 
     def counted(source: str, brackets: str) -> SyntaxProblem | None:
-        compiles.append(source)
+        made.append((source, brackets))
         return real(source, brackets)
 
     monkeypatch.setattr(syntax, "_engine_problem", counted)
     monkeypatch.setattr(syntax, "_compiled", syntax._CompiledSources(1 << 10))
-    assert check_syntax("inputs.cached + 1") is None
-    assert check_syntax("inputs.cached + 1") is None
-    assert compiles == ["inputs.cached + 1"] * 2  # both wrappers, once
+    return made
+
+
+def test_a_source_that_compiled_is_not_compiled_again_and_a_failure_always_is(
+    compiles: list[tuple[str, str]],
+) -> None:
+    def sources() -> list[str]:
+        return [source for source, _ in compiles]
+
+    assert check_syntax("(inputs.cached) / 2") is None
+    assert check_syntax("(inputs.cached) / 2") is None
+    assert sources() == ["(inputs.cached) / 2"] * 2  # both wrappers, once
     broken = [check_syntax("inputs.cached +") for _ in range(2)]
-    assert broken[0] == broken[1] is not None and compiles.count("inputs.cached +") == 2
+    assert broken[0] == broken[1] is not None and sources().count("inputs.cached +") == 2
     breakout = "1)}); x=1; (function(){(1"
     assert check_syntax(breakout) == check_syntax(breakout) is not None
-    assert compiles.count(breakout) == 4  # refused each time: a breakout is never kept
+    assert sources().count(breakout) == 4  # refused each time: a breakout is never kept
 
 
 def test_the_compiled_sources_stay_within_their_size() -> None:
@@ -262,3 +271,70 @@ def test_the_compiled_sources_stay_within_their_size() -> None:
     assert kept.has("bbbb") and kept.has("dddd") and not kept.has("cccc")
     kept.add("x" * 11)  # larger than the whole bound: never kept
     assert not kept.has("x" * 11) and kept.has("bbbb")
+
+
+@pytest.mark.parametrize(("source", "wrappers"), [
+    ("inputs.a > 3 ? [inputs.b] : { c: `${ctx.d}` }", ["()"]),  # no `)` at all
+    ('String(run.outputs["a"].b ?? "(none)").slice(0, 4) + f((x) => x)', ["()"]),
+    ("(a) / (b)", ["()", "[]"]),  # a `/` might open a comment or regex that hides a `)`
+    ("f(`)`)", ["()", "[]"]),
+    ("f(a) // )", ["()", "[]"]),
+])
+def test_only_a_source_that_might_leave_the_wrapper_is_compiled_in_brackets_too(
+    compiles: list[tuple[str, str]], source: str, wrappers: list[str],
+) -> None:
+    assert check_syntax(source) is None
+    assert [brackets for _, brackets in compiles] == wrappers
+
+
+# Everything that could hide a parenthesis from one reader or open a construct across the
+# wrapper's lines: quotes, templates, comments, regexes, HTML-like comments, line continuations.
+COMPILED_IN_ONE_WRAPPER = [
+    "'a\\\nb'", "`a\n${b}`", "/[/(]/.source", "a <!-- b\n+ c", "1\n--> c", "/* ( */ 1",
+    "[1, 2, ...x]", "{ a: [b], ...c }", "a ? b : c", "x => x", "async x => await x", "`${`${a}`}`",
+    "a, b, c", "a in b", "new X", "// (\n1", "'('", "a\r\n+\u2028b",
+    "f(')') + g(\"(\")", "(a)(b)", "\"it's\" + ('a')", "((x) => (y) => x + y)(1)(2)",
+]
+# Breakouts whose `)` a naive count would miss (inside what only looks like a string) or
+# balance (a `(` hidden in a string, template, comment or regex).
+BREAKOUTS = [
+    "'(' + 1)}); x = 1; (function(){(1",
+    "\")\" + 1)}); x = 1; (function(){(\"(\"",
+    "1)}); x = '(' ; (function(){(1",
+    "`(` + 1)}); x = 1; (function(){(1",
+    "`((`)}); x = 1; (function(){(1",
+    "1 /* (( */)}); x = 1; (function(){(1",
+    "a <!-- ((\n)}); x = 1; (function(){(1",
+    "/[((]/)}); x = 1; (function(){(1",
+    "'\\'((' + 1)}); x = 1; (function(){(1",
+]
+
+
+@pytest.mark.parametrize("source", COMPILED_IN_ONE_WRAPPER)
+def test_a_source_that_cannot_leave_the_wrapper_compiles_in_the_bracket_wrapper_too(
+    source: str,
+) -> None:
+    assert check_syntax(source) is None
+    assert syntax._engine_problem(source, "[]") is None
+
+
+@pytest.mark.parametrize("source", BREAKOUTS)
+def test_breakouts_behind_hidden_parentheses_are_still_refused(source: str) -> None:
+    problem = check_syntax(source)
+    assert problem is not None and problem.engine_compiles
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(
+    st.sampled_from(COMPILED_IN_ONE_WRAPPER + BREAKOUTS),
+    st.text(alphabet=st.sampled_from("()[]{};,.+-*/`'\"\\$#?:=>!<\n\r\u2028 ax1\x00"),
+            max_size=24),
+    st.lists(st.sampled_from(["(", ")", "'('", "')'", '")"', "1", "+", "f", "})", ";", "x=1",
+                              "(function(){", "\n"]), max_size=12).map("".join),
+))
+def test_a_skipped_bracket_compile_would_have_passed(source: str) -> None:
+    verdict = check_syntax(source)
+    if verdict is None:
+        assert syntax._engine_problem(source, "[]") is None
+    else:
+        assert verdict == syntax._engine_problem(source, "()") or verdict.engine_compiles

@@ -206,7 +206,13 @@ class ParsedExpression:
 
     def text(self, node: Node) -> str:
         """The node's source text as the expression string holds it."""
-        return self.source[self.start(node) : self.end(node)]
+        # Asked of every node the scans and the type inference read (200,000 times at 5,000
+        # expressions): an ASCII expression's offsets are the bytes', moved by the prefix.
+        if self._byte_starts is not None:
+            return self.source[self.offset(node.start_byte) : self.offset(node.end_byte)]
+        start, end = node.start_byte - _PREFIX_LENGTH, node.end_byte - _PREFIX_LENGTH
+        # a slice clamps an end past the source; a start or end in the prefix is clamped to 0
+        return self.source[start if start > 0 else 0 : end if end > 0 else 0]
 
     def in_expression(self, node: Node) -> bool:
         """False for the wrapper's own parentheses."""
