@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import signal
+import warnings
 
 from analysis.dryrun.launch import error_count
 from server.cli.project_agents import workspace_of
@@ -36,7 +37,12 @@ class ErrorsAside:
             return
         read_end, write_end = os.pipe()
         try:
-            child = os.fork()
+            with warnings.catch_warnings():
+                # Python 3.12+ warns of any other thread at a fork: here the only one is the
+                # idle executor the `quickjs` package starts on import, which the child never
+                # uses (the sandbox calls the binding itself), so no lock of it is ever awaited
+                warnings.simplefilter("ignore", DeprecationWarning)
+                child = os.fork()
         except OSError:
             os.close(read_end)
             os.close(write_end)
