@@ -57,8 +57,8 @@ def main(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as error:
         print_safely(f"relavium-lsp run: {args.file}: cannot read it ({error})", sys.stderr)
         return EXIT_USAGE
-    # one worker per core, started now: they import while the file is analysed, and a whole
-    # run's claimed nodes evaluate on all of them at once
+    # one worker per core, started now: they import while the file's model is built, and a
+    # whole run's claimed nodes evaluate on all of them at once
     with WorkerPool(CORE_WORKERS, warm=True) as pool:
         # a node whose agent is in an agent file gets its output_schema (the same index as check)
         workspace = workspace_of(args.file)
