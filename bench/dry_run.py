@@ -11,19 +11,27 @@ workflow (tests/analysis/dryrun/chained_workflow.py: 49 chains, 500 nodes, 451 s
 chains, 1,998 nodes, run past the engine's 500 starts with the limit lifted in that process only)
 against a process making the same bare `evaluate()` calls one after another (the calls the run
 makes, recorded first: same sources, kinds and scopes). Target: the run no slower (ratio ≤ 1).
-Never asserts timings.
+Each process also reports the CPU time of its whole tree (workers and children included): on a
+machine others load, a wall ratio is mostly their load. Both processes run as an installed
+package does, with their modules' bytecode compiled once (in a temporary `PYTHONPYCACHEPREFIX`,
+a warm-up run first): an environment with `PYTHONDONTWRITEBYTECODE` set would have every process
+compile every module it imports, which `run` (some 300 modules) pays and the bare process
+(the sandbox's few) hardly does. Never asserts timings.
 
     .venv/bin/python bench/dry_run.py                # this tree
     .venv/bin/python bench/dry_run.py --against DIR  # and another tree, in the same run
+    .venv/bin/python bench/dry_run.py --whole [--against DIR]  # the whole processes only
 
 Each tree runs in its own process (imports from that tree only): size by size, the trees one
-after the other. A run that reaches the 30 s bound of a dry run is flagged (its time is a floor).
+after the other; the whole processes' rounds alternate between the trees too. A run that reaches
+the 30 s bound of a dry run is flagged (its time is a floor).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -109,7 +117,7 @@ def measure(tree: Path, blocks: int, rounds: int) -> dict[str, float]:
 
 
 # chains → the chained workflow's size; rounds of the whole-process comparison
-CHAINS = {49: 5, 197: 3}
+CHAINS = {49: 7, 197: 3}
 LIFT_LIMIT = "import analysis.dryrun.runner as r; r.NODE_DISPATCHES_PER_RUN = 10 ** 9; "
 RECORD = LIFT_LIMIT + """
 import json, sys
@@ -142,12 +150,24 @@ program()
 """
 
 
-def wall_s(tree: Path, argv: list[str]) -> float:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    start = time.perf_counter()
+def children_cpu_s() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed_process(tree: Path, argv: list[str], bytecode: Path) -> tuple[float, float]:
+    """The process's wall time and the CPU time of its whole tree (seconds)."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONPYCACHEPREFIX": str(bytecode)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    cpu, start = children_cpu_s(), time.perf_counter()
     subprocess.run([sys.executable, *argv], env=env, cwd=tree, check=True,
                    stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, children_cpu_s() - cpu
+
+
+def spread(values: list[float], unit: str) -> str:
+    return (f"{min(values):.2f}-{max(values):.2f}{unit} (median "
+            f"{statistics.median(values):.2f}{unit})")
 
 
 def whole_processes(compared: dict[str, Path]) -> None:
@@ -160,24 +180,39 @@ def whole_processes(compared: dict[str, Path]) -> None:
             workflow.write_text(chained_workflow(chains))
             count = trees.run_in(trees.THIS, RECORD, str(workflow), str(samples), str(calls))
             nodes = 3 + chains * 10 + -(-chains // 8)
+            run_argv = ["-c", RUN, str(workflow), "--scope", str(samples), "--format", "json"]
+            bare_argv = ["-c", BARE, str(calls)]
+            measured: dict[str, list[tuple[tuple[float, float], tuple[float, float]]]] = {
+                name: [] for name in compared}
             for name, tree in compared.items():
-                ratios, runs, bares = [], [], []
-                for _ in range(rounds):  # interleaved: a load change hits both alike
-                    run = wall_s(tree, ["-c", RUN, str(workflow), "--scope", str(samples),
-                                        "--format", "json"])
-                    bare = wall_s(tree, ["-c", BARE, str(calls)])
-                    runs.append(run)
-                    bares.append(bare)
-                    ratios.append(run / bare)
+                for argv in (run_argv, bare_argv):  # compiles what each imports, once
+                    timed_process(tree, argv, Path(folder, f"bytecode-{name}"))
+            for _ in range(rounds):  # interleaved, trees too: a load change hits all alike
+                for name, tree in compared.items():
+                    bytecode = Path(folder, f"bytecode-{name}")
+                    measured[name].append((timed_process(tree, run_argv, bytecode),
+                                           timed_process(tree, bare_argv, bytecode)))
+            for name, pairs in measured.items():
+                runs, bares = [run for run, _ in pairs], [bare for _, bare in pairs]
                 print(f"{name}: {nodes:,} nodes ({count} evaluations), whole processes, "
-                      f"{rounds} rounds: run {min(runs):.2f}-{max(runs):.2f} s, bare serial "
-                      f"evaluate() {min(bares):.2f}-{max(bares):.2f} s; run / bare "
-                      f"{min(ratios):.2f}-{max(ratios):.2f}x (median "
-                      f"{statistics.median(ratios):.2f}x; target <= 1)")
+                      f"{rounds} rounds: run {spread([r[0] for r in runs], ' s')}, bare serial "
+                      f"evaluate() {spread([b[0] for b in bares], ' s')}; run / bare "
+                      f"{spread([r[0] / b[0] for r, b in pairs], 'x')}, target <= 1; CPU run "
+                      f"{spread([r[1] for r in runs], ' s')}, bare "
+                      f"{spread([b[1] for b in bares], ' s')}, run / bare "
+                      f"{spread([r[1] / b[1] for r, b in pairs], 'x')}")
 
 
 def main() -> int:
+    whole_only = "--whole" in sys.argv
+    if whole_only:
+        sys.argv.remove("--whole")  # the trees' own parser knows --against alone
     compared = trees.trees_from_arguments()
+    if whole_only:
+        print(f"load average {os.getloadavg()[0]:.2f} at the start")
+        whole_processes(compared)
+        print(f"load average {os.getloadavg()[0]:.2f} at the end")
+        return 0
     print(f"medians (runs per size: {', '.join(f'{b * 10 + 1:,}: {r}' for b, r in SIZES.items())})"
           f"; load average {os.getloadavg()[0]:.2f} at the start")
     results: dict[str, dict[str, float]] = {name: {} for name in compared}

@@ -7,19 +7,26 @@ from its main thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, TypeAlias
 
-from analysis.checks.analyze import AnalysisResult
-from analysis.diagnostics import Severity
+from analysis.diagnostics import Diagnostic, Severity
 from analysis.dryrun.hints import synthesized_cause
 from analysis.dryrun.presentation import DryRun
 from analysis.dryrun.results import WorkflowRun
 from analysis.dryrun.runner import Evaluate, run_workflow
 from analysis.dryrun.samples import Samples, SampleScopeError, find_samples
 from analysis.dryrun.scope import SampleScope, build_sample_scope
+from analysis.dryrun.workflow_model import WorkflowModel
 from analysis.project.kinds import NOT_A_WORKFLOW, FileKind
 from sandbox import Outcome, Scope, ScopeError, WorkerPool
 from sandbox.transport import Kind
+
+if TYPE_CHECKING:  # not imported at run time: a run of a model alone never loads the checks
+    from analysis.checks.analyze import AnalysisResult
+
+    # What a run starts from: a whole analysis, or only the model of a file a run can start
+    Analysed: TypeAlias = AnalysisResult | WorkflowModel
 
 
 class DryRunError(Exception):
@@ -32,7 +39,7 @@ def nothing_to_run(why: str) -> str:
     return f"nothing to dry-run: {why}; `relavium-lsp check` lists every problem"
 
 
-def why_no_workflow(result: AnalysisResult) -> str:
+def why_no_workflow(result: Analysed) -> str:
     """Why an analysed file has no workflow model: its first error, in `check`'s words."""
     problem = next((d for d in result.diagnostics if d.severity == Severity.ERROR), None)
     return (f"{problem.message.strip()} (line {problem.range.start.line + 1})"
@@ -40,9 +47,9 @@ def why_no_workflow(result: AnalysisResult) -> str:
 
 
 def load(
-    result: AnalysisResult, path: str | None, explicit_scope: str | None,
+    result: Analysed, path: str | None, explicit_scope: str | None,
     given: Samples | None = None,
-) -> tuple[AnalysisResult, Samples]:
+) -> tuple[Analysed, Samples]:
     """The samples for a run (`given`, else found as `find_samples` finds them); raises
     DryRunError when the run cannot start."""
     if result.kind is FileKind.AGENT:
@@ -68,7 +75,7 @@ def pool_evaluator(pool: WorkerPool) -> Evaluate:
 
 
 def prepare(
-    result: AnalysisResult,
+    result: Analysed,
     path: str | None,
     node_id: str,
     explicit_scope: str | None,
@@ -110,16 +117,24 @@ def evaluate(
     return DryRun(sample, pool.run(sample.source, kind, scope, with_detail=True), path)
 
 
+def error_count(diagnostics: Iterable[Diagnostic]) -> int:
+    """How many of an analysis's diagnostics are errors: the engine would refuse the file."""
+    return sum(1 for d in diagnostics if d.severity == Severity.ERROR)
+
+
 def run_whole(
-    result: AnalysisResult,
+    result: Analysed,
     path: str | None,
     explicit_scope: str | None,
     pool: WorkerPool,
     cancelled: Callable[[], bool] = lambda: False,
     samples: Samples | None = None,
+    errors: Callable[[], int] | None = None,
 ) -> WorkflowRun:
     """The whole-workflow dry run (blocking) with `samples`, else the samples found from
-    `explicit_scope`; raises DryRunError when it cannot start."""
+    `explicit_scope`; raises DryRunError when it cannot start. `errors()`, asked once the run
+    ended, is the file's error count when `result` is a model alone (by default, the errors
+    among `result`'s diagnostics)."""
     result, samples = load(result, path, explicit_scope, samples)
     assert result.workflow is not None and result.graph is not None
     if result.graph.cycle is not None:
@@ -134,10 +149,10 @@ def run_whole(
         )
     except SampleScopeError as error:  # inputs the engine's admission refuses
         raise DryRunError(str(error)) from None
-    errors = sum(1 for d in result.diagnostics if d.severity == Severity.ERROR)
-    if errors:
+    found = error_count(result.diagnostics) if errors is None else errors()
+    if found:
         run.notes.insert(0, (
-            f"the workflow has {errors} error(s) (see `relavium-lsp check`): the engine would "
+            f"the workflow has {found} error(s) (see `relavium-lsp check`): the engine would "
             "refuse to load it; this shows what its deterministic part would do anyway"
         ))
     return run
