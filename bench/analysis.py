@@ -17,7 +17,8 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis.checks.analyze import analyze, tune_collector
+from analysis.checks.analyze import analyze
+from analysis.checks.collector import tune_collector
 from tests.analysis.large_workflow import large_workflow
 
 ROUNDS = 30

@@ -33,7 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import analysis.checks.analyze as analyze_module
 import analysis.document.expressions.facts as facts_module
-from analysis.checks.analyze import AnalysisResult, analyze, tune_collector
+from analysis.checks.analyze import AnalysisResult, analyze
+from analysis.checks.collector import tune_collector
 from bench.analysis import percentile, timed
 from bench.dense_workflow import dense_workflow
 from tests.analysis.large_workflow import large_workflow
@@ -108,7 +109,11 @@ FIRST_ANALYSIS = """
 import sys, time
 import analysis.checks.analyze as analyze_module
 import analysis.document.expressions.facts as facts_module
-from analysis.checks.analyze import analyze, tune_collector
+from analysis.checks.analyze import analyze
+try:
+    from analysis.checks.collector import tune_collector
+except ImportError:  # a tree from before it left analyze.py
+    from analysis.checks.analyze import tune_collector
 from bench.dense_workflow import dense_workflow
 from tests.analysis.large_workflow import large_workflow
 shape, typed, typed_emitters = sys.argv[1], sys.argv[2] == "typed", sys.argv[3:]

@@ -23,7 +23,8 @@ from bench import trees
 
 MEASURE = r"""
 import json, sys, threading, time
-from analysis.checks.analyze import analyze, tune_collector
+from analysis.checks.analyze import analyze
+from analysis.checks.collector import tune_collector
 from tests.analysis.large_workflow import large_workflow
 tune_collector()
 sys.setswitchinterval(0.0005)

@@ -27,7 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis.checks.analyze import analyze, tune_collector
+from analysis.checks.analyze import analyze
+from analysis.checks.collector import tune_collector
 from analysis.checks.expression_sites import evaluated_fields
 from analysis.document.model import Workflow
 from analysis.schema.value_types import (

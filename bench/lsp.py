@@ -34,7 +34,8 @@ from pygls.lsp.client import LanguageClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis.checks.analyze import AnalysisResult, analyze, tune_collector
+from analysis.checks.analyze import AnalysisResult, analyze
+from analysis.checks.collector import tune_collector
 from server.lsp.settings import DEFAULT_DEBOUNCE_MS
 from tests.analysis.large_workflow import large_workflow
 

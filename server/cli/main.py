@@ -82,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    from analysis.checks.analyze import tune_collector
+    from analysis.checks.collector import tune_collector
 
     tune_collector()
     exit_code: int = args.handler(args)

@@ -60,7 +60,7 @@ def main(args: argparse.Namespace) -> int:
         analysis_process = start_analysis_process()
     except OSError:
         analysis_process = None  # the server reports it when a large document needs one
-    from analysis.checks.analyze import tune_collector
+    from analysis.checks.collector import tune_collector
     from server.lsp.language_server import create_server
 
     tune_collector()

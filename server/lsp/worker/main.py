@@ -143,7 +143,7 @@ def answer_job(
 
 def worker_main() -> None:
     """The analysis process's main loop, on stdin and stdout."""
-    from analysis.checks.analyze import tune_collector
+    from analysis.checks.collector import tune_collector
     from analysis.checks.registry import (
         RULES,  # imported by the first analysis: imported before "ready"
     )

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from analysis.checks.analyze import YOUNG_THRESHOLD, analyze, tune_collector
+from analysis.checks.analyze import analyze
+from analysis.checks.collector import YOUNG_THRESHOLD, tune_collector
 from analysis.document.text_cache import TextCache
 from tests.analysis.large_workflow import large_workflow
 
