@@ -52,7 +52,12 @@ Contract:
   result (`AnalysisResult.types_memo`) and hands the next version's Dataflow (`earlier`): an
   expression's types are taken over when its text, node type, the types of the outputs it reads
   (and a merge's branches) and the inputs' and context's types are all equal; on a graph with a
-  cycle nothing is taken over or kept.
+  cycle nothing is taken over or kept. A node's derived output is taken over too (`outputs`,
+  the previous object) when the node's text and the ids it reads are the previous version's, the
+  graph has the same shape (`graph_shape`) and every producer's output is the previous object;
+  an agent's is always derived again (its agent may be declared elsewhere, in another file), and
+  an output derived again that equals the previous one is the previous object, so a keystroke
+  costs a comparison by identity for every output it does not change.
 """
 
 from __future__ import annotations
@@ -112,10 +117,23 @@ class TypedValue:
 
 
 UNKNOWN = TypedValue(AnyValue(), "unknown")
+_ABSENT = object()  # an output neither version derived (no node of that id)
 
 # What an expression's types are derived from besides the inputs and context: its text, and
 # each output it reads (and a merge's each fan-in branch) with its type.
 ExpressionKey = tuple[object, ...]
+# What a node's output is derived from besides its producers' outputs and the graph's shape:
+# the node's own text and the ids its expression reads.
+OutputKey = tuple[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class KeptOutput:
+    """A node's output as one analysis derived it, with what it was derived from."""
+
+    key: OutputKey
+    producers: tuple[str, ...]
+    output: TypedValue | None
 
 
 @dataclass
@@ -128,6 +146,9 @@ class TypesMemo:
     ctx: ObjectType | None = None
     expressions: dict[str, tuple[ExpressionKey, tuple[ValueType, ValueType]]] = field(
         default_factory=dict)
+    # The graph's shape as far as outputs depend on it (`graph_shape`), and each output derived.
+    shape: tuple[object, ...] = ()
+    outputs: dict[str, KeptOutput] = field(default_factory=dict)
 
 
 class Dataflow:
@@ -141,20 +162,26 @@ class Dataflow:
         self._outputs: dict[str, TypedValue | None] = {}
         self._branches: dict[str, list[str]] = {}
         self._deriving: set[str] = set()
+        # each node on the derivation stack: its previous output if it may be taken over, and
+        # the producers to derive first
+        self._planned: dict[str, tuple[KeptOutput | None, tuple[str, ...]]] = {}
         self._inputs: ObjectType | None = None
         self._ctx: ObjectType | None = None
         self.memo: TypesMemo | None = None
         self._earlier: dict[str, tuple[ExpressionKey, tuple[ValueType, ValueType]]] = {}
+        self._earlier_outputs: dict[str, KeptOutput] = {}
         # On a cycle a type read while it is derived is unknown, so types depend on the order
         # they are asked in: nothing is reused or kept.
         if graph.cycle is None:
-            self.memo = TypesMemo(self.inputs, self.ctx)
+            self.memo = TypesMemo(self.inputs, self.ctx, shape=graph_shape(graph))
             if earlier is not None and earlier.inputs == self.inputs and \
                     earlier.ctx == self.ctx:
                 # the earlier objects, so that the types built from them compare by identity
                 self._inputs = self.memo.inputs = earlier.inputs
                 self._ctx = self.memo.ctx = earlier.ctx
                 self._earlier = earlier.expressions
+                if earlier.shape == self.memo.shape:
+                    self._earlier_outputs = earlier.outputs
 
     # -- the values every node sees alike
 
@@ -192,15 +219,59 @@ class Dataflow:
             if node is None:
                 self._outputs[current] = None
             elif ready:
-                self._outputs[current] = self._derive(node)
+                self._outputs[current] = self._output_taken_over(node,
+                                                                 *self._planned.pop(current))
                 self._deriving.discard(current)
             elif current not in self._deriving:
                 self._deriving.add(current)
                 stack.append((current, True))
-                stack.extend((producer, False) for producer in self._producers(node)
+                kept = self._kept_output(node)
+                producers = kept.producers if kept is not None else tuple(self._producers(node))
+                self._planned[current] = (kept, producers)
+                stack.extend((producer, False) for producer in producers
                              if producer not in self._outputs)
             # else: met again while its producers are derived, a cycle (its own rule reports
             # it): the inner use reads it as unknown (`_derived`)
+
+    def _output_key(self, node: NodeDef) -> OutputKey:
+        mapping = node.mapping
+        reads = tuple(self._output_reads(node)) if node.expression is not None else ()
+        return self.workflow.source.text[mapping.start:mapping.end], reads
+
+    def _kept_output(self, node: NodeDef) -> KeptOutput | None:
+        """The previous version's output of the node, if derived from the same text and reads
+        on a graph of the same shape (so from the same producers); None for an agent, whose
+        output depends on its agent's declaration elsewhere (its own or another file)."""
+        kept = self._earlier_outputs.get(node.id or "")
+        if kept is None or node.type == "agent" or kept.key != self._output_key(node):
+            return None
+        return kept
+
+    def _output_taken_over(self, node: NodeDef, kept: KeptOutput | None,
+                           producers: tuple[str, ...]) -> TypedValue | None:
+        """The node's output: the previous version's object (`kept`) when every producer's
+        output is the previous version's too; else derived, and still the previous object when
+        equal to it (so that what reads it compares by identity)."""
+        memo, name = self.memo, node.id
+        if memo is None or name is None:
+            return self._derive(node)
+        if kept is not None and all(self._outputs.get(producer, _ABSENT) is self._earlier_output(
+                producer) for producer in kept.producers):
+            expression = self._earlier.get(name)
+            if expression is not None:
+                memo.expressions[name] = expression
+            memo.outputs[name] = kept
+            return kept.output
+        output = self._derive(node)
+        earlier = self._earlier_outputs.get(name)
+        if earlier is not None and earlier.output == output:
+            output = earlier.output
+        memo.outputs[name] = KeptOutput(self._output_key(node), producers, output)
+        return output
+
+    def _earlier_output(self, node_id: str) -> object:
+        kept = self._earlier_outputs.get(node_id)
+        return _ABSENT if kept is None else kept.output
 
     def _producers(self, node: NodeDef) -> list[str]:
         """The nodes whose outputs the node's own output type is derived from."""
@@ -432,6 +503,19 @@ class Dataflow:
         for index, key in enumerate(rest):
             value_type = member_type(value_type, key, null_prototype=index < records)
         return TypedValue(value_type, origin, enforced)
+
+
+def graph_shape(graph: Graph) -> tuple[object, ...]:
+    """What of the graph a node's output depends on besides its own text and its producers:
+    the ids and links (ancestors, fan-in), every node's type (a merge's branches are its
+    value-producing feeders), each parallel's members (a merge's branch order) and the secret
+    inputs (an input node's masking)."""
+    nodes = graph.workflow.nodes_by_id
+    return (tuple(graph.node_ids), graph.successors,
+            tuple(node.type for node in nodes.values()),
+            tuple((name, tuple(member.id for member in node.parallel_of))
+                  for name, node in nodes.items() if node.type == "parallel"),
+            graph.secret_inputs)
 
 
 def _merged_objects(options: Sequence[ValueType]) -> ObjectType | None:
