@@ -149,6 +149,9 @@ class TypesMemo:
     # The graph's shape as far as outputs depend on it (`graph_shape`), and each output derived.
     shape: tuple[object, ...] = ()
     outputs: dict[str, KeptOutput] = field(default_factory=dict)
+    # The typed rules' facts per site, each with the whole of what it is derived from
+    # (`analysis.checks.typed_reads`): taken over when that is equal, like the rest.
+    sites: dict[object, tuple[object, object]] = field(default_factory=dict)
 
 
 class Dataflow:
@@ -170,6 +173,7 @@ class Dataflow:
         self.memo: TypesMemo | None = None
         self._earlier: dict[str, tuple[ExpressionKey, tuple[ValueType, ValueType]]] = {}
         self._earlier_outputs: dict[str, KeptOutput] = {}
+        self.earlier_sites: dict[object, tuple[object, object]] = {}
         # On a cycle a type read while it is derived is unknown, so types depend on the order
         # they are asked in: nothing is reused or kept.
         if graph.cycle is None:
@@ -180,6 +184,7 @@ class Dataflow:
                 self._inputs = self.memo.inputs = earlier.inputs
                 self._ctx = self.memo.ctx = earlier.ctx
                 self._earlier = earlier.expressions
+                self.earlier_sites = earlier.sites
                 if earlier.shape == self.memo.shape:
                     self._earlier_outputs = earlier.outputs
 

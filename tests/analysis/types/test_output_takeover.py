@@ -165,3 +165,17 @@ def test_random_edit_sequences_match_fresh_analyses(tmp_path: Path,
         text = text.replace(old, new, 1)
         previous = analyze(text, path, previous=previous, workspace=index)
         assert _everything(previous) == _everything(analyze(text, path, workspace=index))
+
+
+def test_a_line_inserted_above_takes_the_steps_over_at_the_new_ranges(tmp_path: Path) -> None:
+    path, index = _project(tmp_path)
+    before = analyze(WORKFLOW, path, workspace=index)
+    moved = WORKFLOW.replace("  id: takeover\n", "  id: takeover\n  description: moved\n", 1)
+    after = analyze(moved, path, previous=before, workspace=index)
+    assert before.types_memo is not None and after.types_memo is not None
+    kept, now = before.types_memo.sites, after.types_memo.sites
+    assert ("steps", "use", "transform") in now
+    assert all(now[slot][1] is kept[slot][1] for slot in now)  # the steps taken over
+    typed = [(d.rule, d.range.start.line) for d in before.diagnostics if d.rule in TYPED_RULES]
+    assert typed and [(d.rule, d.range.start.line) for d in after.diagnostics
+                      if d.rule in TYPED_RULES] == [(rule, line + 1) for rule, line in typed]
