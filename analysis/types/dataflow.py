@@ -57,7 +57,9 @@ Contract:
   graph has the same shape (`graph_shape`) and every producer's output is the previous object;
   an agent's is always derived again (its agent may be declared elsewhere, in another file), and
   an output derived again that equals the previous one is the previous object, so a keystroke
-  costs a comparison by identity for every output it does not change.
+  costs a comparison by identity for every output it does not change. The outputs nothing they
+  depend on changed are taken over in one pass when the Dataflow is made (an agent's derived
+  again there), the rest derived on first use.
 """
 
 from __future__ import annotations
@@ -187,6 +189,7 @@ class Dataflow:
                 self.earlier_sites = earlier.sites
                 if earlier.shape == self.memo.shape:
                     self._earlier_outputs = earlier.outputs
+                    self._take_over_outputs()
 
     # -- the values every node sees alike
 
@@ -237,6 +240,40 @@ class Dataflow:
                              if producer not in self._outputs)
             # else: met again while its producers are derived, a cycle (its own rule reports
             # it): the inner use reads it as unknown (`_derived`)
+
+    def _take_over_outputs(self) -> None:
+        """Every output the previous version derived that nothing it depends on changed: not
+        its text or reads, no producer's, transitively, and an agent's derived again equal
+        (taken over as derived by `_output_taken_over`, one by one, this is the same set: done
+        here in one pass, a keystroke's outputs cost a comparison each)."""
+        assert self.memo is not None
+        earlier, memo, nodes = self._earlier_outputs, self.memo, self.workflow.nodes_by_id
+        changed: list[str] = []
+        readers: dict[str, list[str]] = {}
+        for name, kept in earlier.items():
+            node = nodes.get(name)
+            for producer in kept.producers:
+                readers.setdefault(producer, []).append(name)
+            if node is None or any(producer not in earlier for producer in kept.producers):
+                changed.append(name)
+            elif node.type == "agent":
+                if self._derive(node) != kept.output:
+                    changed.append(name)
+            elif kept.key != self._output_key(node):
+                changed.append(name)
+        stale = set(changed)
+        while changed:
+            for reader in readers.get(changed.pop(), ()):
+                if reader not in stale:
+                    stale.add(reader)
+                    changed.append(reader)
+        for name, kept in earlier.items():
+            if name not in stale:
+                self._outputs[name] = kept.output
+                memo.outputs[name] = kept
+                expression = self._earlier.get(name)
+                if expression is not None:
+                    memo.expressions[name] = expression
 
     def _output_key(self, node: NodeDef) -> OutputKey:
         mapping = node.mapping
