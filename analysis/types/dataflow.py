@@ -52,14 +52,8 @@ Contract:
   result (`AnalysisResult.types_memo`) and hands the next version's Dataflow (`earlier`): an
   expression's types are taken over when its text, node type, the types of the outputs it reads
   (and a merge's branches) and the inputs' and context's types are all equal; on a graph with a
-  cycle nothing is taken over or kept. A node's derived output is taken over too (`outputs`,
-  the previous object) when the node's text and the ids it reads are the previous version's, the
-  graph has the same shape (`graph_shape`) and every producer's output is the previous object;
-  an agent's is always derived again (its agent may be declared elsewhere, in another file), and
-  an output derived again that equals the previous one is the previous object, so a keystroke
-  costs a comparison by identity for every output it does not change. The outputs nothing they
-  depend on changed are taken over in one pass when the Dataflow is made (an agent's derived
-  again there), the rest derived on first use.
+  cycle nothing is taken over or kept. Derived outputs are taken over too, as
+  `analysis.types.memo` says.
 """
 
 from __future__ import annotations
@@ -67,7 +61,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 from analysis.document.expressions import analyze_expression
@@ -86,9 +79,18 @@ from analysis.schema.value_types import (
     Union,
     ValueType,
 )
-from analysis.types.algebra import join, options
+from analysis.types.algebra import join, merged_objects, options
 from analysis.types.infer import member_type, returned_type, text_type
 from analysis.types.inputs import inputs_type
+from analysis.types.memo import (
+    UNKNOWN,
+    ExpressionKey,
+    KeptOutput,
+    OutputKey,
+    TypedValue,
+    TypesMemo,
+    graph_shape,
+)
 
 # `GateDecisionValueSchema` (shared/src/run-event.ts, 839f2bd)
 GATE_DECISIONS = ("approved", "rejected", "input_provided")
@@ -111,49 +113,7 @@ def _expression_types(source: str, roots: tuple[tuple[str, ValueType], ...]
     return value_type, returned_type(value_type)
 
 
-@dataclass(frozen=True)
-class TypedValue:
-    type: ValueType
-    origin: str
-    enforced: bool = True
-
-
-UNKNOWN = TypedValue(AnyValue(), "unknown")
 _ABSENT = object()  # an output neither version derived (no node of that id)
-
-# What an expression's types are derived from besides the inputs and context: its text, and
-# each output it reads (and a merge's each fan-in branch) with its type.
-ExpressionKey = tuple[object, ...]
-# What a node's output is derived from besides its producers' outputs and the graph's shape:
-# the node's own text and the ids its expression reads.
-OutputKey = tuple[str, tuple[str, ...]]
-
-
-@dataclass(frozen=True)
-class KeptOutput:
-    """A node's output as one analysis derived it, with what it was derived from."""
-
-    key: OutputKey
-    producers: tuple[str, ...]
-    output: TypedValue | None
-
-
-@dataclass
-class TypesMemo:
-    """The expression types one analysis derived, for the next version's (values only, no
-    document objects). An entry is taken over only when its key, the whole of what the types
-    are derived from, is equal; the inputs' and context's types are keyed once for all."""
-
-    inputs: ObjectType | None = None
-    ctx: ObjectType | None = None
-    expressions: dict[str, tuple[ExpressionKey, tuple[ValueType, ValueType]]] = field(
-        default_factory=dict)
-    # The graph's shape as far as outputs depend on it (`graph_shape`), and each output derived.
-    shape: tuple[object, ...] = ()
-    outputs: dict[str, KeptOutput] = field(default_factory=dict)
-    # The typed rules' facts per site, each with the whole of what it is derived from
-    # (`analysis.checks.typed_reads`): taken over when that is equal, like the rest.
-    sites: dict[object, tuple[object, object]] = field(default_factory=dict)
 
 
 class Dataflow:
@@ -429,7 +389,7 @@ class Dataflow:
         if strategy == "first":
             return TypedValue(join(branch, NullType()), where)
         if strategy == "object_merge":
-            merged = _merged_objects(list(options(branch)))
+            merged = merged_objects(list(options(branch)))
             return UNKNOWN if merged is None else TypedValue(merged, where)
         if strategy == "custom":
             inferred = self._inferred(node)
@@ -545,41 +505,6 @@ class Dataflow:
         for index, key in enumerate(rest):
             value_type = member_type(value_type, key, null_prototype=index < records)
         return TypedValue(value_type, origin, enforced)
-
-
-def graph_shape(graph: Graph) -> tuple[object, ...]:
-    """What of the graph a node's output depends on besides its own text and its producers:
-    the ids and links (ancestors, fan-in), every node's type (a merge's branches are its
-    value-producing feeders), each parallel's members (a merge's branch order) and the secret
-    inputs (an input node's masking)."""
-    nodes = graph.workflow.nodes_by_id
-    return (tuple(graph.node_ids), graph.successors,
-            tuple(node.type for node in nodes.values()),
-            tuple((name, tuple(member.id for member in node.parallel_of))
-                  for name, node in nodes.items() if node.type == "parallel"),
-            graph.secret_inputs)
-
-
-def _merged_objects(options: Sequence[ValueType]) -> ObjectType | None:
-    """`Object.assign` of branch outputs in order, each an object (fan-in.ts `mergeObjects`):
-    a key any branch may give, none certain (a branch may not complete); None unless every
-    branch is known to be an object."""
-    if not options or not all(isinstance(option, ObjectType) for option in options):
-        return None
-    names: dict[str, list[ValueType]] = {}
-    extra: list[ValueType] = []
-    descriptions: dict[str, str] = {}
-    for option in options:
-        assert isinstance(option, ObjectType)
-        for name, value_type in option.properties:
-            names.setdefault(name, []).append(value_type)
-        descriptions.update(option.descriptions)
-        if option.additional is not None:
-            extra.append(option.additional)
-    properties = tuple((name, join(*types, *extra)) for name, types in names.items())
-    additional = join(*extra) if extra else None
-    return ObjectType(properties, frozenset(), additional,
-                      descriptions=tuple(descriptions.items()))
 
 
 def dataflow_of(workflow: Workflow, graph: Graph, file_agent: FileAgent | None = None,
