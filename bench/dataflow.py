@@ -14,7 +14,9 @@ The `check` rows above reuse the caches of earlier rounds (facts, compiled expre
 alone: start-up and imports are the same with and without), both shapes, interleaved; with
 `--against DIR` another tree's (git archive REV | tar -x -C DIR) in the same rounds.
 
-    .venv/bin/python bench/dataflow.py
+`--keystroke` runs the keystroke row alone (a minute instead of several).
+
+    .venv/bin/python bench/dataflow.py [--keystroke]
     .venv/bin/python bench/dataflow.py --first [--against DIR]
 """
 
@@ -161,6 +163,7 @@ def main() -> int:
     parser.add_argument("--first", action="store_true",
                         help="first analyses, each in a fresh process")
     parser.add_argument("--against", type=Path, help="another tree measured in the same rounds")
+    parser.add_argument("--keystroke", action="store_true", help="the keystroke row alone")
     args = parser.parse_args()
     if args.first:
         trees = {"this tree": THIS_TREE}
@@ -169,6 +172,11 @@ def main() -> int:
         first_analyses(trees)
         return 0
     tune_collector()
+    if args.keystroke:
+        print(f"keystroke: 1,001 nodes; {KEYSTROKES} interleaved rounds")
+        print(f"{'measure':<30}{'without ms':>12}{'with p50':>12}{'with p95':>12}{'added':>11}")
+        keystroke_row()
+        return 0
     big = large_workflow(500)
     typed_result = analyze(big)
     assert typed_result.workflow is not None
@@ -180,12 +188,16 @@ def main() -> int:
     dense = dense_workflow(500)
     row("check, 5,000 dense nodes", *paired(lambda: analyze(dense), lambda: analyze(dense),
                                             ROUNDS))
+    keystroke_row()
+    return 0
+
+
+def keystroke_row() -> None:
     small = large_workflow(100)
     with_typed = keystrokes(small)
     with without_typed_checks():
         without = keystrokes(small)
     row("keystroke, 1,000 nodes", *paired(with_typed, without, KEYSTROKES))
-    return 0
 
 
 if __name__ == "__main__":

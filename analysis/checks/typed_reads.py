@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import cast
 
 from analysis.checks.context import RuleContext
 from analysis.checks.expression_sites import ExpressionSite, output_access
@@ -68,33 +69,59 @@ class TypedStep:
         return output_access(self.read.node_id) + keys
 
 
+# One site's steps without the site: (read, member index, base, origin) each.
+SiteSteps = list[tuple[OutputRead, int, ValueType, str]]
+
+
 def typed_steps(ctx: RuleContext) -> list[TypedStep]:
     """Every member read of an ancestor's output whose type the engine holds it to, up to the
-    first whose base is unknown (or already throws)."""
+    first whose base is unknown (or already throws). A site's steps are the previous version's
+    when its reads, which of them are ancestors' and their outputs are equal (each taken over
+    is placed at the new version's site, so its ranges are this version's)."""
     data = ctx.shared(dataflow)
+    memo, earlier = data.memo, data.earlier_sites
     graph = ctx.graph
     steps: list[TypedStep] = []
     for site in ctx.expression_sites:
         reader = site.node.id
-        reads = [read for read in site.facts.output_reads if read.members]
+        reads = tuple(read for read in site.facts.output_reads if read.members)
         if reader is None or not reads:
             continue
         ancestors = graph.ancestors(reader)
-        for read in reads:
-            if read.node_id == reader or read.node_id not in ancestors:
-                continue  # unordered-output-read's
-            produced = data.output_of(read.node_id)
-            if produced is None or not produced.enforced:
-                continue  # a condition's is condition-output-read's
-            base = produced.type
-            for index, member in enumerate(read.members):
-                if any(isinstance(option, AnyValue | NoValue) for option in options(base)):
-                    break
-                steps.append(TypedStep(site, read, index, base, produced.origin))
-                # a key no such primitive has is undefined, where member_type says unknown
-                base = UndefinedType() if lacks_key(base, member.key_name) else \
-                    member_type(base, member.key_name)
+        # what the site's steps are derived from: each read, whether it is an earlier node's,
+        # and that node's output
+        read_outputs = tuple(
+            (read, data.output_of(read.node_id)
+             if read.node_id != reader and read.node_id in ancestors else False)
+            for read in reads)
+        key = (reader, read_outputs)
+        slot = ("steps", reader, site.field.name)
+        kept = earlier.get(slot)
+        found = cast(SiteSteps, kept[1]) if kept is not None and kept[0] == key else \
+            _site_steps(read_outputs)
+        if memo is not None:
+            memo.sites[slot] = (key, found)
+        steps.extend(TypedStep(site, read, index, base, origin)
+                     for read, index, base, origin in found)
     return steps
+
+
+def _site_steps(reads: tuple[tuple[OutputRead, TypedValue | bool | None], ...]) -> SiteSteps:
+    """One site's steps from its reads, each with the output it reads (False: not an earlier
+    node's, unordered-output-read's)."""
+    found: SiteSteps = []
+    for read, produced in reads:
+        if not isinstance(produced, TypedValue) or not produced.enforced:
+            continue  # a condition's (None) is condition-output-read's
+        base = produced.type
+        for index, member in enumerate(read.members):
+            if any(isinstance(option, AnyValue | NoValue) for option in options(base)):
+                break
+            found.append((read, index, base, produced.origin))
+            # a key no such primitive has is undefined, where member_type says unknown
+            base = UndefinedType() if lacks_key(base, member.key_name) else \
+                member_type(base, member.key_name)
+    return found
 
 
 def declared_names(base: ValueType) -> list[str]:

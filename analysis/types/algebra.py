@@ -5,7 +5,7 @@ value cannot be, never miss one it can (a missed value would make an inferred ty
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from analysis.schema.value_types import (
     AnyValue,
@@ -15,6 +15,7 @@ from analysis.schema.value_types import (
     NoValue,
     NullType,
     NumberType,
+    ObjectType,
     StringType,
     UndefinedType,
     Union,
@@ -169,3 +170,24 @@ def is_string_type(value_type: ValueType) -> bool:
         found = True
     return found
 
+
+def merged_objects(outputs: Sequence[ValueType]) -> ObjectType | None:
+    """`Object.assign` of branch outputs in order, each an object (fan-in.ts `mergeObjects`):
+    a key any branch may give, none certain (a branch may not complete); None unless every
+    branch is known to be an object."""
+    if not outputs or not all(isinstance(output, ObjectType) for output in outputs):
+        return None
+    names: dict[str, list[ValueType]] = {}
+    extra: list[ValueType] = []
+    descriptions: dict[str, str] = {}
+    for option in outputs:
+        assert isinstance(option, ObjectType)
+        for name, value_type in option.properties:
+            names.setdefault(name, []).append(value_type)
+        descriptions.update(option.descriptions)
+        if option.additional is not None:
+            extra.append(option.additional)
+    properties = tuple((name, join(*types, *extra)) for name, types in names.items())
+    additional = join(*extra) if extra else None
+    return ObjectType(properties, frozenset(), additional,
+                      descriptions=tuple(descriptions.items()))

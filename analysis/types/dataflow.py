@@ -52,7 +52,8 @@ Contract:
   result (`AnalysisResult.types_memo`) and hands the next version's Dataflow (`earlier`): an
   expression's types are taken over when its text, node type, the types of the outputs it reads
   (and a merge's branches) and the inputs' and context's types are all equal; on a graph with a
-  cycle nothing is taken over or kept.
+  cycle nothing is taken over or kept. Derived outputs are taken over too, as
+  `analysis.types.memo` says.
 """
 
 from __future__ import annotations
@@ -60,7 +61,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 from analysis.document.expressions import analyze_expression
@@ -79,9 +79,18 @@ from analysis.schema.value_types import (
     Union,
     ValueType,
 )
-from analysis.types.algebra import join, options
+from analysis.types.algebra import join, merged_objects, options
 from analysis.types.infer import member_type, returned_type, text_type
 from analysis.types.inputs import inputs_type
+from analysis.types.memo import (
+    UNKNOWN,
+    ExpressionKey,
+    KeptOutput,
+    OutputKey,
+    TypedValue,
+    TypesMemo,
+    graph_shape,
+)
 
 # `GateDecisionValueSchema` (shared/src/run-event.ts, 839f2bd)
 GATE_DECISIONS = ("approved", "rejected", "input_provided")
@@ -104,30 +113,7 @@ def _expression_types(source: str, roots: tuple[tuple[str, ValueType], ...]
     return value_type, returned_type(value_type)
 
 
-@dataclass(frozen=True)
-class TypedValue:
-    type: ValueType
-    origin: str
-    enforced: bool = True
-
-
-UNKNOWN = TypedValue(AnyValue(), "unknown")
-
-# What an expression's types are derived from besides the inputs and context: its text, and
-# each output it reads (and a merge's each fan-in branch) with its type.
-ExpressionKey = tuple[object, ...]
-
-
-@dataclass
-class TypesMemo:
-    """The expression types one analysis derived, for the next version's (values only, no
-    document objects). An entry is taken over only when its key, the whole of what the types
-    are derived from, is equal; the inputs' and context's types are keyed once for all."""
-
-    inputs: ObjectType | None = None
-    ctx: ObjectType | None = None
-    expressions: dict[str, tuple[ExpressionKey, tuple[ValueType, ValueType]]] = field(
-        default_factory=dict)
+_ABSENT = object()  # an output neither version derived (no node of that id)
 
 
 class Dataflow:
@@ -141,20 +127,29 @@ class Dataflow:
         self._outputs: dict[str, TypedValue | None] = {}
         self._branches: dict[str, list[str]] = {}
         self._deriving: set[str] = set()
+        # each node on the derivation stack: its previous output if it may be taken over, and
+        # the producers to derive first
+        self._planned: dict[str, tuple[KeptOutput | None, tuple[str, ...]]] = {}
         self._inputs: ObjectType | None = None
         self._ctx: ObjectType | None = None
         self.memo: TypesMemo | None = None
         self._earlier: dict[str, tuple[ExpressionKey, tuple[ValueType, ValueType]]] = {}
+        self._earlier_outputs: dict[str, KeptOutput] = {}
+        self.earlier_sites: dict[object, tuple[object, object]] = {}
         # On a cycle a type read while it is derived is unknown, so types depend on the order
         # they are asked in: nothing is reused or kept.
         if graph.cycle is None:
-            self.memo = TypesMemo(self.inputs, self.ctx)
+            self.memo = TypesMemo(self.inputs, self.ctx, shape=graph_shape(graph))
             if earlier is not None and earlier.inputs == self.inputs and \
                     earlier.ctx == self.ctx:
                 # the earlier objects, so that the types built from them compare by identity
                 self._inputs = self.memo.inputs = earlier.inputs
                 self._ctx = self.memo.ctx = earlier.ctx
                 self._earlier = earlier.expressions
+                self.earlier_sites = earlier.sites
+                if earlier.shape == self.memo.shape:
+                    self._earlier_outputs = earlier.outputs
+                    self._take_over_outputs()
 
     # -- the values every node sees alike
 
@@ -192,15 +187,93 @@ class Dataflow:
             if node is None:
                 self._outputs[current] = None
             elif ready:
-                self._outputs[current] = self._derive(node)
+                self._outputs[current] = self._output_taken_over(node,
+                                                                 *self._planned.pop(current))
                 self._deriving.discard(current)
             elif current not in self._deriving:
                 self._deriving.add(current)
                 stack.append((current, True))
-                stack.extend((producer, False) for producer in self._producers(node)
+                kept = self._kept_output(node)
+                producers = kept.producers if kept is not None else tuple(self._producers(node))
+                self._planned[current] = (kept, producers)
+                stack.extend((producer, False) for producer in producers
                              if producer not in self._outputs)
             # else: met again while its producers are derived, a cycle (its own rule reports
             # it): the inner use reads it as unknown (`_derived`)
+
+    def _take_over_outputs(self) -> None:
+        """Every output the previous version derived that nothing it depends on changed: not
+        its text or reads, no producer's, transitively, and an agent's derived again equal
+        (taken over as derived by `_output_taken_over`, one by one, this is the same set: done
+        here in one pass, a keystroke's outputs cost a comparison each)."""
+        assert self.memo is not None
+        earlier, memo, nodes = self._earlier_outputs, self.memo, self.workflow.nodes_by_id
+        changed: list[str] = []
+        readers: dict[str, list[str]] = {}
+        for name, kept in earlier.items():
+            node = nodes.get(name)
+            for producer in kept.producers:
+                readers.setdefault(producer, []).append(name)
+            if node is None or any(producer not in earlier for producer in kept.producers):
+                changed.append(name)
+            elif node.type == "agent":
+                if self._derive(node) != kept.output:
+                    changed.append(name)
+            elif kept.key != self._output_key(node):
+                changed.append(name)
+        stale = set(changed)
+        while changed:
+            for reader in readers.get(changed.pop(), ()):
+                if reader not in stale:
+                    stale.add(reader)
+                    changed.append(reader)
+        for name, kept in earlier.items():
+            if name not in stale:
+                self._outputs[name] = kept.output
+                memo.outputs[name] = kept
+                expression = self._earlier.get(name)
+                if expression is not None:
+                    memo.expressions[name] = expression
+
+    def _output_key(self, node: NodeDef) -> OutputKey:
+        mapping = node.mapping
+        reads = tuple(self._output_reads(node)) if node.expression is not None else ()
+        return self.workflow.source.text[mapping.start:mapping.end], reads
+
+    def _kept_output(self, node: NodeDef) -> KeptOutput | None:
+        """The previous version's output of the node, if derived from the same text and reads
+        on a graph of the same shape (so from the same producers); None for an agent, whose
+        output depends on its agent's declaration elsewhere (its own or another file)."""
+        kept = self._earlier_outputs.get(node.id or "")
+        if kept is None or node.type == "agent" or kept.key != self._output_key(node):
+            return None
+        return kept
+
+    def _output_taken_over(self, node: NodeDef, kept: KeptOutput | None,
+                           producers: tuple[str, ...]) -> TypedValue | None:
+        """The node's output: the previous version's object (`kept`) when every producer's
+        output is the previous version's too; else derived, and still the previous object when
+        equal to it (so that what reads it compares by identity)."""
+        memo, name = self.memo, node.id
+        if memo is None or name is None:
+            return self._derive(node)
+        if kept is not None and all(self._outputs.get(producer, _ABSENT) is self._earlier_output(
+                producer) for producer in kept.producers):
+            expression = self._earlier.get(name)
+            if expression is not None:
+                memo.expressions[name] = expression
+            memo.outputs[name] = kept
+            return kept.output
+        output = self._derive(node)
+        earlier = self._earlier_outputs.get(name)
+        if earlier is not None and earlier.output == output:
+            output = earlier.output
+        memo.outputs[name] = KeptOutput(self._output_key(node), producers, output)
+        return output
+
+    def _earlier_output(self, node_id: str) -> object:
+        kept = self._earlier_outputs.get(node_id)
+        return _ABSENT if kept is None else kept.output
 
     def _producers(self, node: NodeDef) -> list[str]:
         """The nodes whose outputs the node's own output type is derived from."""
@@ -316,7 +389,7 @@ class Dataflow:
         if strategy == "first":
             return TypedValue(join(branch, NullType()), where)
         if strategy == "object_merge":
-            merged = _merged_objects(list(options(branch)))
+            merged = merged_objects(list(options(branch)))
             return UNKNOWN if merged is None else TypedValue(merged, where)
         if strategy == "custom":
             inferred = self._inferred(node)
@@ -432,28 +505,6 @@ class Dataflow:
         for index, key in enumerate(rest):
             value_type = member_type(value_type, key, null_prototype=index < records)
         return TypedValue(value_type, origin, enforced)
-
-
-def _merged_objects(options: Sequence[ValueType]) -> ObjectType | None:
-    """`Object.assign` of branch outputs in order, each an object (fan-in.ts `mergeObjects`):
-    a key any branch may give, none certain (a branch may not complete); None unless every
-    branch is known to be an object."""
-    if not options or not all(isinstance(option, ObjectType) for option in options):
-        return None
-    names: dict[str, list[ValueType]] = {}
-    extra: list[ValueType] = []
-    descriptions: dict[str, str] = {}
-    for option in options:
-        assert isinstance(option, ObjectType)
-        for name, value_type in option.properties:
-            names.setdefault(name, []).append(value_type)
-        descriptions.update(option.descriptions)
-        if option.additional is not None:
-            extra.append(option.additional)
-    properties = tuple((name, join(*types, *extra)) for name, types in names.items())
-    additional = join(*extra) if extra else None
-    return ObjectType(properties, frozenset(), additional,
-                      descriptions=tuple(descriptions.items()))
 
 
 def dataflow_of(workflow: Workflow, graph: Graph, file_agent: FileAgent | None = None,

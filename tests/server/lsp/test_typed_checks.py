@@ -76,3 +76,31 @@ async def test_a_misspelt_property_in_a_template_is_an_error_in_client_units(
     assert '{{ run.outputs["classify"].severity }}' in client.text(uri)
     assert [d for d in await client.diagnostics_for(uri)
             if d.code == "unknown-output-property"] == []
+
+
+async def test_edits_in_the_server_find_what_a_fresh_document_finds(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    # each version is analysed on the previous one's result (types and steps taken over); a
+    # document opened fresh with the same text is analysed alone: the two must agree
+    def found(diagnostics: list[types.Diagnostic]) -> list[tuple[object, ...]]:
+        return sorted((d.range.start.line, d.range.start.character, d.range.end.character,
+                       d.code, d.message) for d in diagnostics)
+
+    typo = CLOSED.replace("transform: 'run.outputs.classify.topic'",
+                          "transform: 'run.outputs.classify.topc'")
+    moved = typo.replace("schema_version:", "# a line above\nschema_version:", 1)
+    opened = moved.replace("        additionalProperties: false\n", "", 1)
+    versions = [moved, opened, moved, typo]
+    uri = workspace.open("typed-edits.relavium.yaml", typo)
+    first = await only(client, uri, "unknown-output-property")
+    for number, text in enumerate(versions):
+        assert text != client.text(uri)
+        client.replace_all(uri, text)
+        fresh = workspace.open(f"typed-edits-fresh-{number}.relavium.yaml", text)
+        assert found(await client.diagnostics_for(uri)) == found(
+            await client.diagnostics_for(fresh))
+        client.close(fresh)
+    shifted = [d for d in found(await client.diagnostics_for(uri))
+               if d[3] == "unknown-output-property"]
+    assert shifted == [(first.range.start.line, first.range.start.character,
+                        first.range.end.character, first.code, first.message)]

@@ -64,6 +64,9 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
             continue
         value_type, origin = typed
         failure, final = filter_failures(value_type, site.ref.filters)
+        if failure is None and not is_container_value(final):
+            continue
+        # the message's words, made only for a finding (most sites have none)
         fails = "every run fails at its start" if isinstance(site.owner, ContextDecl) else \
             "the node fails"
         shown = shown_reference(parsed, len(parsed.steps))
@@ -76,7 +79,7 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 f"{fails}",
                 {"filter": failure.name, "reference": shown},
             )
-        elif is_container_value(final):
+        else:
             what = "a list" if all(isinstance(option, ArrayType) for option in options(final)) \
                 else "an object"
             yield ctx.diagnostic(

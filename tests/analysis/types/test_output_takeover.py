@@ -1,0 +1,181 @@
+"""An incremental analysis takes over a node's derived output (`TypesMemo.outputs`) only when the
+node's own text, the ids it reads, the graph's shape and every producer's output are the previous
+version's. Each edit below is of a kind that could leave a stale output behind (a producer's
+`output_schema`, an agent file's schema, an input's type, an upstream expression, a node id, an
+edge, a line inserted above the sites); after every edit the incremental analysis finds exactly
+what a fresh analysis of the same text finds, ranges included, and a Hypothesis test does the
+same over random sequences of those edits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from analysis.checks.analyze import AnalysisResult, analyze
+from analysis.project.workspace import WorkspaceIndex
+
+TYPED_RULES = frozenset({"unknown-output-property", "read-of-absent-value",
+                         "impossible-branch-value", "template-filter-type"})
+
+AGENT = """id: reviewer
+model: claude-sonnet-4-5
+provider: anthropic
+system_prompt: You review.
+output_schema:
+  type: object
+  additionalProperties: false
+  required: [verdict]
+  properties:
+    verdict: { type: string }
+"""
+OTHER_AGENT = AGENT.replace("verdict", "score").replace("{ type: string }", "{ type: number }")
+
+WORKFLOW = """\
+schema_version: '1.0'
+workflow:
+  id: takeover
+  inputs:
+    - { name: count, type: number, required: true }
+  nodes:
+    - { id: start, type: input }
+    - id: review
+      type: agent
+      agent_ref: reviewer
+      prompt_template: Review.
+    - id: shape
+      type: transform
+      transform: '({ label: run.outputs.review.verdict, n: inputs.count })'
+    - id: relay
+      type: transform
+      transform: 'run.outputs.shape'
+    - id: use
+      type: transform
+      transform: '[run.outputs.relay.label.length, run.outputs.relay.n.size, run.outputs.relay.x.y]'
+    - id: route
+      type: condition
+      expression: 'run.outputs.relay.label'
+      branches:
+        - { when: 'approve', target_node: use }
+    - id: note
+      type: agent
+      agent_ref: reviewer
+      prompt_template: 'Note {{ run.outputs.relay.label | upper }} {{ run.outputs.shape }}'
+  edges:
+    - { from: start, to: review }
+    - { from: review, to: shape }
+    - { from: shape, to: relay }
+    - { from: relay, to: route }
+    - { from: relay, to: note }
+"""
+
+# (old, new) text edits, each changing what some typed check finds downstream of it
+EDITS = [
+    ("label: run.outputs.review.verdict", "label: run.outputs.review.missing"),
+    ("label: run.outputs.review.verdict", "label: 5"),
+    ("n: inputs.count", "n: [inputs.count]"),
+    ("type: number, required: true", "type: string, required: true"),
+    ("transform: 'run.outputs.shape'", "transform: 'run.outputs.shape.label'"),
+    # a node id: `relay` read by others is gone, and back
+    ("    - id: relay\n", "    - id: relais\n"),
+    # an edge: relay no longer before route and note
+    ("    - { from: relay, to: route }\n", ""),
+    ("    - { from: shape, to: relay }\n", "    - { from: start, to: relay }\n"),
+    # a line inserted above every site: the ranges move
+    ("  id: takeover\n", "  id: takeover\n  description: moved\n"),
+    # the agent's own schema, inline in the workflow instead of the file's
+    ("      agent_ref: reviewer\n      prompt_template: Review.",
+     "      agent_ref: reviewer\n      prompt_template: Review.\n      output_schema:\n"
+     "        type: object\n        additionalProperties: false\n        properties:\n"
+     "          verdict: { type: number }"),
+]
+
+
+def _everything(result: AnalysisResult) -> list[tuple[object, ...]]:
+    return [(d.range, d.severity, d.rule, d.message, d.data) for d in result.diagnostics]
+
+
+def _project(tmp_path: Path, agent: str = AGENT) -> tuple[str, WorkspaceIndex]:
+    agents = tmp_path / ".relavium" / "agents"
+    agents.mkdir(parents=True, exist_ok=True)
+    (agents / "reviewer.agent.yaml").write_text(agent, "utf-8")
+    path = tmp_path / ".relavium" / "workflows" / "w.relavium.yaml"
+    path.parent.mkdir(exist_ok=True)
+    return str(path), WorkspaceIndex(str(tmp_path))
+
+
+def test_each_edit_matches_a_fresh_analysis_and_changes_the_typed_findings(
+        tmp_path: Path) -> None:
+    path, index = _project(tmp_path)
+    before = analyze(WORKFLOW, path, workspace=index)
+    assert any(d.rule in TYPED_RULES for d in before.diagnostics)
+    for old, new in EDITS:
+        assert old in WORKFLOW
+        edited = WORKFLOW.replace(old, new, 1)
+        fresh = analyze(edited, path, workspace=index)
+        # a stale output would show: every edit changes what is found
+        assert _everything(fresh) != _everything(before)
+        incremental = analyze(edited, path, previous=before, workspace=index)
+        assert _everything(incremental) == _everything(fresh), (old, new)
+        restored = analyze(WORKFLOW, path, previous=incremental, workspace=index)
+        assert _everything(restored) == _everything(before), (old, new)
+
+
+def test_an_agent_files_schema_changed_is_not_taken_over(tmp_path: Path) -> None:
+    path, index = _project(tmp_path)
+    before = analyze(WORKFLOW, path, workspace=index)
+    agent_file = tmp_path / ".relavium" / "agents" / "reviewer.agent.yaml"
+    agent_file.write_text(OTHER_AGENT, "utf-8")
+    index.update(str(agent_file), OTHER_AGENT)
+    fresh = analyze(WORKFLOW, path, workspace=WorkspaceIndex(str(tmp_path)))
+    assert _everything(fresh) != _everything(before)
+    incremental = analyze(WORKFLOW, path, previous=before, workspace=index)
+    assert _everything(incremental) == _everything(fresh)
+
+
+def test_an_edit_elsewhere_takes_the_outputs_over_as_they_were(tmp_path: Path) -> None:
+    path, index = _project(tmp_path)
+    before = analyze(WORKFLOW, path, workspace=index)
+    after = analyze(WORKFLOW.replace("prompt_template: Review.", "prompt_template: Review it."),
+                    path, previous=before, workspace=index)
+    assert before.types_memo is not None and after.types_memo is not None
+    kept, now = before.types_memo.outputs, after.types_memo.outputs
+    assert set(now) == set(kept) and {"shape", "relay"} <= set(now)
+    # every output but the edited agent's (always derived again) is the previous object
+    assert all(now[name] is kept[name] for name in now if name != "review")
+    assert now["review"].output is kept["review"].output  # equal, so the previous object
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(range(len(EDITS))), st.booleans()), min_size=1,
+                max_size=6))
+def test_random_edit_sequences_match_fresh_analyses(tmp_path: Path,
+                                                    steps: list[tuple[int, bool]]) -> None:
+    path, index = _project(tmp_path)
+    text = WORKFLOW
+    previous = analyze(text, path, workspace=index)
+    for which, undo in steps:
+        old, new = EDITS[which]
+        if undo:
+            old, new = new, old
+        if old not in text:
+            continue
+        text = text.replace(old, new, 1)
+        previous = analyze(text, path, previous=previous, workspace=index)
+        assert _everything(previous) == _everything(analyze(text, path, workspace=index))
+
+
+def test_a_line_inserted_above_takes_the_steps_over_at_the_new_ranges(tmp_path: Path) -> None:
+    path, index = _project(tmp_path)
+    before = analyze(WORKFLOW, path, workspace=index)
+    moved = WORKFLOW.replace("  id: takeover\n", "  id: takeover\n  description: moved\n", 1)
+    after = analyze(moved, path, previous=before, workspace=index)
+    assert before.types_memo is not None and after.types_memo is not None
+    kept, now = before.types_memo.sites, after.types_memo.sites
+    assert ("steps", "use", "transform") in now
+    assert all(now[slot][1] is kept[slot][1] for slot in now)  # the steps taken over
+    typed = [(d.rule, d.range.start.line) for d in before.diagnostics if d.rule in TYPED_RULES]
+    assert typed and [(d.rule, d.range.start.line) for d in after.diagnostics
+                      if d.rule in TYPED_RULES] == [(rule, line + 1) for rule, line in typed]
