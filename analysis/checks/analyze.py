@@ -62,6 +62,7 @@ from analysis.checks.context import RuleContext
 from analysis.checks.registry import AGENT_FILE_CHECKS, EMITTERS
 from analysis.checks.suppression import apply_suppressions
 from analysis.diagnostics import Diagnostic, Position, Range, Severity
+from analysis.document.gating import GatingMemo
 from analysis.document.graph import Graph, build_graph
 from analysis.document.model import FileAgent, Workflow
 from analysis.document.model_build import build_workflow, point_back
@@ -96,6 +97,9 @@ class AnalysisResult:
     # The expression types the typed checks derived (`analysis.types.dataflow.TypesMemo`: values,
     # bounded by this document), for the next version; kept from the previous when none were.
     types_memo: TypesMemo | None = field(default=None, repr=False, compare=False)
+    # The branch gates the leaked-branch rule derived (`analysis.document.gating.GatingMemo`:
+    # by content), for the next version; kept from the previous when none were.
+    gating_memo: GatingMemo | None = field(default=None, repr=False, compare=False)
     kind: FileKind = FileKind.WORKFLOW
     # What the workflow's agent_refs resolve to across files (with a workspace index and a path)
     resolution: Resolution | None = field(default=None, repr=False, compare=False)
@@ -136,6 +140,7 @@ def analyze(
     # texts and findings: they hold whatever became of `previous`'s tree
     earlier_schema = previous.schema_memo if previous is not None else None
     earlier_types = previous.types_memo if previous is not None else None
+    earlier_gating = previous.gating_memo if previous is not None else None
     if previous is not None and previous.given_up:
         previous = None  # its tree and model are another result's now: read afresh
     source = SourceText(text)
@@ -143,10 +148,10 @@ def analyze(
                          take_over)
     if not take_over or previous is None:
         return _analysis(path, document, previous, (earlier_schema, earlier_types), checkpoint,
-                         workspace)
+                         workspace, earlier_gating)
     try:
         result = _analysis(path, document, previous, (earlier_schema, earlier_types), checkpoint,
-                         workspace)
+                         workspace, earlier_gating)
     except BaseException:
         # stopped (or a bug): `previous` is again what it was, for the next version to build on
         if document.moved is not None:
@@ -181,7 +186,8 @@ def _agent_file_findings(source: SourceText, root: YNode | None) -> list[Diagnos
 
 def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult | None,
               earlier: tuple[SchemaMemo | None, TypesMemo | None], checkpoint: Callable[[], None],
-              workspace: WorkspaceIndex | None = None) -> AnalysisResult:
+              workspace: WorkspaceIndex | None = None,
+              earlier_gating: GatingMemo | None = None) -> AnalysisResult:
     """The analysis of a document read (`analyze` after `read_yaml`); `earlier` is the previous
     version's memos, which outlive a given-up `previous`."""
     earlier_schema, earlier_types = earlier
@@ -190,7 +196,7 @@ def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult
     if document.root is None and document.problems:
         return AnalysisResult(source, path, document, None, None,
                               sorted(document.problems, key=_sort_key), schema_memo=earlier_schema,
-                              types_memo=earlier_types, kind=kind)
+                              types_memo=earlier_types, gating_memo=earlier_gating, kind=kind)
     if kind is FileKind.AGENT:
         checkpoint()
         problems, memo = validate_agent_file(source, document.root, earlier_schema)
@@ -203,7 +209,7 @@ def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult
     checkpoint()
     graph = build_graph(workflow, previous.graph if previous is not None else None)
     context = RuleContext(source, document, workflow, graph, earlier_schema, workspace, path,
-                          earlier_types)
+                          earlier_types, earlier_gating)
     found: list[Diagnostic] = []
     for emitter in EMITTERS:
         checkpoint()
@@ -216,4 +222,5 @@ def _analysis(path: str | None, document: YamlDocument, previous: AnalysisResult
                           sorted(kept, key=_sort_key), sorted(suppressed, key=_sort_key),
                           schema_memo=context.schema_memo or earlier_schema,
                           resolution=context.resolution,
-                          types_memo=context.types_memo or earlier_types)
+                          types_memo=context.types_memo or earlier_types,
+                          gating_memo=context.gating_memo or earlier_gating)

@@ -12,6 +12,7 @@ from analysis.checks.expression_sites import ExpressionSite, collect_sites, eval
 from analysis.checks.template_sites import Site
 from analysis.checks.template_sites import collect_sites as collect_template_sites
 from analysis.diagnostics import Diagnostic, Fix, Related, Severity
+from analysis.document.gating import BranchGate, GatingMemo, gates_taken_over
 from analysis.document.graph import Graph
 from analysis.document.model import Branch, Edge, ExpressionField, NodeDef, Workflow
 from analysis.document.source import SourceText
@@ -45,6 +46,11 @@ class RuleContext:
     # The previous version's expression types (`AnalysisResult.types_memo`): those whose inputs
     # are unchanged are taken over by this version's Dataflow (`analysis.types.dataflow`).
     earlier_types: TypesMemo | None = None
+    # The previous version's branch gates (`AnalysisResult.gating_memo`), taken over by
+    # `branch_gates` while the graph's shape is unchanged.
+    earlier_gating: GatingMemo | None = None
+    # This version's, once `branch_gates` has been asked for.
+    gating_memo: GatingMemo | None = field(default=None, init=False)
     # This version's, once `schema_problems` has been asked for.
     schema_memo: SchemaMemo | None = field(default=None, init=False)
     # This version's, once a typed check has built the Dataflow (`typed_reads.dataflow`).
@@ -82,6 +88,13 @@ class RuleContext:
         problems, self.schema_memo = validate(self.source, self.document.root,
                                               self.earlier_schema)
         return problems
+
+    @cached_property
+    def branch_gates(self) -> list[BranchGate]:
+        """`analysis.document.gating.branch_gates` of the graph, taken over from the previous
+        version when its shape is unchanged (`gates_taken_over`)."""
+        gates, self.gating_memo = gates_taken_over(self.graph, self.earlier_gating)
+        return gates
 
     @cached_property
     def resolution(self) -> Resolution | None:

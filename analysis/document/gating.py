@@ -20,6 +20,9 @@ surely run. `leaks(graph)` → one `Leak` per bypassing edge, with the innermost
 bypasses (nested conditions gate the same node) and the enclosing ones: what the leaked-branch
 rule reports and the workflow graph draws in red. `gates_by_node(graph)` → each gated node's
 gates, outermost first: what hover says and the graph tints.
+`gates_taken_over(graph, earlier)` → `branch_gates(graph)` and a `GatingMemo` for the next
+version: an earlier version's gates are taken over when everything they are derived from is equal
+(`GatingMemo.key`), their bypassing edges placed at the new version's edges.
 "Surely": the condition's dominators completed (every path to it passes them), roots run, and
 any other condition's choice is unknown, so what hangs on it is neither live nor dead.
 """
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from functools import cached_property
 
@@ -63,6 +66,47 @@ class Leak:
     edge: GraphEdge
     gate: BranchGate  # the innermost branch the edge bypasses
     enclosing: tuple[BranchGate, ...]  # the other branches it bypasses, innermost first
+
+
+@dataclass(frozen=True)
+class GatingMemo:
+    """One graph's gates, kept for the next version by content alone: `key` is everything
+    `branch_gates` reads (`_shape`), each gate is kept without its bypassing edges (they point
+    into one version's text) and with their places in `graph.edges` instead."""
+
+    key: tuple[object, ...]
+    gates: tuple[tuple[BranchGate, tuple[int, ...]], ...]
+
+
+def gates_taken_over(graph: Graph, earlier: GatingMemo | None
+                     ) -> tuple[list[BranchGate], GatingMemo]:
+    """`branch_gates(graph)`, taken over from `earlier` (an earlier version's memo) when its key
+    is this graph's: a keystroke inside an expression changes none of it (9–17 ms at 1,000
+    nodes to derive again)."""
+    key = _shape(graph)
+    if earlier is not None and earlier.key == key:
+        memo = earlier
+    else:
+        place = {id(edge): index for index, edge in enumerate(graph.edges)}
+        memo = GatingMemo(key, tuple(
+            (replace(gate, bypasses=()), tuple(place[id(edge)] for edge in gate.bypasses))
+            for gate in branch_gates(graph)))
+    edges = graph.edges
+    return [replace(gate, bypasses=tuple(edges[index] for index in places))
+            for gate, places in memo.gates], memo
+
+
+def _shape(graph: Graph) -> tuple[object, ...]:
+    """What the gates follow from: the node ids in authored order (the topological tie-break),
+    every edge's ends and kind in order (links, ancestors, cycle, the bypasses' order) and each
+    condition's branch handles and targets (`_condition_targets`)."""
+    conditions = tuple(
+        (node_id, tuple((branch.handle, None if branch.target is None else branch.target.id)
+                        for branch in node.branches),
+         None if node.default is None else node.default.id)
+        for node_id, node in graph.workflow.nodes_by_id.items() if node.type == "condition")
+    return (tuple(graph.node_ids),
+            tuple([(edge.source, edge.target, edge.kind) for edge in graph.edges]), conditions)
 
 
 def leaks(graph: Graph, gates: Iterable[BranchGate] | None = None) -> list[Leak]:

@@ -2,9 +2,10 @@
 outside the branch, so the engine runs it whichever way the condition goes.
 
 The facts (which nodes a branch gates, which in-edges bypass it) are
-`analysis.document.gating` (`leaks`); one finding per bypassing edge, at the read or the
-edge's `to`, with the branch as related information. No fix: the value has to come through a
-node on the branch, which only the author can choose."""
+`analysis.document.gating` (`leaks` of the context's `branch_gates`, taken over from the
+previous version while the graph's shape is unchanged); one finding per bypassing edge, at the
+read or the edge's `to`, with the branch as related information. No fix: the value has to come
+through a node on the branch, which only the author can choose."""
 
 from collections.abc import Iterator
 
@@ -23,7 +24,7 @@ SUMMARY = ("A node a condition branch gates also has a live in-edge from outside
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     if not ctx.nodes_of("condition"):
         return
-    for leak in leaks(ctx.graph):
+    for leak in leaks(ctx.graph, ctx.branch_gates):
         yield _finding(ctx, leak.gate, leak.edge, list(leak.enclosing))
 
 
