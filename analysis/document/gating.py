@@ -92,7 +92,8 @@ def gates_taken_over(graph: Graph, earlier: GatingMemo | None
             (replace(gate, bypasses=()), tuple(place[id(edge)] for edge in gate.bypasses))
             for gate in branch_gates(graph)))
     edges = graph.edges
-    return [replace(gate, bypasses=tuple(edges[index] for index in places))
+    # a gate nothing bypasses holds no edge: the memo's own object serves every version
+    return [replace(gate, bypasses=tuple(edges[index] for index in places)) if places else gate
             for gate, places in memo.gates], memo
 
 
