@@ -137,14 +137,12 @@ def test_a_file_that_does_not_read_keeps_the_gates_for_the_next() -> None:
 @given(st.lists(st.tuples(st.sampled_from(range(len(EDITS))), st.booleans(), st.booleans()),
                 min_size=1, max_size=8))
 def test_random_edit_sequences_match_fresh_analyses(steps: list[tuple[int, bool, bool]]) -> None:
-    text = WORKFLOW
-    previous = analyze(text)
-    for which, undo, take_over in steps:
-        old, new = EDITS[which]
-        if undo:
-            old, new = new, old
-        if old not in text:
-            continue
-        text = text.replace(old, new, 1)
+    texts = [WORKFLOW]
+    for which, undo, _ in steps:
+        old, new = EDITS[which][::-1] if undo else EDITS[which]
+        # an edit whose text is not there (yet) leaves the version as it was
+        texts.append(texts[-1].replace(old, new, 1))
+    previous = analyze(WORKFLOW)
+    for text, (_, _, take_over) in zip(texts[1:], steps, strict=True):
         previous = analyze(text, previous=previous, take_over=take_over)
         assert _everything(previous) == _everything(analyze(text))
