@@ -33,6 +33,9 @@ Contract:
   over are `previous`'s own objects, their scalar texts pointed at the new source (same text at
   their spans): `previous` stays valid — the items after the edit are copies, moved on by the edit's
   length.
+- `analyze(text, path, previous=result)` takes over the branch gates leaked-branch reads while
+  the graph's shape is unchanged (`analysis.document.gating.GatingMemo`, kept as `gating_memo`:
+  by content, their bypassing edges placed at the new version's edges).
 - `analyze(text, path, previous=result, take_over=True)` is for a caller that owns `result`
   alone (no other thread reads it: the analysis process's `server.lsp.worker.main.KeptAnalyses`):
   the items after the edit are moved in place instead of copied, so their declarations are
