@@ -65,7 +65,7 @@ from analysis.checks.context import RuleContext
 from analysis.checks.registry import AGENT_FILE_CHECKS, EMITTERS
 from analysis.checks.suppression import apply_suppressions
 from analysis.diagnostics import Diagnostic, Position, Range, Severity
-from analysis.document.gating import GatingMemo
+from analysis.document.gating import BranchGate, GatingMemo, gates_taken_over
 from analysis.document.graph import Graph, build_graph
 from analysis.document.model import FileAgent, Workflow
 from analysis.document.model_build import build_workflow, point_back
@@ -112,6 +112,12 @@ class AnalysisResult:
         """An agent id → the valid agent file's mapping it resolves to (`Resolution.file_agent`),
         for the dataflow, the editor's types and the dry run; None judged alone."""
         return self.resolution.file_agent if self.resolution is not None else None
+
+    def branch_gates(self) -> list[BranchGate]:
+        """The graph's branch gates (a workflow's result only), taken over from `gating_memo`
+        while it is this graph's shape: what the graph view and hover show on every version."""
+        assert self.graph is not None
+        return gates_taken_over(self.graph, self.gating_memo)[0]
 
     def last_good(self, previous: AnalysisResult | None) -> AnalysisResult | None:
         """This result if it has a model, else `previous` (the last one that had)."""

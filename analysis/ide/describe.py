@@ -7,7 +7,7 @@ Contract:
 - `file_agent_text(agent)`: an agent resolved from an agent file (`analysis.project.workspace`):
   model, provider, tools, its output_schema's shape, the first lines of its system prompt and
   its file, one paragraph each.
-- `gating_summary(graph, node_id)`: the condition branches that gate the node (`gated by
+- `gating_summary(graph, node_id, every=None)`: the condition branches that gate the node (`gated by
   route:urgent`), and which of them it runs past (leaked-branch); None when none gates it.
 - `code_span(text)`: authored text as a Markdown code span that survives backticks inside it.
 - `BINDING_DOCS` (the scope bindings), `GLOBAL_DOCS` (the globals the sandbox provides, per the
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from analysis.document.gating import gates_by_node
+from analysis.document.gating import BranchGate, gates_by_node
 from analysis.document.graph import Graph
 from analysis.document.model import (
     AgentDecl,
@@ -175,8 +175,10 @@ def node_summary(workflow: Workflow, node: NodeDef,
     return " · ".join(part for part in parts if part)
 
 
-def gating_summary(graph: Graph, node_id: str) -> str | None:
-    gates = gates_by_node(graph).get(node_id, [])
+def gating_summary(graph: Graph, node_id: str,
+                   every: list[BranchGate] | None = None) -> str | None:
+    """`every`: the graph's `branch_gates` when the caller has them already."""
+    gates = gates_by_node(graph, every).get(node_id, [])
     if not gates:
         return None
     text = "gated by " + ", ".join(code_span(gate.label) for gate in gates)

@@ -174,9 +174,12 @@ def _edge_json(edge: DrawnEdge, span: Callable[[Range], Any]) -> dict[str, Any]:
 
 
 def workflow_graph(
-    workflow: Workflow, graph: Graph, source: SourceText, run: WorkflowRun | None = None
+    workflow: Workflow, graph: Graph, source: SourceText, run: WorkflowRun | None = None,
+    gates: list[BranchGate] | None = None,
 ) -> WorkflowGraph:
-    gates = branch_gates(graph)
+    """The graph's model; `gates`: `branch_gates(graph)` when the caller has them already."""
+    if gates is None:
+        gates = branch_gates(graph)
     found = leaks(graph, gates)
     nodes = [_graph_node(node_id, node, source)
              for node_id, node in workflow.nodes_by_id.items() if node.id_ref is not None]
@@ -338,4 +341,5 @@ def result_graph(result: AnalysisResult, run: WorkflowRun | None = None) -> Work
     if result.workflow is None or result.graph is None or result.workflow.body is None:
         raise NotDrawable(f"nothing to draw: {why_no_workflow(result)}; `relavium-lsp check` "
                           "lists every problem")
-    return workflow_graph(result.workflow, result.graph, result.source, run)
+    return workflow_graph(result.workflow, result.graph, result.source, run,
+                          result.branch_gates())

@@ -62,7 +62,7 @@ def _node_text(view: View, occurrence: Occurrence) -> str:
             "runs after " + (", ".join(map(code_span, before)) or "nothing")
             + " · before " + (", ".join(map(code_span, after)) or "nothing")
         )
-    if gated := gating_summary(graph, occurrence.name):
+    if gated := gating_summary(graph, occurrence.name, view.result.branch_gates()):
         lines.append(gated)
     reader = occurrence.reader
     if reader is not None and occurrence.role in (Role.EXPRESSION, Role.TEMPLATE):

@@ -12,6 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analysis.checks.analyze import AnalysisResult, analyze
+from analysis.ide.describe import gating_summary
+from analysis.ide.workflow_graph import result_graph
 
 WORKFLOW = """\
 schema_version: '1.0'
@@ -125,6 +127,18 @@ def test_a_line_inserted_above_moves_the_findings_and_their_branches() -> None:
     was = [(d.range.start.line, [r.range.start.line for r in d.related])
            for d in before.diagnostics if d.rule == "leaked-branch"]
     assert moved == [(line + 1, [r + 1 for r in related]) for line, related in was]
+
+
+@pytest.mark.parametrize(("old", "new"), EDITS)
+def test_the_graph_view_and_hover_show_a_fresh_analysiss_gates(old: str, new: str) -> None:
+    edited = WORKFLOW.replace(old, new, 1)
+    incremental = analyze(edited, previous=analyze(WORKFLOW), take_over=True)
+    fresh = analyze(edited)
+    assert result_graph(incremental).to_json() == result_graph(fresh).to_json()
+    assert incremental.graph is not None and fresh.graph is not None
+    assert [gating_summary(incremental.graph, node, incremental.branch_gates())
+            for node in incremental.graph.node_ids] == [
+        gating_summary(fresh.graph, node) for node in fresh.graph.node_ids]
 
 
 def test_a_file_that_does_not_read_keeps_the_gates_for_the_next() -> None:
