@@ -4,7 +4,7 @@ output a template's `{{ run.outputs["id"]… }}` reads."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import cast
 
@@ -71,17 +71,48 @@ class TypedStep:
 
 # One site's steps without the site: (read, member index, base, origin) each.
 SiteSteps = list[tuple[OutputRead, int, ValueType, str]]
+# Whether a rule reports a step: a function of the step's values alone (never of the site), so
+# that its verdict is the previous version's wherever the steps are.
+StepJudge = Callable[[OutputRead, int, ValueType, str], bool]
 
 
-def typed_steps(ctx: RuleContext) -> list[TypedStep]:
-    """Every member read of an ancestor's output whose type the engine holds it to, up to the
-    first whose base is unknown (or already throws). A site's steps are the previous version's
-    when its reads, which of them are ancestors' and their outputs are equal (each taken over
-    is placed at the new version's site, so its ranges are this version's)."""
+@dataclass(slots=True)
+class KeptSite:
+    """One site's steps, and which of them each typed rule reports (their indexes, filled on a
+    rule's first visit): values only, derived from the site's key alone, so a version whose key
+    is equal takes the same object over, verdicts included."""
+
+    steps: SiteSteps
+    findings: dict[str, tuple[int, ...]]
+
+
+@dataclass(slots=True)
+class TypedSite:
+    site: ExpressionSite
+    kept: KeptSite
+
+    def reported(self, rule: str, judge: StepJudge) -> list[TypedStep]:
+        """The steps `rule` reports at this site, at this version's site (its ranges): judged
+        once per key, then taken over with the steps."""
+        findings = self.kept.findings
+        indexes = findings.get(rule)
+        steps = self.kept.steps
+        if indexes is None:
+            indexes = findings[rule] = tuple(
+                at for at, step in enumerate(steps) if judge(*step))
+        return [TypedStep(self.site, *steps[at]) for at in indexes]
+
+
+def typed_sites(ctx: RuleContext) -> list[TypedSite]:
+    """Every site with a member read of an ancestor's output whose type the engine holds it to,
+    with its steps: each such read up to the first whose base is unknown (or already throws).
+    A site's steps (and the rules' verdicts on them) are the previous version's when its reads,
+    which of them are ancestors' and their outputs are equal; they are placed at the new
+    version's site, so ranges are always this version's."""
     data = ctx.shared(dataflow)
     memo, earlier = data.memo, data.earlier_sites
     graph = ctx.graph
-    steps: list[TypedStep] = []
+    sites: list[TypedSite] = []
     for site in ctx.expression_sites:
         reader = site.node.id
         reads = tuple(read for read in site.facts.output_reads if read.members)
@@ -96,14 +127,14 @@ def typed_steps(ctx: RuleContext) -> list[TypedStep]:
             for read in reads)
         key = (reader, read_outputs)
         slot = ("steps", reader, site.field.name)
-        kept = earlier.get(slot)
-        found = cast(SiteSteps, kept[1]) if kept is not None and kept[0] == key else \
-            _site_steps(read_outputs)
+        previous = earlier.get(slot)
+        kept = cast(KeptSite, previous[1]) if previous is not None and previous[0] == key else \
+            KeptSite(_site_steps(read_outputs), {})
         if memo is not None:
-            memo.sites[slot] = (key, found)
-        steps.extend(TypedStep(site, read, index, base, origin)
-                     for read, index, base, origin in found)
-    return steps
+            memo.sites[slot] = (key, kept)
+        if kept.steps:
+            sites.append(TypedSite(site, kept))
+    return sites
 
 
 def _site_steps(reads: tuple[tuple[OutputRead, TypedValue | bool | None], ...]) -> SiteSteps:

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analysis.checks.analyze import AnalysisResult, analyze
+from analysis.checks.typed_reads import KeptSite
 from analysis.project.workspace import WorkspaceIndex
 
 TYPED_RULES = frozenset({"unknown-output-property", "read-of-absent-value",
@@ -179,3 +180,23 @@ def test_a_line_inserted_above_takes_the_steps_over_at_the_new_ranges(tmp_path: 
     typed = [(d.rule, d.range.start.line) for d in before.diagnostics if d.rule in TYPED_RULES]
     assert typed and [(d.rule, d.range.start.line) for d in after.diagnostics
                       if d.rule in TYPED_RULES] == [(rule, line + 1) for rule, line in typed]
+
+
+def test_the_rules_verdicts_are_taken_over_with_the_steps_and_judged_again_on_a_change(
+        tmp_path: Path) -> None:
+    path, index = _project(tmp_path)
+    before = analyze(WORKFLOW, path, workspace=index)
+    moved = WORKFLOW.replace("  id: takeover\n", "  id: takeover\n  description: moved\n", 1)
+    after = analyze(moved, path, previous=before, workspace=index)
+    assert before.types_memo is not None and after.types_memo is not None
+    slot = ("steps", "use", "transform")
+    kept = before.types_memo.sites[slot][1]
+    # `.x` of relay's closed object: unknown-output-property's, at the taken-over site
+    assert isinstance(kept, KeptSite) and kept.findings["unknown-output-property"]
+    assert after.types_memo.sites[slot][1] is kept
+    # relay hands on review's output now: the site's key differs, its verdicts are judged
+    # again
+    opened = moved.replace("'run.outputs.shape'", "'run.outputs.review'", 1)
+    again = analyze(opened, path, previous=after, workspace=index)
+    assert again.types_memo is not None and again.types_memo.sites[slot][1] is not kept
+    assert _everything(again) == _everything(analyze(opened, path, workspace=index))
