@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import cast
+from typing import TypeVar, cast
 
 from analysis.checks.context import RuleContext
 from analysis.checks.expression_sites import ExpressionSite, output_access
@@ -28,6 +28,7 @@ from analysis.types.prototypes import lacks_key
 from analysis.types.template_types import ReferencePath, reference_path
 
 ABSENT = (NullType, UndefinedType)
+T = TypeVar("T")
 
 
 def dataflow(ctx: RuleContext) -> Dataflow:
@@ -110,7 +111,6 @@ def typed_sites(ctx: RuleContext) -> list[TypedSite]:
     which of them are ancestors' and their outputs are equal; they are placed at the new
     version's site, so ranges are always this version's."""
     data = ctx.shared(dataflow)
-    memo, earlier = data.memo, data.earlier_sites
     graph = ctx.graph
     sites: list[TypedSite] = []
     for site in ctx.expression_sites:
@@ -125,16 +125,29 @@ def typed_sites(ctx: RuleContext) -> list[TypedSite]:
             (read, data.output_of(read.node_id)
              if read.node_id != reader and read.node_id in ancestors else False)
             for read in reads)
-        key = (reader, read_outputs)
-        slot = ("steps", reader, site.field.name)
-        previous = earlier.get(slot)
-        kept = cast(KeptSite, previous[1]) if previous is not None and previous[0] == key else \
-            KeptSite(_site_steps(read_outputs), {})
-        if memo is not None:
-            memo.sites[slot] = (key, kept)
+        kept = kept_verdict(data, ("steps", reader, site.field.name), (reader, read_outputs),
+                            _kept_site, read_outputs)
         if kept.steps:
             sites.append(TypedSite(site, kept))
     return sites
+
+
+def kept_verdict(data: Dataflow, slot: tuple[object, ...], key: object,
+                 judge: Callable[..., T], *arguments: object) -> T:
+    """A rule's verdict at `slot` (a site, a node): the previous version's when `key` (with the
+    slot, the whole of what the verdict is derived from) is equal, else `judge(*arguments)`;
+    kept for the next version. A verdict holds values only: the rule places its findings at this
+    version's site."""
+    previous = data.earlier_sites.get(slot)
+    verdict = cast(T, previous[1]) if previous is not None and previous[0] == key else \
+        judge(*arguments)
+    if data.memo is not None:
+        data.memo.sites[slot] = (key, verdict)
+    return verdict
+
+
+def _kept_site(reads: tuple[tuple[OutputRead, TypedValue | bool | None], ...]) -> KeptSite:
+    return KeptSite(_site_steps(reads), {})
 
 
 def _site_steps(reads: tuple[tuple[OutputRead, TypedValue | bool | None], ...]) -> SiteSteps:

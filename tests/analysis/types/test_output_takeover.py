@@ -83,6 +83,10 @@ EDITS = [
     # an edge: relay no longer before route and note
     ("    - { from: relay, to: route }\n", ""),
     ("    - { from: shape, to: relay }\n", "    - { from: start, to: relay }\n"),
+    # the filters and paths template-filter-type judges
+    ("{{ run.outputs.shape }}", "{{ run.outputs.shape | json }}"),
+    ("label | upper }}", "label | length }}"),
+    ("'Note {{", "'Note {{ inputs.count | length }} {{"),
     # a line inserted above every site: the ranges move
     ("  id: takeover\n", "  id: takeover\n  description: moved\n"),
     # the agent's own schema, inline in the workflow instead of the file's
@@ -200,3 +204,29 @@ def test_the_rules_verdicts_are_taken_over_with_the_steps_and_judged_again_on_a_
     again = analyze(opened, path, previous=after, workspace=index)
     assert again.types_memo is not None and again.types_memo.sites[slot][1] is not kept
     assert _everything(again) == _everything(analyze(opened, path, workspace=index))
+
+
+def test_a_template_verdict_is_taken_over_at_the_new_range_and_judged_again_on_a_change(
+        tmp_path: Path) -> None:
+    path, index = _project(tmp_path)
+    text = WORKFLOW.replace("'Note {{", "'Note {{ inputs.count | length }} {{", 1)
+    before = analyze(text, path, workspace=index)
+    # the reference moves within its field and the field moves down a line
+    moved = text.replace("  id: takeover\n", "  id: takeover\n  description: moved\n", 1) \
+        .replace("'Note {{", "'Note again {{", 1)
+    after = analyze(moved, path, previous=before, workspace=index)
+    assert before.types_memo is not None and after.types_memo is not None
+    kept = {slot: entry for slot, entry in before.types_memo.sites.items()
+            if isinstance(slot, tuple) and slot[0] == "filter"}
+    assert kept and all(after.types_memo.sites[slot][1] is entry[1]
+                        for slot, entry in kept.items())
+    assert _everything(after) == _everything(analyze(moved, path, workspace=index))
+    found = [d for d in after.diagnostics if d.rule == "template-filter-type"]
+    assert [(d.data, d.range.start.line) for d in found] == [
+        ({"filter": "length", "reference": "inputs.count"},
+         next(line for line, row in enumerate(moved.splitlines()) if "Note again" in row))]
+    # count is a string now, which has a length: judged again, no finding
+    changed = moved.replace("type: number, required: true", "type: string, required: true", 1)
+    again = analyze(changed, path, previous=after, workspace=index)
+    assert not [d for d in again.diagnostics if d.rule == "template-filter-type"]
+    assert _everything(again) == _everything(analyze(changed, path, workspace=index))
