@@ -230,3 +230,27 @@ def test_a_template_verdict_is_taken_over_at_the_new_range_and_judged_again_on_a
     again = analyze(changed, path, previous=after, workspace=index)
     assert not [d for d in again.diagnostics if d.rule == "template-filter-type"]
     assert _everything(again) == _everything(analyze(changed, path, workspace=index))
+
+
+def test_a_branch_verdict_is_taken_over_at_the_new_range_and_judged_again_on_a_change(
+        tmp_path: Path) -> None:
+    path, index = _project(tmp_path)
+    # relay's label is always 5: route's `when: 'approve'` is never taken
+    text = WORKFLOW.replace("label: run.outputs.review.verdict", "label: 5", 1)
+    before = analyze(text, path, workspace=index)
+    moved = text.replace("  id: takeover\n", "  id: takeover\n  description: moved\n", 1)
+    after = analyze(moved, path, previous=before, workspace=index)
+    assert before.types_memo is not None and after.types_memo is not None
+    slot = ("branches", "route")
+    assert after.types_memo.sites[slot][1] is before.types_memo.sites[slot][1]
+    found = [d for d in after.diagnostics if d.rule == "impossible-branch-value"]
+    assert [(d.data, d.range.start.line) for d in found] == [
+        ({"node": "route", "branch": 0, "suggestion": []},
+         next(line for line, row in enumerate(moved.splitlines()) if "when: 'approve'" in row))]
+    assert _everything(after) == _everything(analyze(moved, path, workspace=index))
+    for edit in (("when: 'approve'", "when: 5"), ("when: 'approve'", "when: '5'")):
+        changed = moved.replace(*edit, 1)
+        again = analyze(changed, path, previous=after, workspace=index)
+        assert _everything(again) == _everything(analyze(changed, path, workspace=index))
+        assert [d.rule for d in again.diagnostics].count("impossible-branch-value") == (
+            edit[1] == "when: '5'")
