@@ -8,6 +8,7 @@ same over random sequences of those edits."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -104,6 +105,15 @@ SEQUENCE_EDITS = [*EDITS, ("when: 'approve'", "when: 5"),
 
 def _everything(result: AnalysisResult) -> list[tuple[object, ...]]:
     return [(d.range, d.severity, d.rule, d.message, d.data) for d in result.diagnostics]
+
+
+def _placed(result: AnalysisResult, rule: str) -> list[tuple[object, int]]:
+    """Each of the rule's findings: its data and the line it is on."""
+    return [(d.data, d.range.start.line) for d in result.diagnostics if d.rule == rule]
+
+
+def _line_of(text: str, marker: str) -> int:
+    return next(line for line, row in enumerate(text.splitlines()) if marker in row)
 
 
 def _project(tmp_path: Path, agent: str = AGENT) -> tuple[str, WorkspaceIndex]:
@@ -216,29 +226,19 @@ def test_a_template_verdict_is_taken_over_at_the_new_range_and_judged_again_on_a
         tmp_path: Path) -> None:
     path, index = _project(tmp_path)
     text = WORKFLOW.replace("'Note {{", "'Note {{ inputs.count | length }} {{", 1)
-    before = analyze(text, path, workspace=index)
-    # the reference moves within its field and the field moves down a line
-    moved = text.replace("  id: takeover\n", "  id: takeover\n  description: moved\n", 1) \
-        .replace("'Note {{", "'Note again {{", 1)
-    after = analyze(moved, path, previous=before, workspace=index)
-    assert before.types_memo is not None and after.types_memo is not None
-    kept = {slot: entry for slot, entry in before.types_memo.sites.items()
+    # the reference moves within its field too
+    before, moved, after = _moved_down(text, path, index, ("'Note {{", "'Note again {{"))
+    kept = {slot: entry for slot, entry in before.sites.items()
             if isinstance(slot, tuple) and slot[0] == "filter"}
-    assert kept and all(after.types_memo.sites[slot][1] is entry[1]
-                        for slot, entry in kept.items())
-    assert _everything(after) == _everything(analyze(moved, path, workspace=index))
-    found = [d for d in after.diagnostics if d.rule == "template-filter-type"]
-    assert [(d.data, d.range.start.line) for d in found] == [
-        ({"filter": "length", "reference": "inputs.count"},
-         next(line for line, row in enumerate(moved.splitlines()) if "Note again" in row))]
+    assert kept and all(after.sites[slot][1] is entry[1] for slot, entry in kept.items())
+    assert _placed(after.result, "template-filter-type") == [
+        ({"filter": "length", "reference": "inputs.count"}, _line_of(moved, "Note again"))]
     # count is a string now, which has a length; or the same path through another filter:
     # judged again, no finding
     for edit in (("type: number, required: true", "type: string, required: true"),
                  ("inputs.count | length", "inputs.count | upper")):
-        changed = moved.replace(*edit, 1)
-        again = analyze(changed, path, previous=after, workspace=index)
-        assert not [d for d in again.diagnostics if d.rule == "template-filter-type"]
-        assert _everything(again) == _everything(analyze(changed, path, workspace=index))
+        again = _edited(moved, after.result, path, index, edit)
+        assert not _placed(again, "template-filter-type")
 
 
 def test_a_branch_verdict_is_taken_over_at_the_new_range_and_judged_again_on_a_change(
@@ -246,20 +246,45 @@ def test_a_branch_verdict_is_taken_over_at_the_new_range_and_judged_again_on_a_c
     path, index = _project(tmp_path)
     # relay's label is always 5: route's `when: 'approve'` is never taken
     text = WORKFLOW.replace("label: run.outputs.review.verdict", "label: 5", 1)
+    before, moved, after = _moved_down(text, path, index)
+    slot = ("branches", "route")
+    assert after.sites[slot][1] is before.sites[slot][1]
+    assert _placed(after.result, "impossible-branch-value") == [
+        ({"node": "route", "branch": 0, "suggestion": []}, _line_of(moved, "when: 'approve'"))]
+    for edit in (("when: 'approve'", "when: 5"), ("when: 'approve'", "when: '5'")):
+        again = _edited(moved, after.result, path, index, edit)
+        assert len(_placed(again, "impossible-branch-value")) == (edit[1] == "when: '5'")
+
+
+@dataclass
+class Memoed:
+    result: AnalysisResult
+    sites: dict[object, tuple[object, object]]
+
+
+def _memoed(result: AnalysisResult) -> Memoed:
+    assert result.types_memo is not None
+    return Memoed(result, result.types_memo.sites)
+
+
+def _moved_down(text: str, path: str, index: WorkspaceIndex, *edits: tuple[str, str]
+                ) -> tuple[Memoed, str, Memoed]:
+    """`text` analysed, then again with a line inserted above every site (and `edits`) on the
+    first's result, which finds what a fresh analysis finds."""
     before = analyze(text, path, workspace=index)
     moved = text.replace("  id: takeover\n", "  id: takeover\n  description: moved\n", 1)
+    for edit in edits:
+        moved = moved.replace(*edit, 1)
     after = analyze(moved, path, previous=before, workspace=index)
-    assert before.types_memo is not None and after.types_memo is not None
-    slot = ("branches", "route")
-    assert after.types_memo.sites[slot][1] is before.types_memo.sites[slot][1]
-    found = [d for d in after.diagnostics if d.rule == "impossible-branch-value"]
-    assert [(d.data, d.range.start.line) for d in found] == [
-        ({"node": "route", "branch": 0, "suggestion": []},
-         next(line for line, row in enumerate(moved.splitlines()) if "when: 'approve'" in row))]
     assert _everything(after) == _everything(analyze(moved, path, workspace=index))
-    for edit in (("when: 'approve'", "when: 5"), ("when: 'approve'", "when: '5'")):
-        changed = moved.replace(*edit, 1)
-        again = analyze(changed, path, previous=after, workspace=index)
-        assert _everything(again) == _everything(analyze(changed, path, workspace=index))
-        assert [d.rule for d in again.diagnostics].count("impossible-branch-value") == (
-            edit[1] == "when: '5'")
+    return _memoed(before), moved, _memoed(after)
+
+
+def _edited(text: str, previous: AnalysisResult, path: str, index: WorkspaceIndex,
+            edit: tuple[str, str]) -> AnalysisResult:
+    """`text` with `edit`, analysed on `previous`: what a fresh analysis finds."""
+    changed = text.replace(*edit, 1)
+    assert changed != text
+    again = analyze(changed, path, previous=previous, workspace=index)
+    assert _everything(again) == _everything(analyze(changed, path, workspace=index))
+    return again
