@@ -1,6 +1,10 @@
 """Shared by the typed checks (#23): the analysis's Dataflow, each literal member read after
 `run.outputs[<id>]` followed through the producer's output type (`RuleContext.shared`), and the
-output a template's `{{ run.outputs["id"]… }}` reads."""
+output a template's `{{ run.outputs["id"]… }}` reads.
+
+A keystroke changes a site or two: each rule's verdict at a site (`kept_verdict`) is the
+previous version's when the whole of what it is derived from is, and only the findings are made
+again, at this version's site (so their ranges are always this version's)."""
 
 from __future__ import annotations
 
