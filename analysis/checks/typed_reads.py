@@ -1,12 +1,16 @@
 """Shared by the typed checks (#23): the analysis's Dataflow, each literal member read after
 `run.outputs[<id>]` followed through the producer's output type (`RuleContext.shared`), and the
-output a template's `{{ run.outputs["id"]… }}` reads."""
+output a template's `{{ run.outputs["id"]… }}` reads.
+
+A keystroke changes a site or two: each rule's verdict at a site (`kept_verdict`) is the
+previous version's when the whole of what it is derived from is, and only the findings are made
+again, at this version's site (so their ranges are always this version's)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import cast
+from typing import TypeVar, cast
 
 from analysis.checks.context import RuleContext
 from analysis.checks.expression_sites import ExpressionSite, output_access
@@ -28,6 +32,7 @@ from analysis.types.prototypes import lacks_key
 from analysis.types.template_types import ReferencePath, reference_path
 
 ABSENT = (NullType, UndefinedType)
+T = TypeVar("T")
 
 
 def dataflow(ctx: RuleContext) -> Dataflow:
@@ -71,17 +76,47 @@ class TypedStep:
 
 # One site's steps without the site: (read, member index, base, origin) each.
 SiteSteps = list[tuple[OutputRead, int, ValueType, str]]
+# Whether a rule reports a step: a function of the step's values alone (never of the site), so
+# that its verdict is the previous version's wherever the steps are.
+StepJudge = Callable[[OutputRead, int, ValueType, str], bool]
 
 
-def typed_steps(ctx: RuleContext) -> list[TypedStep]:
-    """Every member read of an ancestor's output whose type the engine holds it to, up to the
-    first whose base is unknown (or already throws). A site's steps are the previous version's
-    when its reads, which of them are ancestors' and their outputs are equal (each taken over
-    is placed at the new version's site, so its ranges are this version's)."""
+@dataclass(slots=True)
+class KeptSite:
+    """One site's steps, and which of them each typed rule reports (their indexes, filled on a
+    rule's first visit): values only, derived from the site's key alone, so a version whose key
+    is equal takes the same object over, verdicts included."""
+
+    steps: SiteSteps
+    findings: dict[str, tuple[int, ...]]
+
+
+@dataclass(slots=True)
+class TypedSite:
+    site: ExpressionSite
+    kept: KeptSite
+
+    def reported(self, rule: str, judge: StepJudge) -> list[TypedStep]:
+        """The steps `rule` reports at this site, at this version's site (its ranges): judged
+        once per key, then taken over with the steps."""
+        findings = self.kept.findings
+        indexes = findings.get(rule)
+        steps = self.kept.steps
+        if indexes is None:
+            indexes = findings[rule] = tuple(
+                at for at, step in enumerate(steps) if judge(*step))
+        return [TypedStep(self.site, *steps[at]) for at in indexes]
+
+
+def typed_sites(ctx: RuleContext) -> list[TypedSite]:
+    """Every site with a member read of an ancestor's output whose type the engine holds it to,
+    with its steps: each such read up to the first whose base is unknown (or already throws).
+    A site's steps (and the rules' verdicts on them) are the previous version's when its reads,
+    which of them are ancestors' and their outputs are equal; they are placed at the new
+    version's site, so ranges are always this version's."""
     data = ctx.shared(dataflow)
-    memo, earlier = data.memo, data.earlier_sites
     graph = ctx.graph
-    steps: list[TypedStep] = []
+    sites: list[TypedSite] = []
     for site in ctx.expression_sites:
         reader = site.node.id
         reads = tuple(read for read in site.facts.output_reads if read.members)
@@ -94,16 +129,29 @@ def typed_steps(ctx: RuleContext) -> list[TypedStep]:
             (read, data.output_of(read.node_id)
              if read.node_id != reader and read.node_id in ancestors else False)
             for read in reads)
-        key = (reader, read_outputs)
-        slot = ("steps", reader, site.field.name)
-        kept = earlier.get(slot)
-        found = cast(SiteSteps, kept[1]) if kept is not None and kept[0] == key else \
-            _site_steps(read_outputs)
-        if memo is not None:
-            memo.sites[slot] = (key, found)
-        steps.extend(TypedStep(site, read, index, base, origin)
-                     for read, index, base, origin in found)
-    return steps
+        kept = kept_verdict(data, ("steps", reader, site.field.name), (reader, read_outputs),
+                            _kept_site, read_outputs)
+        if kept.steps:
+            sites.append(TypedSite(site, kept))
+    return sites
+
+
+def kept_verdict(data: Dataflow, slot: tuple[object, ...], key: object,
+                 judge: Callable[..., T], *arguments: object) -> T:
+    """A rule's verdict at `slot` (a site, a node): the previous version's when `key` (with the
+    slot, the whole of what the verdict is derived from) is equal, else `judge(*arguments)`;
+    kept for the next version. A verdict holds values only: the rule places its findings at this
+    version's site."""
+    previous = data.earlier_sites.get(slot)
+    verdict = cast(T, previous[1]) if previous is not None and previous[0] == key else \
+        judge(*arguments)
+    if data.memo is not None:
+        data.memo.sites[slot] = (key, verdict)
+    return verdict
+
+
+def _kept_site(reads: tuple[tuple[OutputRead, TypedValue | bool | None], ...]) -> KeptSite:
+    return KeptSite(_site_steps(reads), {})
 
 
 def _site_steps(reads: tuple[tuple[OutputRead, TypedValue | bool | None], ...]) -> SiteSteps:

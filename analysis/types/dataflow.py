@@ -212,9 +212,14 @@ class Dataflow:
         readers: dict[str, list[str]] = {}
         for name, kept in earlier.items():
             node = nodes.get(name)
-            for producer in kept.producers:
-                readers.setdefault(producer, []).append(name)
-            if node is None or any(producer not in earlier for producer in kept.producers):
+            producers = kept.producers
+            if producers:  # most outputs have none: a loop and a test fewer each
+                for producer in producers:
+                    readers.setdefault(producer, []).append(name)
+                if any(producer not in earlier for producer in producers):
+                    changed.append(name)
+                    continue
+            if node is None:
                 changed.append(name)
             elif node.type == "agent":
                 if self._derive(node) != kept.output:
@@ -227,13 +232,12 @@ class Dataflow:
                 if reader not in stale:
                     stale.add(reader)
                     changed.append(reader)
-        for name, kept in earlier.items():
-            if name not in stale:
-                self._outputs[name] = kept.output
-                memo.outputs[name] = kept
-                expression = self._earlier.get(name)
-                if expression is not None:
-                    memo.expressions[name] = expression
+        taken = {name: kept for name, kept in earlier.items() if name not in stale}
+        memo.outputs.update(taken)
+        self._outputs.update({name: kept.output for name, kept in taken.items()})
+        expressions = self._earlier
+        memo.expressions.update({name: expressions[name] for name in taken
+                                 if name in expressions})
 
     def _output_key(self, node: NodeDef) -> OutputKey:
         mapping = node.mapping

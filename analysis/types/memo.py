@@ -66,7 +66,9 @@ class TypesMemo:
     shape: tuple[object, ...] = ()
     outputs: dict[str, KeptOutput] = field(default_factory=dict)
     # The typed rules' facts per site, each with the whole of what it is derived from
-    # (`analysis.checks.typed_reads`): taken over when that is equal, like the rest.
+    # (`analysis.checks.typed_reads.kept_verdict`): an expression's steps with the rules'
+    # verdicts on them, a condition's branches never taken, a template reference's failing
+    # filter; values only, taken over when that is equal, like the rest.
     sites: dict[object, tuple[object, object]] = field(default_factory=dict)
 
 

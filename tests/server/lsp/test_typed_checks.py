@@ -104,3 +104,35 @@ async def test_edits_in_the_server_find_what_a_fresh_document_finds(
                if d[3] == "unknown-output-property"]
     assert shifted == [(first.range.start.line, first.range.start.character,
                         first.range.end.character, first.code, first.message)]
+
+
+async def test_edits_move_and_change_template_and_branch_verdicts_as_a_fresh_document_finds(
+        client: RelaviumClient, workspace: Workspace) -> None:
+    # template-filter-type's and impossible-branch-value's verdicts are taken over across
+    # versions: moved, each lands on this version's text; changed, each is judged again
+    def found(diagnostics: list[types.Diagnostic]) -> list[tuple[int, int, int, str, str]]:
+        return sorted((d.range.start.line, d.range.start.character, d.range.end.character,
+                       str(d.code), d.message) for d in diagnostics
+                      if d.code in ("template-filter-type", "impossible-branch-value"))
+
+    text = CLOSED.replace('{{ run.outputs["combine"] | json }}',
+                          '{{ run.outputs["classify"] }}').replace(
+        "        - { when: normal, target_node: enrich }",
+        "        - { when: normal, target_node: enrich }\n"
+        "        - { when: nromal, target_node: enrich }")
+    moved = text.replace("schema_version:", "# a line above\nschema_version:", 1)
+    fixed = moved.replace('{{ run.outputs["classify"] }}',
+                          '{{ run.outputs["classify"] | json }}').replace("when: nromal",
+                                                                         "when: normal")
+    uri = workspace.open("typed-verdicts.relavium.yaml", text)
+    first = found(await client.diagnostics_for(uri))
+    assert sorted(row[3] for row in first) == ["impossible-branch-value", "template-filter-type"]
+    for number, version in enumerate([moved, fixed, moved]):
+        client.replace_all(uri, version)
+        fresh = workspace.open(f"typed-verdicts-fresh-{number}.relavium.yaml", version)
+        now = found(await client.diagnostics_for(uri))
+        assert now == found(await client.diagnostics_for(fresh))
+        client.close(fresh)
+        # moved a line down, or both fixed
+        assert now == ([] if version == fixed else
+                       [(line + 1, *rest) for line, *rest in first])

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
 from analysis.checks.expression_sites import ExpressionSite
-from analysis.checks.typed_reads import dataflow
+from analysis.checks.typed_reads import dataflow, kept_verdict
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.document.yaml_nodes import YScalar
 from analysis.naming import Suggestions
@@ -70,6 +70,11 @@ def _shown(value: JsonScalar) -> str:
         value, float) else str(value)
 
 
+# One branch never taken: its place in the node's branches, its index, the message's words
+# after the node's id and the suggestion.
+Never = tuple[int, int, str, str | None]
+
+
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     conditions = [site.node for site in ctx.expression_sites
                   if site.node.type == "condition" and site.node.id is not None
@@ -78,30 +83,45 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
         return
     data = ctx.shared(dataflow)
     for node in conditions:
-        results = possible_results(data.expression_value(node))
-        if not results:  # open, or it always fails
-            continue
-        shown = ", ".join(_shown(value) for value in results[:SHOWN_VALUES])
-        more = f" and {len(results) - SHOWN_VALUES} more" if len(results) > SHOWN_VALUES else ""
-        strings = Suggestions([value for value in results if isinstance(value, str)])
-        for branch in node.branches:
-            when = branch.when
-            if not isinstance(when, YScalar) or not isinstance(
-                    when.value, bool | int | float | str):
-                continue  # condition-when-type's
-            if any(same_literal(when.value, value) for value in results):
-                continue
-            close = strings.closest(when.value) if isinstance(when.value, str) else None
-            hint = f"; did you mean {close!r}?" if close else ""
-            if isinstance(when.value, str) and any(
-                    not isinstance(value, str) and _shown(value) == when.value
-                    for value in results):
-                hint = f"; the quotes make it a string: write {when.value} unquoted"
+        whens = tuple((branch.index, type(branch.when.value), branch.when.value)
+                      if isinstance(branch.when, YScalar) else (branch.index, None, None)
+                      for branch in node.branches)
+        value = data.expression_value(node)
+        # the verdict is a function of the value's type and the whens alone
+        for at, index, words, close in kept_verdict(
+                data, ("branches", node.id), (value, whens), _never_taken, value, whens):
+            when = node.branches[at].when
+            assert when is not None  # judged a scalar in this version's text
             yield ctx.diagnostic(
                 RULE_ID, SEVERITY, when.start, when.end,
-                f"node '{node.id}': branches[{branch.index}].when is never the result of the "
-                f"condition's expression, which gives one of {shown}{more} (compared with "
-                f"===): this branch is never taken{hint}",
-                data={"node": node.id, "branch": branch.index,
+                f"node '{node.id}': branches[{index}].when {words}",
+                data={"node": node.id, "branch": index,
                       "suggestion": [close] if close else []},
             )
+
+
+def _never_taken(value: ValueType, whens: tuple[tuple[int, type | None, object], ...]
+                 ) -> tuple[Never, ...]:
+    """The branches whose `when` the value never is, from the value's type and each branch's
+    index and `when` (None when it is not a scalar)."""
+    results = possible_results(value)
+    if not results:  # open, or it always fails
+        return ()
+    shown = ", ".join(_shown(result) for result in results[:SHOWN_VALUES])
+    more = f" and {len(results) - SHOWN_VALUES} more" if len(results) > SHOWN_VALUES else ""
+    strings = Suggestions([result for result in results if isinstance(result, str)])
+    found: list[Never] = []
+    for at, (index, _, when) in enumerate(whens):
+        if not isinstance(when, bool | int | float | str):
+            continue  # condition-when-type's
+        if any(same_literal(when, result) for result in results):
+            continue
+        close = strings.closest(when) if isinstance(when, str) else None
+        hint = f"; did you mean {close!r}?" if close else ""
+        if isinstance(when, str) and any(
+                not isinstance(result, str) and _shown(result) == when for result in results):
+            hint = f"; the quotes make it a string: write {when} unquoted"
+        found.append((at, index, "is never the result of the condition's expression, which "
+                      f"gives one of {shown}{more} (compared with ===): this branch is never "
+                      f"taken{hint}", close))
+    return tuple(found)

@@ -11,9 +11,10 @@ schema, an open object, an optional property).
 from collections.abc import Iterator
 
 from analysis.checks.context import RuleContext
-from analysis.checks.typed_reads import ABSENT, typed_steps
+from analysis.checks.typed_reads import ABSENT, TypedStep, typed_sites
 from analysis.diagnostics import Diagnostic, Severity
-from analysis.schema.value_types import NullType
+from analysis.document.expressions import OutputRead
+from analysis.schema.value_types import NullType, ValueType
 from analysis.types.algebra import options
 
 RULE_ID = "read-of-absent-value"
@@ -21,20 +22,28 @@ SEVERITY = Severity.ERROR
 SUMMARY = "An expression reads a property of a value that is certainly undefined or null."
 
 
+def _throws(read: OutputRead, index: int, base: ValueType, origin: str) -> bool:
+    """Whether the member is read, throwing, of a value that is always null or undefined."""
+    return read.members[index].throws and all(isinstance(option, ABSENT)
+                                              for option in options(base))
+
+
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for step in ctx.shared(typed_steps):
-        member = step.member
-        if not member.throws or not all(isinstance(option, ABSENT)
-                                        for option in options(step.base)):
-            continue
-        absent = "null" if all(isinstance(option, NullType) for option in options(step.base)) \
-            else "undefined"
-        site = step.site
-        yield site.diagnostic(
-            ctx, RULE_ID, SEVERITY, member.key,
-            f"{site.label} reads `{member.key_name}` of `{step.path}`, which is always "
-            f"`{absent}` ({step.origin}): the read throws a TypeError and the node fails. Read "
-            "a property the output has, or guard the read with `?.`",
-            data={"reader": site.node.id, "target": step.read.node_id, "path": step.keys,
-                  "property": member.key_name},
-        )
+    for typed in ctx.shared(typed_sites):
+        for step in typed.reported(RULE_ID, _throws):
+            yield _finding(ctx, step)
+
+
+def _finding(ctx: RuleContext, step: TypedStep) -> Diagnostic:
+    member = step.member
+    absent = "null" if all(isinstance(option, NullType) for option in options(step.base)) \
+        else "undefined"
+    site = step.site
+    return site.diagnostic(
+        ctx, RULE_ID, SEVERITY, member.key,
+        f"{site.label} reads `{member.key_name}` of `{step.path}`, which is always "
+        f"`{absent}` ({step.origin}): the read throws a TypeError and the node fails. Read "
+        "a property the output has, or guard the read with `?.`",
+        data={"reader": site.node.id, "target": step.read.node_id, "path": step.keys,
+              "property": member.key_name},
+    )

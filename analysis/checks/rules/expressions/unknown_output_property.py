@@ -25,14 +25,16 @@ from analysis.checks.fixes import change_name_in
 from analysis.checks.template_sites import Site
 from analysis.checks.typed_reads import (
     ABSENT,
+    TypedStep,
     dataflow,
     declared_names,
     shown_reference,
     template_output,
     template_reads,
-    typed_steps,
+    typed_sites,
 )
 from analysis.diagnostics import Diagnostic, Severity
+from analysis.document.expressions import OutputRead
 from analysis.document.model import NodeDef
 from analysis.naming import Suggestions
 from analysis.schema.value_types import (
@@ -96,27 +98,37 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
     yield from _in_templates(ctx)
 
 
+def _never_has(read: OutputRead, index: int, base: ValueType, origin: str) -> bool:
+    """Whether no option of `base` but null or undefined can have the member's key."""
+    key = read.members[index].key_name
+    present = [option for option in options(base) if not isinstance(option, ABSENT)]
+    return bool(present) and all(member_type(option, key) == UndefinedType()
+                                 or lacks_key(option, key) for option in present)
+
+
 def _in_expressions(ctx: RuleContext) -> Iterator[Diagnostic]:
-    for step in ctx.shared(typed_steps):
-        key = step.member.key_name
-        present = [option for option in options(step.base) if not isinstance(option, ABSENT)]
-        if not present or not all(member_type(option, key) == UndefinedType()
-                                  or lacks_key(option, key) for option in present):
-            continue
-        hint, close = _hint(step.base, key)
-        site, member = step.site, step.member
-        dotted = site.field.value[member.key.start - 1:member.key.start] == "."
-        fixes = change_name_in(site.field, member.key.start, member.key.end, close) \
-            if close is not None and (not dotted or _is_identifier(close)) else ()
-        why = _why(present[0], key, step.origin)
-        yield site.diagnostic(
-            ctx, RULE_ID, SEVERITY, member.key,
-            f"{site.label} reads `{key}` of `{step.path}`, but {why}: the value is always "
-            f"`undefined`{hint}",
-            data={"reader": site.node.id, "target": step.read.node_id, "path": step.keys,
-                  "property": key, "suggestion": [close] if close else []},
-            fixes=fixes,
-        )
+    for typed in ctx.shared(typed_sites):
+        for step in typed.reported(RULE_ID, _never_has):
+            yield _expression_finding(ctx, step)
+
+
+def _expression_finding(ctx: RuleContext, step: TypedStep) -> Diagnostic:
+    key = step.member.key_name
+    present = [option for option in options(step.base) if not isinstance(option, ABSENT)]
+    hint, close = _hint(step.base, key)
+    site, member = step.site, step.member
+    dotted = site.field.value[member.key.start - 1:member.key.start] == "."
+    fixes = change_name_in(site.field, member.key.start, member.key.end, close) \
+        if close is not None and (not dotted or _is_identifier(close)) else ()
+    why = _why(present[0], key, step.origin)
+    return site.diagnostic(
+        ctx, RULE_ID, SEVERITY, member.key,
+        f"{site.label} reads `{key}` of `{step.path}`, but {why}: the value is always "
+        f"`undefined`{hint}",
+        data={"reader": site.node.id, "target": step.read.node_id, "path": step.keys,
+              "property": key, "suggestion": [close] if close else []},
+        fixes=fixes,
+    )
 
 
 def _in_templates(ctx: RuleContext) -> Iterator[Diagnostic]:

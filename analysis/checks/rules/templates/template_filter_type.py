@@ -13,22 +13,25 @@ malformed paths and of a property an output never has (unknown-output-property's
 `undefined` every filter here then refuses) are other rules'.
 """
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from analysis.checks.context import RuleContext
 from analysis.checks.template_sites import Site
 from analysis.checks.typed_reads import (
     dataflow,
+    kept_verdict,
     shown_reference,
     template_output,
     template_reads,
 )
 from analysis.diagnostics import Diagnostic, Severity
 from analysis.document.model import ContextDecl, NodeDef
+from analysis.document.templates import TemplateFilter
 from analysis.schema.value_types import ArrayType, ValueType
 from analysis.types.algebra import options
 from analysis.types.dataflow import Dataflow
 from analysis.types.template_types import (
+    FilterFailure,
     ReferencePath,
     filter_failures,
     first_missing_property,
@@ -42,36 +45,64 @@ _READS = frozenset({"inputs", "ctx", "run.outputs"})
 SUMMARY = "A template filter gets a value of the wrong type, or an object is written without json."
 
 
-def _typed(data: Dataflow, site: Site, parsed: ReferencePath) -> tuple[ValueType, str] | None:
-    """The type of the reference's value and where it comes from, if known for certain."""
-    kind, identifier, steps = parsed.kind, parsed.identifier, parsed.steps
+# What the engine makes of a reference's value: the filter that fails, or what is written
+# without `| json` ("a list", "an object"); None when it is written.
+Verdict = tuple[FilterFailure, None] | tuple[None, str] | None
+
+
+def _read_base(data: Dataflow, site: Site, parsed: ReferencePath
+               ) -> tuple[ValueType, str] | None:
+    """The type the reference's path starts from (the inputs' or context's record, an output)
+    and where it comes from, if known for certain."""
+    kind, identifier = parsed.kind, parsed.identifier
     if kind in ("inputs", "ctx"):
         record = data.inputs if kind == "inputs" else data.ctx
         if record.property(identifier) is None:
             return None  # undeclared: unknown-template-reference's
-        origin = "the declared inputs" if kind == "inputs" else "the workflow's context"
-        return path_type(record, (identifier, *steps)), origin
+        return record, "the declared inputs" if kind == "inputs" else "the workflow's context"
     produced = template_output(data, site, identifier)
-    if produced is None or first_missing_property(produced.type, steps) is not None:
+    return None if produced is None else (produced.type, produced.origin)
+
+
+def _judged(base: ValueType, parsed: ReferencePath, filters: Sequence[TemplateFilter]
+            ) -> Verdict:
+    """The verdict on a reference of `parsed`'s path from `base` through `filters`: a function of
+    those values alone (the filters' names), so it is kept across versions by them."""
+    if parsed.kind in ("inputs", "ctx"):
+        value_type = path_type(base, (parsed.identifier, *parsed.steps))
+    elif first_missing_property(base, parsed.steps) is not None:
+        return None  # unknown-output-property's
+    else:
+        value_type = path_type(base, parsed.steps)
+    failure, final = filter_failures(value_type, filters)
+    if failure is not None:
+        return failure, None
+    if not is_container_value(final):
         return None
-    return path_type(produced.type, steps), produced.origin
+    return None, "a list" if all(isinstance(option, ArrayType) for option in options(final)) \
+        else "an object"
 
 
 def check(ctx: RuleContext) -> Iterator[Diagnostic]:
+    data = ctx.shared(dataflow)
     for site, parsed in template_reads(ctx, _READS, (NodeDef, ContextDecl)):
-        typed = _typed(ctx.shared(dataflow), site, parsed)
-        if typed is None:
+        read = _read_base(data, site, parsed)
+        if read is None:
             continue
-        value_type, origin = typed
-        failure, final = filter_failures(value_type, site.ref.filters)
-        if failure is None and not is_container_value(final):
+        base, origin = read
+        filters = site.ref.filters
+        names = tuple(found.name for found in filters)
+        verdict = kept_verdict(data, ("filter", parsed, names), base,
+                               _judged, base, parsed, filters)
+        if verdict is None:
             continue
         # the message's words, made only for a finding (most sites have none)
         fails = "every run fails at its start" if isinstance(site.owner, ContextDecl) else \
             "the node fails"
         shown = shown_reference(parsed, len(parsed.steps))
+        failure, what = verdict
         if failure is not None:
-            found = site.ref.filters[failure.index]
+            found = filters[failure.index]
             yield ctx.diagnostic(
                 RULE_ID, SEVERITY, *site.field.source_span(found.start, found.end),
                 f"{site.where}: `| {failure.name}` expects {failure.expected}, and "
@@ -80,8 +111,6 @@ def check(ctx: RuleContext) -> Iterator[Diagnostic]:
                 {"filter": failure.name, "reference": shown},
             )
         else:
-            what = "a list" if all(isinstance(option, ArrayType) for option in options(final)) \
-                else "an object"
             yield ctx.diagnostic(
                 RULE_ID, SEVERITY, *site.span(),
                 f"{site.where} writes `{shown}`, which is always {what} ({origin}), as text: "
