@@ -1,7 +1,10 @@
 """Server start-up over stdio, from spawning the process: → `initialize` answered, and → the first
 diagnostics of a small workflow opened right after `initialized` (when the server is ready for
-real work). Floors in the same run: the bare interpreter (`python -c pass`) and
-`import lsprotocol.types` (what every pygls server imports before it can answer).
+real work); `--nodes N` also opens a generated workflow of about N nodes in another round of
+fresh servers (large ones are diagnosed in the analysis process, which the server sends a
+document opened while it loads at once). Floors in the same run: the bare interpreter
+(`python -c pass`) and `import lsprotocol.types` (what every pygls server imports before it can
+answer).
 
 A bare client (pipes, no pygls) so the client's own imports are not in the figures. Rounds are
 interleaved; `--baseline DIR` adds a second server run from another tree (e.g. main, unpacked
@@ -26,6 +29,7 @@ from typing import IO, Any
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = (ROOT / "examples" / "ticket-triage.relavium.yaml").read_text(encoding="utf-8")
 URI = "file:///bench/ticket-triage.relavium.yaml"
+LARGE_URI = "file:///bench/generated.relavium.yaml"
 # VS Code's shape for what matters at start-up: it pulls settings, and it is pushed diagnostics
 # unless it says it can pull them (it does not here, so the figure is one publishDiagnostics).
 CAPABILITIES = {"workspace": {"configuration": True}, "general": {"positionEncodings": ["utf-16"]}}
@@ -46,9 +50,10 @@ def read_message(stream: IO[bytes]) -> dict[str, Any]:
     return json.loads(stream.read(length))
 
 
-def start_once(command: list[str], tree: Path | None = None) -> tuple[float, float | None]:
-    """(start → initialize answered, start → first diagnostics) in seconds; diagnostics only for
-    a relavium-lsp `tree`."""
+def start_once(command: list[str], tree: Path | None = None, uri: str = URI,
+               text: str = WORKFLOW) -> tuple[float, float | None]:
+    """(start → initialize answered, start → first diagnostics of `text` at `uri`) in seconds;
+    diagnostics only for a relavium-lsp `tree`."""
     environment = {**os.environ, "PYTHONPATH": str(tree)} if tree else None
     began = time.perf_counter()
     process = subprocess.Popen(
@@ -71,7 +76,7 @@ def start_once(command: list[str], tree: Path | None = None) -> tuple[float, flo
     if tree is not None:
         send({"method": "initialized", "params": {}})
         send({"method": "textDocument/didOpen", "params": {"textDocument": {
-            "uri": URI, "languageId": "yaml", "version": 1, "text": WORKFLOW}}})
+            "uri": uri, "languageId": "yaml", "version": 1, "text": text}}})
         while (message := read_message(stdout)).get("method") != "textDocument/publishDiagnostics":
             if "id" in message and "method" in message:  # workspace/configuration: no settings
                 send({"id": message["id"], "result": [None]})
@@ -98,7 +103,15 @@ def main() -> int:
     parser.add_argument("--yamlls", type=Path, metavar="JS",
                         help="also start yaml-language-server (node JS --stdio), e.g. "
                              "node_modules/yaml-language-server/bin/yaml-language-server")
+    parser.add_argument("--nodes", type=int, metavar="N",
+                        help="also the first diagnostics of a generated workflow of ~N nodes")
     args = parser.parse_args()
+    large = None
+    if args.nodes is not None:
+        sys.path.insert(0, str(ROOT))
+        from tests.analysis.large_workflow import large_workflow
+
+        large = large_workflow(max(1, args.nodes // 10))
     server = [sys.executable, "-m", "server", "serve", "--stdio"]
     trees = {"this tree": ROOT}
     if args.baseline is not None:
@@ -113,6 +126,11 @@ def main() -> int:
             samples.setdefault(f"{name}: start → initialize answered", []).append(initialized)
             assert diagnosed is not None
             samples.setdefault(f"{name}: start → first diagnostics", []).append(diagnosed)
+        for name, tree in trees.items() if large is not None else ():
+            _, diagnosed = start_once(server, tree, LARGE_URI, large)
+            assert diagnosed is not None
+            samples.setdefault(f"{name}: start → first diagnostics, {args.nodes} nodes",
+                               []).append(diagnosed)
         if args.yamlls is not None:
             initialized, _ = start_once(["node", str(args.yamlls.resolve()), "--stdio"])
             samples.setdefault("yaml-language-server: start → initialize answered", []).append(
@@ -124,9 +142,10 @@ def main() -> int:
     for name, values in samples.items():
         print(f"{name:<52}{statistics.median(values) * 1000:>9.1f}"
               f"{min(values) * 1000:>9.1f}{max(values) * 1000:>9.1f}")
+    measures = ["start → initialize answered", "start → first diagnostics",
+                f"start → first diagnostics, {args.nodes} nodes"]
     ratios = [(other, measure) for other in ("baseline", "yaml-language-server")
-              for measure in ("start → initialize answered", "start → first diagnostics")
-              if f"{other}: {measure}" in samples]
+              for measure in measures if f"{other}: {measure}" in samples]
     for other, measure in ratios:
         ratio = (statistics.median(samples[f"this tree: {measure}"])
                  / statistics.median(samples[f"{other}: {measure}"]))

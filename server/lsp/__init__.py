@@ -6,12 +6,17 @@ Each of these imports only the ones before it: `boot`, `worker`, `session`, `pro
 `language_server`, `features`.
 
 - `boot/` (stdlib only, loaded before anything else): `transport` reads and checks JSON-RPC frames
-  and hands them to a `Dispatcher` (the loaded server's protocol); `early_initialize` answers the
-  client's `initialize` from `capabilities.json` before pygls is imported.
+  (`FramePump`: from the time `initialize` is answered) and hands them to a `Dispatcher` (the
+  loaded server's protocol); `early_initialize` answers the client's `initialize` from
+  `capabilities.json` before pygls is imported; `early_open` tells a `didOpen` read meanwhile,
+  which `serve` sends to the analysis process at once when the document is large.
 - `worker/`: the analysis process, where large documents are diagnosed: `spawn` starts it (the
   first one as soon as `initialize` is answered, beside the server's loading), `client` is the
   server's side (`AnalysisProcess`), `main` the worker's own code, `wire` the messages between
-  them. `analysis_queue` runs the analyses done in the server process on threads of their own.
+  them and `framing` how they are framed. `analysis_queue` runs the analyses done in the server
+  process on threads of their own.
+- `document_uris`: which URIs are Relavium documents, and their paths (loads without pygls'
+  server or lsprotocol, for `serve`).
 - `session.Session`: one open document's text (`text_sync` applies the client's edits), versions
   and snapshots, and the state machine that analyses each version (debounce, schedule, cancel,
   a model on demand); it reaches the server only through `SessionHost`.
@@ -21,7 +26,7 @@ Each of these imports only the ones before it: `boot`, `worker`, `session`, `pro
   sandbox's workers. `create_server()` builds it and registers every feature module.
 - `protocol.RelaviumProtocol` does text sync (LSP line semantics, clamped out-of-range edits) and
   negotiates push vs pull diagnostics, telling the server through `ServerHooks`. Only
-  Relavium documents are kept (`documents.is_relavium_uri`: workflows and agent files, as
+  Relavium documents are kept (`document_uris.is_relavium_uri`: workflows and agent files, as
   `analysis.project.kinds` tells them); for any other URI `ls.document(uri)` is None and
   features answer empty.
 - `diagnostics` converts analysis diagnostics to LSP ones, at most `MAX_DIAGNOSTICS` a document.

@@ -1,42 +1,22 @@
-"""Which URIs are Relavium documents (workflows and agent files), and the analysed snapshots of
-one (`Snapshot`) that features serve from; a document's session is `server.lsp.session.Session`."""
+"""The workspace's folders and the files the server may read in them, and the analysed snapshots
+of a document (`Snapshot`) that features serve from; which URIs are Relavium documents is
+`server.lsp.document_uris`, a document's session `server.lsp.session.Session`."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import PurePath, PurePosixPath
 from typing import TYPE_CHECKING
-from urllib.parse import unquote, urlparse
 
 from pygls.uris import to_fs_path
 from pygls.workspace import Workspace
 
-from analysis.project.kinds import FileKind, file_kind
 from server.lsp.positions import LineIndex
 
 if TYPE_CHECKING:
     from analysis.checks.analyze import AnalysisResult
     from analysis.dryrun.presentation import Annotation
-
-def is_relavium_uri(uri: str) -> bool:
-    """The document selector (`analysis.project.kinds.file_kind`: a workflow or an agent file),
-    for `file:` and unsaved (`untitled:`) URIs; the analysis tells the two apart by the same
-    function on the document's path."""
-    return file_kind(PurePosixPath(unquote(urlparse(uri).path))) is not None
-
-
-def is_agent_uri(uri: str) -> bool:
-    """Whether a `file:` URI names an agent file (`analysis.project.kinds.file_kind`)."""
-    path = to_fs_path(uri) if uri.startswith("file:") else None
-    return path is not None and file_kind(PurePath(path)) is FileKind.AGENT
-
-
-def uri_to_path(uri: str) -> str:
-    """A filesystem path for analysis messages and sidecar lookup (the URI when not a file)."""
-    return to_fs_path(uri) or uri
-
 
 def workspace_roots(workspace: Workspace) -> list[str]:
     """The workspace folders' paths, else the root path (a client may send either or both)."""

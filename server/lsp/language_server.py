@@ -37,31 +37,20 @@ from sandbox import WorkerPool
 from server.lsp import project_settings
 from server.lsp.analysis_queue import AnalysisQueue
 from server.lsp.boot.early_initialize import Opening
-from server.lsp.boot.transport import Dropped, FrameReader, read_in_thread, serve, stdin_frames
-from server.lsp.documents import (
-    Snapshot,
-    is_agent_uri,
-    is_relavium_uri,
-    project_root,
-    uri_to_path,
-    workspace_file,
-    workspace_roots,
-)
+from server.lsp.boot.transport import FramePump, FrameReader, serve, stdin_frames
+from server.lsp.document_uris import is_agent_uri, is_relavium_uri, uri_to_path
+from server.lsp.documents import Snapshot, project_root, workspace_file, workspace_roots
 from server.lsp.protocol import RelaviumProtocol
 from server.lsp.session import DocumentClosed, Session
 from server.lsp.settings import Settings, parse_settings
 from server.lsp.worker.client import AnalysisProcess
+from server.lsp.worker.spawn import LARGE_DOCUMENT_CHARS
 from server.lsp.worker.wire import Question
 
 logger = logging.getLogger("relavium-lsp")
 T = TypeVar("T")
 # Two, so a second run is not queued behind one that hangs until the deadline.
 SANDBOX_WORKERS = 2
-# Documents at least this long (characters) are diagnosed in the analysis process. Below it an
-# analysis takes a few tens of milliseconds and leaves little garbage; above it, analysing in
-# the server process fills its heap, and the collector's pauses (each holds the interpreter lock,
-# 0.3–0.4 s at 5,000 nodes) stall every request (bench/starve.py shows the split).
-LARGE_DOCUMENT_CHARS = 64 * 1024
 # How long diagnostics wait for the client's first workspace/configuration answer.
 SETTINGS_WAIT_SECONDS = 2.0
 
@@ -138,10 +127,10 @@ class RelaviumLanguageServer(LanguageServer):
         from what `server.lsp.boot.early_initialize.open_stdio` read and answered, if given."""
         writer = StdoutWriter(stdout or sys.stdout.buffer)
         if opening is None:
-            self._serve(FrameReader(stdin) if stdin else stdin_frames(), writer)
+            self._serve(FramePump(FrameReader(stdin) if stdin else stdin_frames()), writer)
             return
         self.protocol.early = opening.answered
-        self._serve(opening.reader, writer, opening.first)
+        self._serve(opening.frames, writer)
 
     def start_tcp(self, host: str, port: int) -> None:
         """Serve the first client that connects to HOST:PORT, then exit."""
@@ -149,22 +138,16 @@ class RelaviumLanguageServer(LanguageServer):
             logger.info("listening on %s:%s", host, port)
             connection, _ = listener.accept()
         with connection, connection.makefile("rb") as incoming:
-            self._serve(FrameReader(incoming), _SocketWriter(connection))
+            self._serve(FramePump(FrameReader(incoming)), _SocketWriter(connection))
 
-    def _serve(
-        self,
-        reader: FrameReader,
-        writer: StdoutWriter | _SocketWriter,
-        first: bytes | Dropped | None = None,
-    ) -> None:
-        """Handle `first` (a frame already read), then the reader's frames."""
+    def _serve(self, frames: FramePump, writer: StdoutWriter | _SocketWriter) -> None:
+        """Handle the client's frames."""
         self._stop_event = stop = Event()
         self.protocol.set_writer(writer)
         protocol = self.protocol
 
         async def run() -> None:
-            frames = read_in_thread(reader, asyncio.get_running_loop(), first)
-            await serve(protocol, frames, stop, self.log_error)
+            await serve(protocol, frames.attach(asyncio.get_running_loop()), stop, self.log_error)
 
         try:
             asyncio.run(run())

@@ -26,7 +26,8 @@ from lsprotocol import types
 from analysis.checks.analyze import AnalysisStopped, analyze
 from analysis.project.workspace import WorkspaceIndex
 from server.lsp.analysis_queue import AnalysisQueue
-from server.lsp.documents import DryRunView, Snapshot, uri_to_path
+from server.lsp.document_uris import uri_to_path
+from server.lsp.documents import DryRunView, Snapshot
 from server.lsp.settings import DEFAULT_DEBOUNCE_MS, Settings
 from server.lsp.text_sync import SyncedText
 from server.lsp.worker.client import AnalysisProcess, WorkerLost

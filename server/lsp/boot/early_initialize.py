@@ -27,7 +27,7 @@ import logging
 import os
 from typing import IO, Any, NamedTuple
 
-from server.lsp.boot.transport import Dropped, FrameReader, stdin_frames
+from server.lsp.boot.transport import FramePump, stdin_frames
 from server.lsp.boot.wire_json import parse_message
 
 logger = logging.getLogger("relavium-lsp")
@@ -56,10 +56,10 @@ class EarlyAnswer(NamedTuple):
 
 
 class Opening(NamedTuple):
-    """What `serve` read, and answered, before the server was loaded."""
+    """What `serve` read, and answered, before the server was loaded: the client's frames, the
+    first one included (read, not yet started), and the early answer."""
 
-    reader: FrameReader
-    first: bytes | Dropped | None
+    frames: FramePump
     answered: EarlyAnswer | None
 
 
@@ -83,7 +83,7 @@ def open_stdio(stdout: IO[bytes]) -> Opening:
             % len(body) + body.encode()  # json.dumps escapes non-ASCII: one byte per character
         )
         stdout.flush()
-    return Opening(reader, first, answered)
+    return Opening(FramePump(reader, first), answered)
 
 
 def early_answer(body: bytes) -> EarlyAnswer | None:

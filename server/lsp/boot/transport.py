@@ -144,34 +144,73 @@ def stdin_frames() -> FrameReader:
     return FrameReader(open(sys.stdin.fileno(), "rb", closefd=False))
 
 
-def read_in_thread(
-    reader: FrameReader, loop: asyncio.AbstractEventLoop, first: bytes | Dropped | None = None
-) -> asyncio.Queue[bytes | Dropped | None]:
+class FramePump:
     """Frames from a daemon thread of their own: analyses on pygls' thread pool never delay
-    reading the next message (and a blocked read never keeps the process from exiting). `first`,
-    a frame read from `reader` before (None: none), comes out first."""
-    import asyncio
+    reading the next message (and a blocked read never keeps the process from exiting).
 
-    queue: asyncio.Queue[bytes | Dropped | None] = asyncio.Queue()
-    if first is not None:
-        queue.put_nowait(first)
+    It may start before the server has loaded (`serve` starts it once `initialize` is
+    answered): until `attach`, frames wait in a backlog and each is shown to `early`, on this
+    thread, so the server can act on one (a large document opened) while it loads."""
 
-    def pump() -> None:
+    def __init__(self, reader: FrameReader, first: bytes | Dropped | None = None) -> None:
+        self._reader = reader
+        # `first`, a frame read from `reader` before (None: none), comes out first
+        self._backlog: list[bytes | Dropped | None] = [first] if first is not None else []
+        self._lock = threading.Lock()
+        self._target: tuple[asyncio.AbstractEventLoop, asyncio.Queue[Any]] | None = None
+        self._early: Callable[[bytes], None] | None = None
+        self._started = False
+
+    def start(self, early: Callable[[bytes], None] | None = None) -> None:
+        """Start reading (once); `early` sees each frame read before `attach`."""
+        if self._started:
+            return
+        self._started, self._early = True, early
+        threading.Thread(target=self._pump, name="lsp-reader", daemon=True).start()
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> asyncio.Queue[bytes | Dropped | None]:
+        """The frames, the backlog first, as a queue of `loop` (called on it); `early` sees no
+        frame after this."""
+        import asyncio
+
+        queue: asyncio.Queue[bytes | Dropped | None] = asyncio.Queue()
+        self.start()
+        with self._lock:
+            for frame in self._backlog:
+                queue.put_nowait(frame)
+            self._backlog = []
+            self._target = (loop, queue)
+        return queue
+
+    def _pump(self) -> None:
         while True:
             try:
-                frame = reader.next()
+                frame = self._reader.next()
             except (OSError, ValueError) as error:  # stdin closed under us
                 logger.warning("reading the client's messages failed: %s", error)
                 frame = None
-            try:
-                loop.call_soon_threadsafe(queue.put_nowait, frame)
-            except RuntimeError:  # the loop is closed: the server exited while this thread read
-                return
+            with self._lock:
+                target = self._target
+                if target is None:
+                    self._backlog.append(frame)
+                    # under the lock: nothing is acted on early once the server has the frames
+                    if isinstance(frame, bytes) and self._early is not None:
+                        self._early_look(frame)
+            if target is not None:
+                loop, queue = target
+                try:
+                    loop.call_soon_threadsafe(queue.put_nowait, frame)
+                except RuntimeError:  # the loop is closed: the server exited while this read
+                    return
             if frame is None:
                 return
 
-    threading.Thread(target=pump, name="lsp-reader", daemon=True).start()
-    return queue
+    def _early_look(self, frame: bytes) -> None:
+        assert self._early is not None
+        try:
+            self._early(frame)
+        except Exception:  # only ever a head start: the loaded server handles the frame itself
+            logger.exception("acting early on a message failed")
 
 
 async def serve(

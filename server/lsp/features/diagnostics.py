@@ -11,7 +11,8 @@ from lsprotocol import types
 
 from server.lsp import project_settings
 from server.lsp.diagnostics import SOURCE, to_lsp_diagnostics
-from server.lsp.documents import Snapshot, is_relavium_uri, uri_to_path
+from server.lsp.document_uris import is_relavium_uri, uri_to_path
+from server.lsp.documents import Snapshot
 from server.lsp.dry_run import dry_run_diagnostics
 from server.lsp.features import workspace_diagnostics
 from server.lsp.handlers import guarded

@@ -24,7 +24,8 @@ from analysis.dryrun.presentation import LOG_VALUE_LIMIT, node_line, placements,
 from analysis.dryrun.results import WorkflowRun
 from analysis.dryrun.values import json_text
 from sandbox import WorkerPool
-from server.lsp.documents import DryRunView, uri_to_path
+from server.lsp.document_uris import uri_to_path
+from server.lsp.documents import DryRunView
 from server.lsp.features.run_with_sample_scope import (
     Shown,
     explicit_scope,

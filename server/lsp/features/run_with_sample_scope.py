@@ -25,7 +25,8 @@ from analysis.dryrun.presentation import Annotation, DryRun
 from analysis.dryrun.values import json_text, value_text
 from analysis.ide.locate import node_at
 from analysis.ide.outline import runnable
-from server.lsp.documents import project_root, uri_to_path
+from server.lsp.document_uris import uri_to_path
+from server.lsp.documents import project_root
 from server.lsp.handlers import guarded
 from server.lsp.language_server import CommandFailed, RelaviumLanguageServer
 from server.lsp.positions import LineIndex

@@ -11,7 +11,7 @@ from concurrent.futures import Future
 
 from lsprotocol import types
 
-from server.lsp.documents import is_agent_uri
+from server.lsp.document_uris import is_agent_uri
 from server.lsp.features import workspace_diagnostics
 from server.lsp.handlers import guarded
 from server.lsp.language_server import RelaviumLanguageServer

@@ -24,7 +24,7 @@ from analysis.dryrun.samples import Samples, SampleScopeError, parse_samples
 from analysis.dryrun.values import json_text
 from analysis.ide.graph_formats import TEXT_FORMATS, render_text
 from analysis.ide.workflow_graph import NotDrawable, WorkflowGraph, result_graph
-from server.lsp.documents import uri_to_path
+from server.lsp.document_uris import uri_to_path
 from server.lsp.features.run_with_sample_scope import explicit_scope, internal_error
 from server.lsp.handlers import guarded
 from server.lsp.language_server import CommandFailed, RelaviumLanguageServer

@@ -15,8 +15,6 @@ import asyncio
 import contextlib
 import heapq
 import itertools
-import queue
-import subprocess
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,7 +24,8 @@ from analysis.checks.analyze import AnalysisStopped
 from analysis.document.source import changed_span
 from sandbox.subprocess_worker import kill_worker
 from server.lsp.diagnostics import MAX_DIAGNOSTICS
-from server.lsp.worker.spawn import start_analysis_process
+from server.lsp.worker.framing import read_frame
+from server.lsp.worker.spawn import StartedProcess, start_analysis_process
 from server.lsp.worker.wire import (
     READY,
     Answer,
@@ -35,7 +34,6 @@ from server.lsp.worker.wire import (
     Edit,
     Question,
     frame,
-    read_frame,
     remember,
 )
 
@@ -91,7 +89,7 @@ class AnalysisProcess:
         self._worker: _Worker | None = None
         self._spare: _Worker | None = None
         # a process started before the server loaded, for the first worker (`adopt`)
-        self._started: subprocess.Popen[bytes] | None = None
+        self._started: StartedProcess | None = None
         self.deaths = 0
         self.forced_stops = 0
 
@@ -131,7 +129,7 @@ class AnalysisProcess:
             self._worker.send(("cancel", job.number))
             asyncio.get_running_loop().call_later(STOP_GRACE_SECONDS, self._stop_by_force, job)
 
-    def adopt(self, process: subprocess.Popen[bytes]) -> None:
+    def adopt(self, process: StartedProcess) -> None:
         """Use `process`, a `start_analysis_process()`, for the next worker."""
         self._started = process
 
@@ -141,7 +139,7 @@ class AnalysisProcess:
                 worker.kill()
         self._worker = self._spare = None
         if self._started is not None:
-            kill_worker(self._started)
+            kill_worker(self._started.process)
             self._started = None
 
     def _stop_by_force(self, job: _Job) -> None:
@@ -230,7 +228,7 @@ class _Worker:
         self,
         answered: Callable[[_Worker, tuple[Any, ...]], None],
         exited: Callable[[_Worker], None],
-        process: subprocess.Popen[bytes] | None = None,
+        started: StartedProcess | None = None,
     ) -> None:
         loop = asyncio.get_running_loop()
         self.ready = False  # set when it has imported the analysis and can start a job at once
@@ -239,20 +237,8 @@ class _Worker:
         # per document, the job that last sent the worker its text, and that text (`Edit`)
         self._sent: dict[str, tuple[int, str]] = {}
         # `serve` starts the first one before the server has loaded (`start_analysis_process`)
-        self.process = process or start_analysis_process()
-        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-
-        def write() -> None:
-            stdin = self.process.stdin
-            assert stdin is not None
-            while (frame := self._outbox.get()) is not None:
-                try:
-                    stdin.write(frame)
-                    stdin.flush()
-                except OSError:
-                    return  # the reader sees the exit
-            with contextlib.suppress(OSError):
-                stdin.close()
+        self._started = started or start_analysis_process()
+        self.process = self._started.process
 
         def read() -> None:
             stdout = self.process.stdout
@@ -263,11 +249,10 @@ class _Worker:
                 self.process.wait()
                 loop.call_soon_threadsafe(exited, self)
 
-        threading.Thread(target=write, name="analysis-process-writer", daemon=True).start()
         threading.Thread(target=read, name="analysis-process-reader", daemon=True).start()
 
     def send(self, message: tuple[Any, ...]) -> None:
-        self._outbox.put(frame(message))
+        self._started.send(frame(message))
 
     def send_job(self, job: _Job, whole: bool = False) -> None:
         """Send `job`, its text as an edit of the document's text sent before unless `whole`.
@@ -286,6 +271,6 @@ class _Worker:
         return AnswerUnpickler(body, self.asked).load()
 
     def kill(self) -> None:
-        self._outbox.put(None)
+        self._started.close_input()
         kill_worker(self.process)
 

@@ -8,6 +8,7 @@ and the wire format, never pygls or lsprotocol, so it is ready as soon as the an
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import sys
@@ -21,13 +22,13 @@ from analysis.checks.rules.graph import unknown_agent
 from analysis.diagnostics import Diagnostic
 from analysis.document.yaml_nodes import YamlDocument
 from analysis.project.workspace import find_project
+from server.lsp.worker.framing import read_frame
 from server.lsp.worker.wire import (
     READY,
     Answer,
     Diagnosis,
     Edit,
     Question,
-    read_frame,
     remember,
     write_frame,
 )
@@ -141,6 +142,18 @@ def answer_job(
         return (number, "failed", f"{type(error).__name__}: {error}")
 
 
+def warm(kept: KeptAnalyses, text: str, path: str) -> None:
+    """A `("warm", text, path)` message: the analysis kept for the server's first job about the
+    document (no answer)."""
+    with contextlib.suppress(Exception):  # analyze() promises not to raise; that job reports it
+        kept.analysis(text, path, _never)
+    kept.release()
+
+
+def _never() -> bool:
+    return False
+
+
 def worker_main() -> None:
     """The analysis process's main loop, on stdin and stdout."""
     from analysis.checks.collector import tune_collector
@@ -159,6 +172,9 @@ def worker_main() -> None:
         while (message := read_frame(stdin)) is not None:
             if message[0] == "cancel":
                 cancelled.add(message[1])
+            elif message[0] == "warm":
+                _, text, path = message
+                jobs.put((None, text, path, None, 0))
             else:
                 _, number, sent, path, question, max_diagnostics = message
                 # in the order sent, whether or not the job runs: the server edits the last one
@@ -172,6 +188,9 @@ def worker_main() -> None:
     kept = KeptAnalyses()
     while True:
         number, text, path, question, max_diagnostics = jobs.get()
+        if number is None:
+            warm(kept, text, path)
+            continue
         if text is None:
             write_frame(stdout, (number, "resend"))
             continue

@@ -1,7 +1,9 @@
 """What the server and its analysis process say to each other over the worker's pipes.
 
-Each message is a pickled tuple behind its length (`frame`, `read_frame`). The server sends
-`("analyze", number, text or Edit, path, question, max_diagnostics)` and `("cancel", number)`;
+Each message is a pickled tuple behind its length (`frame`; `server.lsp.worker.framing`). The
+server sends `("analyze", number, text or Edit, path, question, max_diagnostics)`,
+`("cancel", number)`, and `("warm", text, path)`: a large document opened while the server
+loads, analysed ahead and kept (no answer), which the server's first job for it then finds;
 the worker says `READY` once it has imported the analysis, then answers each job in the order
 sent: `(number, "done", Diagnosis or Answer)`, `(number, "stopped")`, `(number, "failed",
 why)`, or `(number, "resend")` when it does not hold the text an `Edit` was made to. Only this
@@ -13,7 +15,6 @@ from __future__ import annotations
 import copyreg
 import io
 import pickle
-import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -21,13 +22,11 @@ from typing import IO, Any, NamedTuple, TypeVar
 
 from analysis.checks.analyze import AnalysisResult
 from analysis.document.source import SourceText
+from server.lsp.worker.framing import pickled_frame
+from server.lsp.worker.spawn import KEPT_ANALYSES
 
 T = TypeVar("T")
 
-# How many documents' last texts and analyses the analysis process keeps for the next version
-# of each; the server mirrors which texts it holds (`remember`).
-KEPT_ANALYSES = 4
-_HEADER = struct.Struct("!Q")
 # what a worker says once it has imported the analysis
 READY = (-1, "ready")
 
@@ -82,18 +81,6 @@ def remember(kept: dict[str, T], path: str, value: T) -> list[T]:
     return dropped
 
 
-def read_frame(stream: IO[bytes], unpickled: Callable[[bytes], Any] = pickle.loads) -> Any:
-    """One pickled message, or None at the end of the stream."""
-    header = stream.read(_HEADER.size)
-    if len(header) < _HEADER.size:
-        return None
-    (length,) = _HEADER.unpack(header)
-    body = stream.read(length)
-    if len(body) < length:
-        return None
-    return unpickled(body)
-
-
 def write_frame(stream: IO[bytes], message: tuple[Any, ...], asked: str | None = None) -> None:
     stream.write(frame(message, asked))
     stream.flush()
@@ -102,19 +89,11 @@ def write_frame(stream: IO[bytes], message: tuple[Any, ...], asked: str | None =
 def frame(message: tuple[Any, ...], asked: str | None = None) -> bytes:
     """`message` pickled behind its length; with `asked` (the job's text, in the worker), a
     `SourceText` of that text without the text."""
-    buffer = io.BytesIO()
-    buffer.write(bytes(_HEADER.size))
-    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-    if asked is not None:
-        # per type, looked up in C: no call for every object, as `persistent_id` would make
-        pickler.dispatch_table = {
-            **copyreg.dispatch_table, SourceText: partial(_reduce_source, asked)
-        }
-    pickler.dump(message)
-    length = buffer.tell() - _HEADER.size
-    buffer.seek(0)
-    buffer.write(_HEADER.pack(length))
-    return buffer.getvalue()
+    if asked is None:
+        return pickled_frame(message)
+    # per type, looked up in C: no call for every object, as `persistent_id` would make
+    return pickled_frame(
+        message, {**copyreg.dispatch_table, SourceText: partial(_reduce_source, asked)})
 
 
 # The worker's answer is about the text the server sent it: that text does not go back (it was

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from server.lsp.language_server import LARGE_DOCUMENT_CHARS
+from server.lsp.worker.spawn import LARGE_DOCUMENT_CHARS
 from tests.analysis.large_workflow import large_workflow
 from tests.server.conftest import RelaviumClient, Workspace
 from tests.server.cursor import spanned

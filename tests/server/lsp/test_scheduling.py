@@ -31,7 +31,7 @@ from server.lsp.diagnostics import MAX_DIAGNOSTICS
 from server.lsp.language_server import RelaviumLanguageServer, create_server
 from server.lsp.serving import View, placed_answer
 from server.lsp.settings import Settings
-from server.lsp.worker import client, main, wire
+from server.lsp.worker import client, framing, main, spawn, wire
 from server.lsp.worker.main import KeptAnalyses
 from server.lsp.worker.spawn import start_analysis_process
 from server.lsp.worker.wire import Answer, Diagnosis, Question
@@ -424,7 +424,7 @@ def test_the_analysis_process_analyses_a_text_once_and_answers_from_its_last_mod
     assert answer[:2] == (7, "done")
     assert not answer[2].current and answer[2].diagnosis.result.source.text == text
     assert answer[2].value == outline(first)
-    for other in range(wire.KEPT_ANALYSES):  # the least recent document is forgotten
+    for other in range(spawn.KEPT_ANALYSES):  # the least recent document is forgotten
         kept.analysis(text, f"/tmp/other-{other}.relavium.yaml", lambda: False)
     assert kept.last_model(path) is None
     assert kept.last_model(None) is None
@@ -443,7 +443,7 @@ def test_the_analysis_process_frees_what_it_no_longer_keeps_only_when_released()
     assert first() is not None
     kept.release()
     assert first() is None  # freed by reference counting, no collection needed
-    others = [f"/tmp/other-{other}.relavium.yaml" for other in range(wire.KEPT_ANALYSES)]
+    others = [f"/tmp/other-{other}.relavium.yaml" for other in range(spawn.KEPT_ANALYSES)]
     for other in others:  # the least recent document is forgotten
         kept.analysis(text, other, lambda: False)
     forgotten = weakref.ref(second)
@@ -471,7 +471,7 @@ def test_an_answer_leaves_out_the_text_it_is_about_and_the_server_puts_its_own_b
         def unpickled(body: bytes) -> object:
             return wire.AnswerUnpickler(body, asked).load()
 
-        message: tuple[object, ...] = wire.read_frame(io.BytesIO(framed), unpickled)
+        message: tuple[object, ...] = framing.read_frame(io.BytesIO(framed), unpickled)
         return message
 
     number, kind, diagnosis = read(framed, server_copy)
@@ -625,7 +625,7 @@ def test_the_worker_takes_an_edit_only_of_the_text_it_holds() -> None:
     assert texts.received(4, edit(2, 4, 4, "!"), "/a") == "aXYc!"
     assert texts.received(5, edit(4, 0, 0, ""), None) is None  # no document to hold it for
     assert texts.received(6, "whole", None) == "whole"
-    for number, other in enumerate(range(wire.KEPT_ANALYSES), start=7):
+    for number, other in enumerate(range(spawn.KEPT_ANALYSES), start=7):
         texts.received(number, "other", f"/other-{other}")
     assert texts.received(20, edit(4, 0, 0, ""), "/a") is None  # forgotten: least recent
 
@@ -744,13 +744,13 @@ async def test_a_process_started_before_the_server_loaded_is_the_first_worker() 
     process.adopt(started)
     text = large_workflow(3)
     assert await analysed(process, text) == text
-    assert process.pid == started.pid
+    assert process.pid == started.process.pid
     process.close()
-    assert started.poll() is not None
+    assert started.process.poll() is not None
     unused = start_analysis_process()  # no large document came: closing ends it too
     process.adopt(unused)
     process.close()
-    assert unused.poll() is not None
+    assert unused.process.poll() is not None
 
 
 async def test_an_edit_s_previous_analysis_is_freed_once_the_new_one_is_published() -> None:

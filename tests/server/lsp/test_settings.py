@@ -6,7 +6,7 @@ import pytest
 
 from analysis.diagnostics import Severity
 from server.lsp.boot.wire_json import TOO_DEEP
-from server.lsp.documents import is_relavium_uri
+from server.lsp.document_uris import is_relavium_uri
 from server.lsp.language_server import create_server
 from server.lsp.session import Session
 from server.lsp.settings import (

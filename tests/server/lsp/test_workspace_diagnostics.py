@@ -18,7 +18,7 @@ from pygls.protocol import default_converter
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig
 
-from server.lsp.documents import is_relavium_uri
+from server.lsp.document_uris import is_relavium_uri
 from tests.analysis.large_workflow import large_workflow
 from tests.server.conftest import SERVER_COMMAND, RelaviumClient, make_client, profile_capabilities
 from tests.server.lsp.test_large_documents import LARGE
