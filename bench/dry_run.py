@@ -42,6 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import trees
+from bench.bytecode import cached_bytecode
 from tests.analysis.dryrun.chained_workflow import SAMPLES, chained_workflow
 
 # Blocks of ten nodes (plus the input node), and how many runs the median is taken over: the
@@ -157,8 +158,7 @@ def children_cpu_s() -> float:
 
 def timed_process(tree: Path, argv: list[str], bytecode: Path) -> tuple[float, float]:
     """The process's wall time and the CPU time of its whole tree (seconds)."""
-    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONPYCACHEPREFIX": str(bytecode)}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env = cached_bytecode(bytecode, {**os.environ, "PYTHONPATH": str(tree)})
     cpu, start = children_cpu_s(), time.perf_counter()
     subprocess.run([sys.executable, *argv], env=env, cwd=tree, check=True,
                    stdout=subprocess.DEVNULL)

@@ -34,6 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.bytecode import cached_bytecode
 from bench.dense_workflow import dense_workflow
 from tests.analysis.large_workflow import large_workflow
 
@@ -52,8 +53,7 @@ def run(command: list[str], tree: Path, bytecode: str | None) -> tuple[float, fl
     bytecode under the folder `bytecode` (None: as the environment says)."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     if bytecode is not None:
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = bytecode
+        env = cached_bytecode(bytecode, env)
     began = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                cwd=tree, env=env)
