@@ -94,7 +94,8 @@ def main(args: argparse.Namespace) -> int:
 def warm_large_documents(started: StartedProcess) -> Callable[[bytes], None]:
     """What the client's frames read while the server loads are shown to: a large Relavium
     document opened then is analysed in `started` at once, and its first diagnostics come as
-    soon as the server has loaded (0.4-0.5 s sooner at 1,000 nodes: bench/startup.py --nodes).
+    soon as the server has loaded (0.2-0.3 s sooner at 1,000 nodes, 0.4-1.2 s at 5,000:
+    bench/startup.py --nodes).
     The server's own job for it finds that analysis (or builds on it, after an edit)."""
     from server.lsp.document_uris import is_relavium_uri, uri_to_path
     from server.lsp.worker.spawn import KEPT_ANALYSES, LARGE_DOCUMENT_CHARS

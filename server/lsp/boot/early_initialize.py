@@ -56,8 +56,8 @@ class EarlyAnswer(NamedTuple):
 
 
 class Opening(NamedTuple):
-    """What `serve` read, and answered, before the server was loaded: the client's frames, the
-    first one included (read, not yet started), and the early answer."""
+    """What `serve` read, and answered, before the server was loaded: the client's frames (the
+    first one already read, the rest not yet: `serve` starts the pump), and the early answer."""
 
     frames: FramePump
     answered: EarlyAnswer | None

@@ -13,11 +13,14 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-import subprocess
 import threading
+from typing import TYPE_CHECKING
 
 from sandbox.subprocess_worker import start_python_worker
 from server.lsp.worker.framing import pickled_frame
+
+if TYPE_CHECKING:
+    import subprocess
 
 # Documents at least this long (characters) are diagnosed in the analysis process. Below it an
 # analysis takes a few tens of milliseconds and leaves little garbage; above it, analysing in
