@@ -4,8 +4,8 @@
 loading the analysis takes the worker 0.3-0.6 s, which a large document's first diagnostics
 waited for after the server's own loading; started then, the two load side by side, and a large
 document the client opens meanwhile is sent to it at once (`warm`). The server's side
-(`server.lsp.worker.client`) starts the later ones. This module imports only the stdlib,
-`sandbox.subprocess_worker` and the framing, so it loads in no time.
+(`server.lsp.worker.client`) starts the later ones. This module imports only the stdlib and
+the framing (`sandbox.subprocess_worker` when it starts one), so it loads in no time.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import queue
 import threading
 from typing import TYPE_CHECKING
 
-from sandbox.subprocess_worker import start_python_worker
 from server.lsp.worker.framing import pickled_frame
 
 if TYPE_CHECKING:
@@ -73,5 +72,9 @@ class StartedProcess:
 
 def start_analysis_process() -> StartedProcess:
     """A new analysis process, loading the analysis. Raises OSError when it cannot start."""
+    # imported here: the analysis process reads this module's constants (through `wire`), and
+    # would load subprocess for nothing
+    from sandbox.subprocess_worker import start_python_worker
+
     return StartedProcess(
         start_python_worker(_PACKAGE_ROOT, "server.lsp.worker.main", "worker_main"))
