@@ -5,7 +5,9 @@ each time; reading the tree-sitter tree (node objects made on each access, ident
 from the text) was most of its cost. `compile_expression` does that reading once: literals
 become their types, names are decoded, keys resolved, and what inference does not follow
 becomes `Const(AnyValue())`. An expression that may rewrite a built-in
-(`analysis.types.purity`), or a tree that is broken, compiles to unknown as a whole.
+(`analysis.types.purity`), or a tree that is broken, compiles to unknown as a whole. A compile
+that reached every node of the tree has seen all that purity asks (`CompiledSurface`), so only
+the other compiles pay for purity's own scan of the tree (a third of compiling's cost).
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ from analysis.schema.value_types import (
     ValueType,
 )
 from analysis.types.literals import CONVERSION_KEYS, number_value
-from analysis.types.purity import may_rewrite_builtins
+from analysis.types.purity import (
+    CompiledSurface,
+    is_handle,
+    may_rewrite_builtins,
+    surface_may_rewrite_builtins,
+)
 
 # Deeper than this, the rest of an expression is unknown (compiling recurses).
 MAX_DEPTH = 120
@@ -149,10 +156,14 @@ Expr = (Const | Name | Read | Call | Arrow | Template | Ternary | Binary | Unary
 
 def compile_expression(parsed: ParsedExpression) -> Expr:
     """The expression's tree for inference (unknown as a whole when it cannot be trusted)."""
-    if parsed.broken or may_rewrite_builtins(parsed):
+    if parsed.broken:
         return UNKNOWN
-    wrapper = parsed.root.named_children[0].named_children[0]
-    return _Compiler(parsed).expression(wrapper)
+    compiler = _Compiler(parsed)
+    compiled = compiler.expression(parsed.root.named_children[0].named_children[0])
+    surface = compiler.surface
+    rewrites = surface_may_rewrite_builtins(parsed, surface) if surface.complete else \
+        may_rewrite_builtins(parsed)
+    return UNKNOWN if rewrites else compiled
 
 
 def _children(node: Node) -> list[Node]:
@@ -176,6 +187,12 @@ class _Compiler:
         self.wrapped = parsed.data.decode("ascii") if plain else None
         # (a `?.` token is its two characters: without them, no link needs looking up)
         self.has_optional_chains = b"?." in parsed.data
+        self.surface = CompiledSurface()
+
+    def _unknown(self) -> Const:
+        """Unknown, for a node whose subtree the compile does not follow."""
+        self.surface.complete = False
+        return UNKNOWN
 
     def text(self, node: Node) -> str:
         if self.wrapped is not None:
@@ -187,7 +204,7 @@ class _Compiler:
 
     def expression(self, node: Node) -> Expr:
         if self.depth > MAX_DEPTH:
-            return UNKNOWN
+            return self._unknown()
         self.depth += 1
         try:
             return self._expression(node)
@@ -200,18 +217,18 @@ class _Compiler:
         if constant is not None:
             return constant
         compile_kind = _COMPILERS.get(kind)
-        return UNKNOWN if compile_kind is None else compile_kind(self, node)
+        return self._unknown() if compile_kind is None else compile_kind(self, node)
 
     def _parenthesized(self, node: Node) -> Expr:
         return self._only_child(node)
 
     def _name_read(self, node: Node) -> Expr:
         name = self.name(node)
-        return UNKNOWN if name is None else Name(name)
+        return self._unknown() if name is None else Name(name)
 
     def _number(self, node: Node) -> Expr:
         value = number_value(self.text(node))
-        return UNKNOWN if value is None else Const(Literals((value,)))
+        return self._unknown() if value is None else Const(Literals((value,)))
 
     def _plain_string(self, node: Node) -> Expr:
         return self._string(node, template=False)
@@ -225,7 +242,7 @@ class _Compiler:
     def _ternary(self, node: Node) -> Expr:
         parts = [_field(node, f) for f in ("condition", "consequence", "alternative")]
         if any(part is None for part in parts):
-            return UNKNOWN
+            return self._unknown()
         return Ternary(*(self.expression(part) for part in parts if part is not None))
 
     def _sequence(self, node: Node) -> Expr:
@@ -233,7 +250,7 @@ class _Compiler:
 
     def _only_child(self, node: Node) -> Expr:
         inner = _children(node)
-        return self.expression(inner[0]) if len(inner) == 1 else UNKNOWN
+        return self.expression(inner[0]) if len(inner) == 1 else self._unknown()
 
     def _string(self, node: Node, *, template: bool) -> Const:
         value = decode_string_body(self.text(node)[1:-1], template=template)
@@ -245,20 +262,21 @@ class _Compiler:
     def _read(self, node: Node) -> Expr:
         obj = _field(node, "object")
         if obj is None:
-            return UNKNOWN
+            return self._unknown()
         key: str | int | None = None
         index: Expr | None = None
         if node.type == "member_expression":
             prop = _field(node, "property")
             if prop is None or prop.type != "property_identifier":
-                return UNKNOWN
+                return self._unknown()
             key = self.name(prop)
             if key is None:
-                return UNKNOWN
+                return self._unknown()
         else:
             index_node = _field(node, "index")
             if index_node is None:
-                return UNKNOWN
+                return self._unknown()
+            self._note_index(index_node)
             index = self.expression(index_node)
             key = _literal_key(index)
             if key is not None:
@@ -270,19 +288,22 @@ class _Compiler:
         callee, arguments = _field(node, "function"), _field(node, "arguments")
         if (callee is None or arguments is None or arguments.type != "arguments"
                 or self._optional(node)):
-            return UNKNOWN
+            return self._unknown()
         compiled = tuple(self._argument(argument) for argument in _children(arguments))
         if callee.type == "identifier":
             name = self.name(callee)
-            return UNKNOWN if name is None else Call(name, None, None, compiled, False, False)
+            if name is None:
+                return self._unknown()
+            self.surface.global_callees.add(name)
+            return Call(name, None, None, compiled, False, False)
         if callee.type != "member_expression":
-            return UNKNOWN
+            return self._unknown()
         obj, prop = _field(callee, "object"), _field(callee, "property")
         if obj is None or prop is None or prop.type != "property_identifier":
-            return UNKNOWN
+            return self._unknown()
         method = self.name(prop)
         if method is None:
-            return UNKNOWN
+            return self._unknown()
         optional = self._optional(callee)
         namespace = self.name(obj) if obj.type == "identifier" and not optional else None
         return Call(method, namespace, self.expression(obj), compiled, optional,
@@ -295,6 +316,19 @@ class _Compiler:
             return self._arrow(node)
         return self.expression(node)
 
+    def _unknown_arrow(self) -> Arrow:
+        self.surface.complete = False
+        return Arrow((), None)
+
+    def _note_index(self, index: Node) -> None:
+        """What purity asks of an `o[k]` read: a literal key that names a handle, or (for a
+        computed key) where its value goes, which only purity's own scan looks at."""
+        if index.type == "string":
+            self.surface.handle_key = self.surface.handle_key or is_handle(
+                decode_string_body(self.text(index)[1:-1]))
+        elif index.type != "number":
+            self.surface.complete = False
+
     def _arrow(self, node: Node) -> Arrow:
         body = _field(node, "body")
         single = _field(node, "parameter")
@@ -304,12 +338,13 @@ class _Compiler:
         names = [self.name(p) if p.type == "identifier" else None for p in parameters]
         if (body is None or None in names
                 or any(child.type == "async" for child in node.children)):
-            return Arrow((), None)
+            return self._unknown_arrow()
         known = tuple(n for n in names if n is not None)
+        self.surface.declared.update(known)
         if body.type != "statement_block":
             return Arrow(known, self.expression(body))
         block = self._block(body)
-        return Arrow((), None) if block is None else Arrow(known, block[1], block[0])
+        return self._unknown_arrow() if block is None else Arrow(known, block[1], block[0])
 
     def _block(self, block: Node) -> tuple[tuple[tuple[str, Expr], ...], Expr] | None:
         """`{ const a = …; let b = …; return …; }` as its bindings and returned expression."""
@@ -327,6 +362,7 @@ class _Compiler:
                 name = self.name(target)
                 if name is None:
                     return None
+                self.surface.declared.add(name)
                 bindings.append((name, self.expression(value)))
         returned = _children(statements[-1])
         if len(returned) != 1:
@@ -336,14 +372,17 @@ class _Compiler:
     def _operator(self, node: Node) -> Expr:
         operator_node = _field(node, "operator")
         if operator_node is None:
-            return UNKNOWN
+            return self._unknown()
         operator = operator_node.type
         if node.type == "unary_expression":
+            self.surface.deletes = self.surface.deletes or operator == "delete"
             argument = _field(node, "argument")
-            return UNKNOWN if argument is None else Unary(operator, self.expression(argument))
+            if argument is None:
+                return self._unknown()
+            return Unary(operator, self.expression(argument))
         left, right = _field(node, "left"), _field(node, "right")
         if left is None or right is None:
-            return UNKNOWN
+            return self._unknown()
         return Binary(operator, self.expression(left), self.expression(right))
 
     def _array(self, node: Node) -> Expr:
@@ -352,7 +391,7 @@ class _Compiler:
         for child in node.children:
             if child.type == ",":
                 if expecting_item:
-                    return UNKNOWN  # a hole: an item that is no property
+                    return self._unknown()  # a hole: an item that is no property
                 expecting_item = True
             elif child.is_named and child.type != "comment":
                 expecting_item = False
@@ -373,9 +412,9 @@ class _Compiler:
             elif kind == "shorthand_property_identifier":
                 key, value = self.name(member), member
             else:
-                return UNKNOWN  # a method, a getter or setter
+                return self._unknown()  # a method, a getter or setter
             if key is None or value is None or key in CONVERSION_KEYS:
-                return UNKNOWN
+                return self._unknown()
             members.append((key, self.expression(value)))
         return ObjectLiteral(tuple(members))
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from tree_sitter import Node, QueryCursor
 
@@ -52,6 +53,37 @@ _NAMES = query("""
 _CONSUMED_BY = frozenset({"member_expression", "subscript_expression", "unary_expression",
                           "template_substitution"})
 _PASSING_OPERATORS = frozenset({"||", "&&", "??"})
+
+
+@dataclass(slots=True)
+class CompiledSurface:
+    """What a compile of the tree (`analysis.types.program`) saw that purity asks about. When
+    it followed every node (`complete`), that is all purity's scan would find but the names of
+    handles, which `surface_may_rewrite_builtins` looks for as the scan does: a compile reaches
+    no write (it follows no assignment, update, `new`, `class` or statement but `const`/`let`
+    and `return`) except `delete`, only calls of a name or a named method, only literal
+    subscripts, and only the scopes of arrows and their blocks."""
+
+    complete: bool = True
+    deletes: bool = False
+    handle_key: bool = False  # `o["constructor"]`
+    global_callees: set[str] = field(default_factory=set)  # `f(…)`
+    declared: set[str] = field(default_factory=set)  # parameters and `const` / `let` names
+
+
+def is_handle(key: str | None) -> bool:
+    """Whether a literal key (None: one that does not decode) names a reflective handle."""
+    return key in _HANDLES
+
+
+def surface_may_rewrite_builtins(parsed: ParsedExpression, surface: CompiledSurface) -> bool:
+    """`may_rewrite_builtins` for a tree a compile followed whole (`surface.complete`)."""
+    if surface.deletes or surface.handle_key or any(
+            name not in GLOBAL_FUNCTIONS or name in surface.declared
+            for name in surface.global_callees):
+        return True
+    return bool(_HANDLE_TEXT.search(parsed.data)) and _names_a_handle(
+        parsed, lambda node: decode_identifier(parsed.text(node)))
 
 
 def may_rewrite_builtins(parsed: ParsedExpression) -> bool:
@@ -99,7 +131,7 @@ def _computed_handle(parsed: ParsedExpression, subscript: Node, parent: Node | N
     if index is not None and index.type == "number":
         return False
     if index is not None and index.type == "string":
-        return decode_string_body(parsed.text(index)[1:-1]) in _HANDLES
+        return is_handle(decode_string_body(parsed.text(index)[1:-1]))
     if parent is None or parent.type in _CONSUMED_BY:
         return False
     return not (parent.type == "binary_expression" and _operator(parent) not in _PASSING_OPERATORS)
