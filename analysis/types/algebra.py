@@ -5,7 +5,7 @@ value cannot be, never miss one it can (a missed value would make an inferred ty
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 
 from analysis.schema.value_types import (
     AnyValue,
@@ -28,13 +28,15 @@ UNDEFINED_TYPE = UndefinedType()
 MAX_OPTIONS = 24
 
 
-def options(value_type: ValueType) -> Iterator[ValueType]:
+def options(value_type: ValueType) -> tuple[ValueType, ...]:
     """The members of a union (a type that is no union is its own one member)."""
-    if isinstance(value_type, Union):
-        for option in value_type.options:
-            yield from options(option)
-    elif not isinstance(value_type, NoValue):
-        yield value_type
+    # a tuple, not a generator: most types are no union, and this runs for each type inference
+    # looks at
+    kind = type(value_type)
+    if kind is Union:
+        return tuple(option for member in value_type.options  # type: ignore[union-attr]
+                     for option in options(member))
+    return () if kind is NoValue else (value_type,)
 
 
 def same_literal(left: JsonScalar, right: JsonScalar) -> bool:

@@ -203,21 +203,17 @@ class _Compiler:
         return decode_identifier(self.text(node))
 
     def expression(self, node: Node) -> Expr:
-        if self.depth > MAX_DEPTH:
-            return self._unknown()
-        self.depth += 1
-        try:
-            return self._expression(node)
-        finally:
-            self.depth -= 1
-
-    def _expression(self, node: Node) -> Expr:
         kind = node.type
         constant = _CONSTANTS.get(kind)
         if constant is not None:
             return constant
         compile_kind = _COMPILERS.get(kind)
-        return self._unknown() if compile_kind is None else compile_kind(self, node)
+        if compile_kind is None or self.depth > MAX_DEPTH:
+            return self._unknown()
+        self.depth += 1
+        compiled = compile_kind(self, node)
+        self.depth -= 1  # (an exception ends the whole compile: no `finally` needed)
+        return compiled
 
     def _parenthesized(self, node: Node) -> Expr:
         return self._only_child(node)
