@@ -58,10 +58,7 @@ Contract:
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 
 from analysis.document.expressions import analyze_expression
 from analysis.document.graph import Graph
@@ -80,7 +77,7 @@ from analysis.schema.value_types import (
     ValueType,
 )
 from analysis.types.algebra import join, merged_objects, options
-from analysis.types.infer import member_type, returned_type, text_type
+from analysis.types.infer import member_type
 from analysis.types.inputs import inputs_type
 from analysis.types.memo import (
     UNKNOWN,
@@ -91,6 +88,7 @@ from analysis.types.memo import (
     TypesMemo,
     graph_shape,
 )
+from analysis.types.text_types import expression_types, schema_type
 
 # `GateDecisionValueSchema` (shared/src/run-event.ts, 839f2bd)
 GATE_DECISIONS = ("approved", "rejected", "input_provided")
@@ -98,21 +96,6 @@ _GATE_RECORD = ObjectType((("decision", Literals(GATE_DECISIONS)),), frozenset({
                           None)
 _MASKED_SECRET = ObjectType((("secret", Literals((True,))), ("ref", StringType())),
                             frozenset({"secret", "ref"}), None)
-# Types are values (no document objects in them), kept across analyses: a keystroke changes one
-# expression, and every other's type is looked up by its text and the types it reads.
-MAX_CACHED = 8192
-_LOCK = threading.Lock()
-_SCHEMA_TYPES: OrderedDict[str, ValueType | None] = OrderedDict()
-
-
-@lru_cache(maxsize=MAX_CACHED)
-def _expression_types(source: str, roots: tuple[tuple[str, ValueType], ...]
-                      ) -> tuple[ValueType, ValueType]:
-    """The expression's value's type, and what the engine hands on of it (`returned_type`)."""
-    value_type = text_type(source, dict(roots))
-    return value_type, returned_type(value_type)
-
-
 _ABSENT = object()  # an output neither version derived (no node of that id)
 
 
@@ -348,17 +331,7 @@ class Dataflow:
         compiled once per text across analyses (the type is a function of the text alone)."""
         if not inline:
             return compile_output_schema(schema).value_type
-        text = self.workflow.source.text[schema.start:schema.end]
-        with _LOCK:
-            if text in _SCHEMA_TYPES:
-                _SCHEMA_TYPES.move_to_end(text)
-                return _SCHEMA_TYPES[text]
-        value_type = compile_output_schema(schema).value_type
-        with _LOCK:
-            _SCHEMA_TYPES[text] = value_type
-            if len(_SCHEMA_TYPES) > MAX_CACHED:
-                _SCHEMA_TYPES.popitem(last=False)
-        return value_type
+        return schema_type(self.workflow.source.text[schema.start:schema.end], schema)
 
     def _agent_known(self, node: NodeDef) -> bool:
         """Whether the node's agent is known to declare no `output_schema` (inline, or in a
@@ -419,7 +392,7 @@ class Dataflow:
         reads = self._read_producers(node.id, self._output_reads(node))
         if self.memo is None:
             roots = self.roots_for(node.id, reads, enforced_only=True)
-            return _expression_types(source, tuple(roots.items()))
+            return expression_types(source, tuple(roots.items()))
         key: ExpressionKey = (source, node.type, *((read, self._derived(read)) for read in reads))
         if node.type == "merge":
             key += tuple((branch, self.workflow.node(branch) is None, self._derived(branch))
@@ -429,7 +402,7 @@ class Dataflow:
             types = kept[1]
         else:
             roots = self.roots_for(node.id, reads, enforced_only=True)
-            types = _expression_types(source, tuple(roots.items()))
+            types = expression_types(source, tuple(roots.items()))
         self.memo.expressions[node.id] = (key, types)
         return types
 

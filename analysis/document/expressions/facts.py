@@ -11,19 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from itertools import pairwise
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node
 
 from analysis.document.expressions.engine_scan import EngineRead, engine_output_reads
 from analysis.document.expressions.evaluation import always_evaluated
 from analysis.document.expressions.js_text import (
-    LiteralRegions,
     decode_identifier,
     decode_string_body,
 )
-from analysis.document.expressions.parsing import ParsedExpression, query
+from analysis.document.expressions.parsing import ParsedExpression
 from analysis.document.expressions.scope import ScopedWalk
+from analysis.document.expressions.template_braces import template_braces
 from analysis.document.text_cache import text_cache
 
 # The bindings the engine injects into every expression's scope (`branches`: merge_fn only).
@@ -50,7 +49,6 @@ FORBIDDEN_GLOBALS = frozenset(
 )
 _INTERESTING = SCOPE_BINDINGS | FORBIDDEN_GLOBALS | {"Math", "globalThis"}
 
-_BRACE_QUERY = query('"{" @brace')
 # Where the tree scan may have something to say: each place a name of interest or a keyword the
 # sandbox lacks starts (overlaps included), and each backslash (an escaped identifier such as
 # `r\u0075n`). A superset of the identifiers and keywords the scan acts on: an occurrence inside a
@@ -168,7 +166,7 @@ def analyze_expression(source: str) -> ExpressionFacts:
     for observe in PARSE_OBSERVERS:
         observe(parsed)
     engine_reads = engine_output_reads(source)
-    braces = _template_braces(parsed)
+    braces = tuple(Span(start, end) for start, end in template_braces(parsed))
     if parsed.broken:
         return ExpressionFacts(
             source=source,
@@ -223,32 +221,6 @@ def _graded(
     graded.extend(_engine_only(read) for read in unmatched.values())
     graded.sort(key=lambda read: read.key.start)
     return tuple(graded)
-
-
-def _template_braces(parsed: ParsedExpression) -> tuple[Span, ...]:
-    if "{{" not in parsed.source:
-        return ()
-    braces = sorted(
-        (
-            node
-            for node in QueryCursor(_BRACE_QUERY).captures(parsed.root).get("brace", [])
-            if parsed.in_expression(node)
-        ),
-        key=lambda node: node.start_byte,
-    )
-    spans: list[Span] = []
-    literals = LiteralRegions(parsed.source)
-    close: int | None = None  # the next `}}` (-1: none left), reused while it lies ahead
-    for first, second in pairwise(braces):
-        if first.end_byte != second.start_byte or (spans and spans[-1].end > parsed.start(first)):
-            continue
-        start = parsed.start(first)
-        if literals.contain(start):
-            continue  # tree-sitter recovered from an unterminated literal by lexing its text
-        if close is None or 0 <= close < start + 2:
-            close = parsed.source.find("}}", start + 2)
-        spans.append(Span(start, close + 2 if close != -1 else start + 2))
-    return tuple(spans)
 
 
 def _candidates(parsed: ParsedExpression) -> list[int]:
